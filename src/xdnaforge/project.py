@@ -1,0 +1,278 @@
+"""Loading the whole project configuration at once: recipes, matrices, patch series, site.
+
+The edge that reads the files; it collects every problem across every file into one
+ConfigError so a user fixes them all in one go.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import ConfigError, Problem
+from .matrix import Cell, Matrix, parse_matrix
+from .recipe import Recipe, parse_recipe
+from .series import PatchHeader, parse_header, parse_series
+from .site import Site, load_site
+from .yamlfile import load
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Patch:
+    set: str
+    file: str
+    path: Path
+    sha256: str
+    header: PatchHeader
+    origin: str  # patches/<set>/series:<line>
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PatchSet:
+    name: str
+    patches: tuple[Patch, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Project:
+    root: Path
+    recipes: Mapping[str, Recipe]
+    matrices: tuple[Matrix, ...]
+    patch_sets: Mapping[str, PatchSet]
+    site: Site
+
+    def patches_for(self, recipe: Recipe) -> tuple[Patch, ...]:
+        return tuple(p for name in recipe.patch_sets for p in self.patch_sets[name].patches)
+
+    def cells(self) -> tuple[Cell, ...]:
+        return tuple(cell for matrix in self.matrices for cell in matrix.cells)
+
+
+def _relative(root: Path, path: Path) -> str:
+    return str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _load_patch_set(root: Path, directory: Path, problems: list[Problem]) -> PatchSet:
+    series_path = directory / "series"
+    source = _relative(root, series_path)
+    entries, series_problems = parse_series(series_path.read_text(encoding="utf-8"))
+    for line, message in series_problems:
+        problems.append(Problem(source=source, line=line, column=1, key_path="", message=message))
+    patches = []
+    for entry in entries:
+        path = directory / entry.file
+        if not path.is_file():
+            present = sorted(p.name for p in directory.glob("*.patch"))
+            close = difflib.get_close_matches(entry.file, present, n=1)
+            problems.append(
+                Problem(
+                    source=source,
+                    line=entry.line,
+                    column=1,
+                    key_path="",
+                    message=f"patch file '{entry.file}' does not exist",
+                    hint=f"did you mean '{close[0]}'?"
+                    if close
+                    else f"add it to {_relative(root, directory)}/ or remove the line",
+                )
+            )
+            continue
+        digest = _sha256(path)
+        if entry.sha256 is not None and entry.sha256 != digest:
+            problems.append(
+                Problem(
+                    source=source,
+                    line=entry.line,
+                    column=1,
+                    key_path="",
+                    message=f"'{entry.file}' has sha256 {digest}, the series pins {entry.sha256}",
+                    hint="if the change to the patch is intended, put the new digest in the series",
+                )
+            )
+        header, header_problems = parse_header(path.read_text(encoding="utf-8", errors="replace"))
+        for line, message in header_problems:
+            problems.append(
+                Problem(
+                    source=_relative(root, path), line=line, column=1, key_path="", message=message
+                )
+            )
+        if header is not None:
+            patches.append(
+                Patch(
+                    set=directory.name,
+                    file=entry.file,
+                    path=path,
+                    sha256=digest,
+                    header=header,
+                    origin=f"{source}:{entry.line}",
+                )
+            )
+    return PatchSet(name=directory.name, patches=tuple(patches))
+
+
+def _cell_problem(cell: Cell, key: str, message: str, hint: str | None = None) -> Problem:
+    """A problem located at the `key` (recipe, host, npu) of a matrix cell."""
+    where = {name: (line, column) for name, line, column in cell.positions}
+    line, column = where[key]
+    return Problem(
+        source=cell.origin.rsplit(":", 1)[0],
+        line=line,
+        column=column,
+        key_path=f"{cell.key_path}.{key}",
+        message=message,
+        hint=hint,
+    )
+
+
+def _check_references(
+    recipes: Mapping[str, Recipe],
+    recipe_lines: Mapping[str, tuple[str, dict[tuple[str | int, ...], tuple[int, int]]]],
+    patch_sets: Mapping[str, PatchSet],
+    matrices: tuple[Matrix, ...],
+    broken: set[str],
+    problems: list[Problem],
+) -> None:
+    for recipe in recipes.values():
+        source, positions = recipe_lines[recipe.name]
+        tree = {".", *(s.path for s in recipe.source.submodules)}
+        for index, name in enumerate(recipe.patch_sets):
+            line, column = positions.get(("patches", index), (1, 1))
+            if name not in patch_sets:
+                close = difflib.get_close_matches(name, list(patch_sets), n=1)
+                problems.append(
+                    Problem(
+                        source=source,
+                        line=line,
+                        column=column,
+                        key_path=f"patches[{index}]",
+                        message=f"patch set '{name}' does not exist (no patches/{name}/series)",
+                        hint=f"did you mean '{close[0]}'?"
+                        if close
+                        else f"known sets: {', '.join(sorted(patch_sets)) or 'none'}",
+                    )
+                )
+                continue
+            for patch in patch_sets[name].patches:
+                if patch.header.repository not in tree:
+                    problems.append(
+                        Problem(
+                            source=source,
+                            line=line,
+                            column=column,
+                            key_path=f"patches[{index}]",
+                            message=f"{patch.set}/{patch.file} applies to "
+                            f"'{patch.header.repository}', "
+                            "which is not the top repository or a pinned submodule of this recipe",
+                            hint=f"pinned paths: {', '.join(sorted(tree))}",
+                        )
+                    )
+    for matrix in matrices:
+        for cell in matrix.cells:
+            if cell.recipe in broken:
+                continue  # its own problems are reported; "unknown recipe" would only add noise
+            if cell.recipe not in recipes:
+                close = difflib.get_close_matches(cell.recipe, list(recipes), n=1)
+                problems.append(
+                    _cell_problem(
+                        cell,
+                        "recipe",
+                        f"unknown recipe '{cell.recipe}'",
+                        f"did you mean '{close[0]}'?"
+                        if close
+                        else f"recipes: {', '.join(sorted(recipes))}",
+                    )
+                )
+                continue
+            hosts = recipes[cell.recipe].hosts
+            if (cell.distro_id, cell.distro_version) != (hosts.distro_id, hosts.distro_version):
+                problems.append(
+                    _cell_problem(
+                        cell,
+                        "host",
+                        f"distro {cell.distro_id} {cell.distro_version} is not what recipe "
+                        f"'{cell.recipe}' is for ({hosts.distro_id} {hosts.distro_version})",
+                    )
+                )
+            if not any(
+                n.pci == cell.npu.pci and n.revision in (None, cell.npu.revision)
+                for n in hosts.npus
+            ):
+                problems.append(
+                    _cell_problem(
+                        cell,
+                        "npu",
+                        f"NPU {cell.npu.pci} rev {cell.npu.revision} is not listed in "
+                        f"recipe '{cell.recipe}' hosts.npu",
+                    )
+                )
+
+
+def load_project(root: Path, environ: Mapping[str, str]) -> Project:
+    """Load and cross-check recipes, matrices and patch series; ConfigError lists every problem."""
+    problems: list[Problem] = []
+    try:
+        site = load_site(root, environ)
+    except ConfigError as error:
+        problems.extend(error.problems)
+        site = None
+
+    patch_sets: dict[str, PatchSet] = {}
+    for series in sorted((root / "patches").glob("*/series")):
+        patch_sets[series.parent.name] = _load_patch_set(root, series.parent, problems)
+
+    recipes: dict[str, Recipe] = {}
+    recipe_lines = {}
+    broken: set[str] = set()
+    for path in sorted((root / "recipes").glob("*.yaml")):
+        broken.add(path.stem)
+        try:
+            document = load(path, _relative(root, path))
+        except ConfigError as error:
+            problems.extend(error.problems)
+            continue
+        recipe, reader = parse_recipe(document, _sha256(path))
+        problems.extend(reader.problems)
+        if recipe is None:
+            continue
+        if recipe.name != path.stem:
+            line, column = document.where(("name",))
+            problems.append(
+                Problem(
+                    source=document.source,
+                    line=line,
+                    column=column,
+                    key_path="name",
+                    message=f"name '{recipe.name}' differs from the file name '{path.stem}'",
+                    hint="the target name is the file name; make them equal",
+                )
+            )
+            continue
+        broken.discard(path.stem)
+        recipes[recipe.name] = recipe
+        recipe_lines[recipe.name] = (document.source, document.positions)
+
+    matrices = []
+    for path in sorted((root / "matrices").glob("*.yaml")):
+        try:
+            document = load(path, _relative(root, path))
+        except ConfigError as error:
+            problems.extend(error.problems)
+            continue
+        matrix, reader = parse_matrix(document, path.stem)
+        problems.extend(reader.problems)
+        if matrix is not None:
+            matrices.append(matrix)
+
+    _check_references(recipes, recipe_lines, patch_sets, tuple(matrices), broken, problems)
+    if problems or site is None:
+        raise ConfigError(problems)
+    return Project(
+        root=root, recipes=recipes, matrices=tuple(matrices), patch_sets=patch_sets, site=site
+    )

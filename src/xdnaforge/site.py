@@ -1,0 +1,139 @@
+"""Site configuration: what belongs to the machine rather than the recipe.
+
+Read from `site.yaml` at the project root or the file named by XDNAFORGE_SITE; every key
+is optional and the defaults work with no file at all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import ConfigError, Problem
+from .schema import Reader
+from .yamlfile import load
+
+SITE_ENV = "XDNAFORGE_SITE"
+SYSROOT_ENV = "XDNAFORGE_SYSROOT"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Site:
+    origin: str  # the file it came from, or "defaults"
+    build_dir: Path
+    artifacts_dir: Path
+    cache_dir: Path  # bare object caches, one per upstream repository
+    ccache_dir: Path
+    jobs: int | None  # None: derived from cores and memory
+    offline: bool
+    mirrors: tuple[tuple[str, str], ...]  # upstream URL -> local path or URL
+    pythons: tuple[str, ...]
+    sysroot: Path
+
+    def mirror_for(self, url: str) -> str | None:
+        for upstream, mirror in self.mirrors:
+            if upstream == url:
+                return mirror
+        return None
+
+
+KEYS = (
+    "build_dir",
+    "artifacts_dir",
+    "cache_dir",
+    "ccache_dir",
+    "jobs",
+    "offline",
+    "mirrors",
+    "python",
+    "sysroot",
+)
+
+
+def _path(root: Path, value: str | None, default: Path) -> Path:
+    if value is None:
+        return default
+    path = Path(value).expanduser()
+    return path if path.is_absolute() else root / path
+
+
+def load_site(project_root: Path, environ: Mapping[str, str]) -> Site:
+    """The site settings for this project; ConfigError lists every problem in the file."""
+    named = environ.get(SITE_ENV)
+    path = Path(named) if named else project_root / "site.yaml"
+    sysroot_override = environ.get(SYSROOT_ENV)
+    data: dict[str, object] = {}
+    origin = "defaults"
+    base = project_root
+    if named and not path.is_file():
+        raise ConfigError(
+            [
+                Problem(
+                    source=str(path),
+                    line=1,
+                    column=1,
+                    key_path="",
+                    message=f"{SITE_ENV} names a file that does not exist",
+                    hint=f"create it or unset {SITE_ENV}",
+                )
+            ]
+        )
+    reader = None
+    if path.is_file():
+        document = load(
+            path,
+            str(path.relative_to(project_root)) if path.is_relative_to(project_root) else str(path),
+        )
+        origin = document.source
+        base = path.parent
+        if document.data is not None:
+            reader = Reader(document)
+            checked = reader.mapping(document.data, (), optional=KEYS)
+            data = checked or {}
+    mirrors: list[tuple[str, str]] = []
+    pythons: tuple[str, ...] = ()
+    jobs = None
+    offline = False
+    build = artifacts = cache = ccache = sysroot = None
+    if reader is not None:
+        build = reader.string(data, "build_dir", ())
+        artifacts = reader.string(data, "artifacts_dir", ())
+        cache = reader.string(data, "cache_dir", ())
+        ccache = reader.string(data, "ccache_dir", ())
+        sysroot = reader.string(data, "sysroot", ())
+        jobs = reader.integer(data, "jobs", (), minimum=1)
+        offline = reader.boolean(data, "offline", (), default=False)
+        pythons = reader.strings(data, "python", ())
+        table = (
+            reader.mapping(data["mirrors"], ("mirrors",), free_keys=True)
+            if "mirrors" in data
+            else None
+        )
+        for upstream in table or {}:
+            if isinstance(upstream, str):
+                mirror = reader.string(table or {}, upstream, ("mirrors",))
+                if mirror is not None:
+                    # a relative local mirror path is relative to site.yaml, like every path here
+                    if "://" not in mirror and not Path(mirror).expanduser().is_absolute():
+                        mirror = str(base / mirror)
+                    mirrors.append(
+                        (
+                            upstream,
+                            str(Path(mirror).expanduser()) if "://" not in mirror else mirror,
+                        )
+                    )
+        reader.raise_if_any()
+    build_dir = _path(base, build, project_root / "build")
+    return Site(
+        origin=origin,
+        build_dir=build_dir,
+        artifacts_dir=_path(base, artifacts, project_root / "artifacts"),
+        cache_dir=_path(base, cache, build_dir / "cache"),
+        ccache_dir=_path(base, ccache, build_dir / "ccache"),
+        jobs=jobs,
+        offline=offline,
+        mirrors=tuple(mirrors),
+        pythons=pythons or ("python3",),
+        sysroot=Path(sysroot_override) if sysroot_override else _path(base, sysroot, Path("/")),
+    )
