@@ -1,0 +1,97 @@
+"""The shipped configuration loads, and cross-file mistakes are caught."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO
+from xdnaforge.errors import ConfigError
+from xdnaforge.project import load_project
+
+
+def test_shipped_configuration_loads_with_the_seed_facts() -> None:
+    project = load_project(REPO, {})
+    assert set(project.recipes) == {"ubuntu26-compat", "upstream-main", "xdna-2.21.75"}
+    compat = project.recipes["ubuntu26-compat"]
+    assert compat.source.commit == "f0b7bd5fbc9d45892d050cb55701541350390b99"
+    assert compat.source.submodules[0].commit == "021204355eeaa034ff69aae407ace2265adf047a"
+    assert compat.validation.xrt_version == "2.20.0"
+    assert compat.validation.firmware_version == "1.1.2.64"
+    assert compat.validation.baseline is not None
+    assert (
+        compat.validation.baseline.gemm_tops,
+        compat.validation.baseline.latency_us,
+        compat.validation.baseline.throughput_ops,
+    ) == (51.0, 46.0, 80547.0)
+    xrt_step = compat.steps[0]
+    assert xrt_step.ctest is not None
+    assert (xrt_step.ctest.total, xrt_step.ctest.skipped) == (70, 2)
+    assert "-nokmod" in compat.steps[1].argv
+    assert compat.driver.cmd_bo_max_bytes == 32768
+    expects = {c.recipe: c.expect for c in project.cells()}
+    assert expects == {
+        "ubuntu26-compat": "supported",
+        "upstream-main": "known-broken",
+        "xdna-2.21.75": "supported",
+    }
+    assert next(p.file for p in project.patches_for(compat)).startswith("0001-cmake-boost")
+
+
+def test_every_shipped_backport_names_its_upstream_commit() -> None:
+    project = load_project(REPO, {})
+    for patch_set in project.patch_sets.values():
+        for patch in patch_set.patches:
+            if patch.header.status == "Backport":
+                assert patch.header.upstream_commit is not None
+
+
+def _write_series(project_dir: Path, text: str) -> None:
+    (project_dir / "patches/ubuntu26/series").write_text(text, encoding="utf-8")
+
+
+def test_missing_patch_file_suggests_the_close_name(project_dir: Path) -> None:
+    _write_series(project_dir, "0001-cmake-boost-1.89-no-boost-sytem.patch\n")
+    with pytest.raises(ConfigError) as caught:
+        load_project(project_dir, {})
+    text = str(caught.value)
+    assert "patches/ubuntu26/series:1:1:" in text
+    assert "'0001-cmake-boost-1.89-no-boost-sytem.patch' does not exist" in text
+    assert "did you mean '0001-cmake-boost-1.89-no-boost-system.patch'" in text
+
+
+def test_edited_patch_is_caught_by_the_pinned_digest(project_dir: Path) -> None:
+    patch = project_dir / "patches/ubuntu26/0002-utils-h-include-cstdint.patch"
+    patch.write_text(patch.read_text() + "\n", encoding="utf-8")
+    with pytest.raises(ConfigError) as caught:
+        load_project(project_dir, {})
+    assert "'0002-utils-h-include-cstdint.patch' has sha256" in str(caught.value)
+    assert "the series pins" in str(caught.value)
+
+
+def test_patch_for_a_path_outside_the_pinned_tree_is_refused(project_dir: Path) -> None:
+    patch = project_dir / "patches/ubuntu26/0002-utils-h-include-cstdint.patch"
+    patch.write_text(patch.read_text().replace("Repository: xrt", "Repository: xrt/aiebu"))
+    _write_series(project_dir, "0002-utils-h-include-cstdint.patch\n")
+    with pytest.raises(ConfigError) as caught:
+        load_project(project_dir, {})
+    assert "applies to 'xrt/aiebu', which is not the top repository" in str(caught.value)
+
+
+def test_recipe_name_must_match_its_file(project_dir: Path) -> None:
+    path = project_dir / "recipes/upstream-main.yaml"
+    path.rename(project_dir / "recipes/main.yaml")
+    with pytest.raises(ConfigError) as caught:
+        load_project(project_dir, {})
+    assert "recipes/main.yaml:" in str(caught.value)
+    assert "differs from the file name 'main'" in str(caught.value)
+
+
+def test_site_file_problems_are_reported_with_the_rest(project_dir: Path) -> None:
+    (project_dir / "site.yaml").write_text("jobz: 4\noffline: yes please\n")
+    with pytest.raises(ConfigError) as caught:
+        load_project(project_dir, {})
+    text = str(caught.value)
+    assert "site.yaml:1:1: jobz: unknown key 'jobz' (did you mean 'jobs'?)" in text
+    assert "site.yaml:2:1: offline: expected true or false" in text
