@@ -1,0 +1,57 @@
+"""xdnaforge tasks: build AMD NPU userspace from pinned recipes, audit, install, validate.
+
+Thin on purpose: load the project once, turn planned stages into doit tasks.
+Run `doit list` for the tasks and `doit help <task>` for their options.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from doit.exceptions import InvalidDodoFile
+
+from xdnaforge import steps
+from xdnaforge.errors import ConfigError
+from xdnaforge.project import load_project
+
+ROOT = Path(__file__).resolve().parent
+
+try:
+    PROJECT = load_project(Path(os.environ.get("XDNAFORGE_PROJECT_DIR", ROOT)), os.environ)
+except ConfigError as error:
+    # doit prints "ERROR: <message>" without a traceback and exits 3
+    raise InvalidDodoFile(str(error)) from None
+
+DOIT_CONFIG = {
+    "default_tasks": ["check"],
+    "dep_file": str(PROJECT.site.build_dir / ".doit.db"),
+    "backend": "xdnaforge-json",
+    "verbosity": 2,
+    "action_string_formatting": "new",
+}
+
+TARGET = {
+    "name": "target",
+    "short": "t",
+    "long": "target",
+    "type": str,
+    "default": "",
+    "help": "recipe to act on (default: the supported matrix cell matching this host)",
+}
+
+
+def task_check() -> dict[str, Any]:
+    """Validate every recipe, matrix, patch series and site.yaml (all problems at once)."""
+    return {"actions": [(steps.check, [PROJECT])], "uptodate": [False], "verbosity": 2}
+
+
+def task_plan() -> dict[str, Any]:
+    """Show a target's stages, pins, inputs, outputs and fingerprints; changes nothing."""
+    return {
+        "actions": [(steps.show_plan, [PROJECT])],
+        "params": [TARGET],
+        "uptodate": [False],
+        "verbosity": 2,
+    }

@@ -1,0 +1,118 @@
+"""Host facts (os-release, kernel release, NPU PCI functions and their driver), read from files.
+
+Every path is under a configurable sysroot so tests can build a fake one; this module starts
+no process (the kernel release comes from /proc/sys/kernel/osrelease, which is `uname -r`).
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+
+# AMD NPU PCI device ids (xdna-driver npu*_regs.c / MODULE_FIRMWARE lists): npu1 1502,
+# npu2/4/5/6 17f0, npu3 family 17f1/17f2, 1b0a/1b0b.
+NPU_DEVICE_IDS = frozenset({"1502", "17f0", "17f1", "17f2", "1b0a", "1b0b"})
+AMD_VENDOR = "1022"
+# PCI class 0x1180xx: "processing accelerator"; the NPU function reports it.
+ACCELERATOR_CLASS_PREFIX = "0x1180"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PciFunction:
+    slot: str  # 0000:c5:00.1
+    vendor: str  # 1022
+    device: str  # 17f0
+    revision: str  # 0x10
+    driver: str | None  # amdxdna, or None when unbound
+
+    @property
+    def pci(self) -> str:
+        return f"{self.vendor}:{self.device}"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HostFacts:
+    sysroot: str
+    distro_id: str | None
+    distro_version: str | None
+    distro_name: str | None
+    kernel: str | None
+    npus: tuple[PciFunction, ...]
+
+    def describe(self) -> str:
+        distro = f"{self.distro_id or '?'} {self.distro_version or '?'}"
+        npus = ", ".join(
+            f"{n.pci} rev {n.revision} at {n.slot} (driver: {n.driver or 'none'})"
+            for n in self.npus
+        )
+        return f"{distro}, kernel {self.kernel or '?'}, NPU: {npus or 'none found'}"
+
+
+def parse_os_release(text: str) -> dict[str, str]:
+    """os-release(5): KEY=value lines, values shell-quoted."""
+    values = {}
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith("#") or "=" not in line:
+            continue
+        key, _, raw = line.partition("=")
+        try:
+            parts = shlex.split(raw)
+        except ValueError:
+            parts = [raw.strip("\"'")]
+        values[key.strip()] = parts[0] if parts else ""
+    return values
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace").strip()
+    except OSError:
+        return None
+
+
+def _hex_id(text: str | None) -> str:
+    return (text or "").lower().removeprefix("0x").rjust(4, "0")
+
+
+def read_pci_npus(sysroot: Path) -> tuple[PciFunction, ...]:
+    devices = sysroot / "sys/bus/pci/devices"
+    found = []
+    if not devices.is_dir():
+        return ()
+    for entry in sorted(devices.iterdir()):
+        vendor = _hex_id(_read(entry / "vendor"))
+        device = _hex_id(_read(entry / "device"))
+        pci_class = (_read(entry / "class") or "").lower()
+        if vendor != AMD_VENDOR:
+            continue
+        if device not in NPU_DEVICE_IDS and not pci_class.startswith(ACCELERATOR_CLASS_PREFIX):
+            continue
+        revision = (_read(entry / "revision") or "0x00").lower()
+        driver_link = entry / "driver"
+        driver = None
+        if driver_link.is_symlink() or driver_link.exists():
+            # the driver link points at /sys/bus/pci/drivers/<name>; only its name matters
+            driver = Path(
+                str(driver_link.readlink()) if driver_link.is_symlink() else driver_link
+            ).name
+        found.append(
+            PciFunction(
+                slot=entry.name, vendor=vendor, device=device, revision=revision, driver=driver
+            )
+        )
+    return tuple(found)
+
+
+def read_host_facts(sysroot: Path) -> HostFacts:
+    os_release = _read(sysroot / "etc/os-release") or _read(sysroot / "usr/lib/os-release") or ""
+    values = parse_os_release(os_release)
+    return HostFacts(
+        sysroot=str(sysroot),
+        distro_id=values.get("ID"),
+        distro_version=values.get("VERSION_ID"),
+        distro_name=values.get("PRETTY_NAME"),
+        kernel=_read(sysroot / "proc/sys/kernel/osrelease"),
+        npus=read_pci_npus(sysroot),
+    )

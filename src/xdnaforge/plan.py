@@ -1,0 +1,258 @@
+"""From recipe + site + host facts to the ordered stages of a target, with fingerprints; pure.
+
+A stage's fingerprint hashes its own inputs and the fingerprints of the stages it consumes,
+so a change anywhere invalidates exactly what is downstream of it. The running kernel is
+never an input: `-nokmod` userspace does not depend on it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .host import HostFacts
+from .matrix import Cell
+from .paths import Workspace
+from .project import Patch
+from .recipe import Recipe
+
+FINGERPRINT_VERSION = 1  # bump when the meaning of a stage's inputs changes
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Stage:
+    name: str  # fetch, patch, deps, build-xrt, ...
+    title: str
+    consumes: tuple[str, ...]
+    produces: tuple[str, ...]
+    record: str | None  # record file (under artifacts/<target>/) that stores its fingerprint
+    inputs_json: str  # canonical JSON of the inputs (a string keeps the dataclass hashable)
+    fingerprint: str
+    on_request: bool = False  # install/validate: never run as part of `build`
+
+    @property
+    def inputs(self) -> dict[str, Any]:
+        result: dict[str, Any] = json.loads(self.inputs_json)
+        return result
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Plan:
+    target: str
+    recipe: Recipe
+    patches: tuple[Patch, ...]
+    stages: tuple[Stage, ...]
+
+    @property
+    def fingerprint(self) -> str:
+        """The input fingerprint of the whole build: that of its last build stage."""
+        return next(s.fingerprint for s in reversed(self.stages) if s.name == "package")
+
+    def stage(self, name: str) -> Stage:
+        for stage in self.stages:
+            if stage.name == name:
+                return stage
+        raise KeyError(name)
+
+
+def canonical(data: Any) -> str:
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+
+
+def digest(data: Any) -> str:
+    return hashlib.sha256(canonical(data).encode()).hexdigest()
+
+
+def _stage(
+    name: str,
+    title: str,
+    consumes: Sequence[str],
+    produces: Sequence[str],
+    record: str | None,
+    inputs: Mapping[str, Any],
+    upstream: Sequence[Stage] = (),
+    *,
+    on_request: bool = False,
+) -> Stage:
+    full = {
+        "fingerprint_version": FINGERPRINT_VERSION,
+        **inputs,
+        "upstream": {s.name: s.fingerprint for s in upstream},
+    }
+    return Stage(
+        name=name,
+        title=title,
+        consumes=tuple(consumes),
+        produces=tuple(produces),
+        record=record,
+        inputs_json=canonical(full),
+        fingerprint=digest(full),
+        on_request=on_request,
+    )
+
+
+def plan_target(
+    recipe: Recipe,
+    patches: Sequence[Patch],
+    workspace: Workspace,
+    *,
+    distro: tuple[str, str],
+    toolchain: Mapping[str, str],
+) -> Plan:
+    """The ordered stages of `recipe` for a host running `distro` with `toolchain`."""
+    records = workspace.records
+    source = recipe.source
+    fetch = _stage(
+        "fetch",
+        "check out the pinned sources (nested submodules included) and verify every pin",
+        [f"{source.url} @ {source.commit}"] + [f"{s.path} @ {s.commit}" for s in source.submodules],
+        [str(workspace.source_tree), str(records / "lock.json")],
+        "lock",
+        {
+            "url": source.url,
+            "commit": source.commit,
+            "submodules": {s.path: s.commit for s in source.submodules},
+            "unused_submodules": sorted(s.path for s in source.unused_submodules),
+        },
+    )
+    patch = _stage(
+        "patch",
+        "apply the patch series (no fuzz; already-applied patches are reported and skipped)",
+        [str(records / "lock.json")] + [f"patches/{p.set}/{p.file}" for p in patches],
+        [str(workspace.source_tree) + " (patched)", str(records / "lock.json")],
+        "lock",
+        {
+            "patches": [
+                {
+                    "set": p.set,
+                    "file": p.file,
+                    "sha256": p.sha256,
+                    "repository": p.header.repository,
+                }
+                for p in patches
+            ]
+        },
+        [fetch],
+    )
+    depends = recipe.depends_for(*distro)
+    deps = _stage(
+        "deps",
+        "check the build dependencies for this distro with dpkg-query (installs only with --yes)",
+        [f"build.depends[{distro[0]}-{distro[1]}]"],
+        [],
+        None,
+        {"distro": list(distro), "packages": sorted(depends or [])},
+    )
+    stages = [fetch, patch, deps]
+    previous = patch
+    for step in recipe.steps:
+        build = _stage(
+            f"build-{step.name}",
+            f"run {' '.join(step.argv)} in {step.cwd} (controlled environment, logged)",
+            [str(workspace.source_tree) + " (patched)"]
+            + ([f"the packages of {previous.name}"] if previous.name.startswith("build-") else []),
+            [str(workspace.logs / f"build-{step.name}.log"), str(records / "build.json")]
+            + [str(workspace.source_tree / step.cwd / glob) for glob in step.packages],
+            "build",
+            {
+                "step": step.name,
+                "cwd": step.cwd,
+                "argv": list(step.argv),
+                "produces": list(step.produces),
+                "distro": list(distro),
+                "toolchain": dict(sorted(toolchain.items())),
+            },
+            [previous],
+        )
+        stages.append(build)
+        previous = build
+    builds = [s for s in stages if s.name.startswith("build-")]
+    package = _stage(
+        "package",
+        "collect the .deb files, read their control fields, compare with the expected set",
+        [str(records / "build.json")],
+        [str(workspace.packages), str(records / "packages.json")],
+        "packages",
+        {"expected": sorted(recipe.produced_packages())},
+        builds,
+    )
+    audit = _stage(
+        "audit",
+        "prove that no package carries a kernel module, DKMS tree, firmware or module loader",
+        [str(records / "packages.json")],
+        [str(records / "audit.json")],
+        "audit",
+        {"waivers": [{"rule": w.name, "package": w.package} for w in recipe.waivers]},
+        [package],
+    )
+    install = _stage(
+        "install",
+        "install the audited packages in order (only with --yes)",
+        [str(records / "audit.json")],
+        [str(records / "install.json")],
+        "install",
+        {"order": list(recipe.install_order)},
+        [audit],
+        on_request=True,
+    )
+    validate = _stage(
+        "validate",
+        f"hardware gates: {', '.join(recipe.validation.gates)}",
+        [str(records / "install.json") + " (when present)"],
+        [str(records / "validation.json"), str(records / "bench")],
+        "validation",
+        {"gates": list(recipe.validation.gates)},
+        on_request=True,
+    )
+    stages += [package, audit, install, validate]
+    return Plan(target=recipe.name, recipe=recipe, patches=tuple(patches), stages=tuple(stages))
+
+
+def stage_status(stage: Stage, recorded: Mapping[str, Any] | None) -> tuple[bool, str]:
+    """(up to date, why) from the record the stage wrote last time (None: no record)."""
+    if stage.record is None:
+        return False, "checked on every run"
+    if recorded is None:
+        return False, "never run (no record)"
+    fingerprints = recorded.get("fingerprints", {})
+    if fingerprints.get(stage.name) == stage.fingerprint:
+        return True, "up to date"
+    previous = recorded.get("inputs", {}).get(stage.name)
+    if not isinstance(previous, dict):
+        return False, "no fingerprint recorded for this stage"
+    changed = changed_inputs(stage.inputs, previous)
+    return False, "inputs changed: " + (", ".join(changed) if changed else "fingerprint format")
+
+
+def changed_inputs(
+    now: Mapping[str, Any], before: Mapping[str, Any], prefix: str = ""
+) -> list[str]:
+    """Names of the inputs that differ, descending into nested mappings."""
+    names = []
+    for key in sorted(set(now) | set(before)):
+        a, b = now.get(key), before.get(key)
+        if a == b:
+            continue
+        if isinstance(a, dict) and isinstance(b, dict):
+            names.extend(changed_inputs(a, b, f"{prefix}{key}."))
+        else:
+            names.append(f"{prefix}{key}")
+    return names
+
+
+def matching_cells(cells: Sequence[Cell], host: HostFacts) -> list[Cell]:
+    """Matrix cells whose distro, kernel range and NPU match this host."""
+    found = []
+    for cell in cells:
+        if (cell.distro_id, cell.distro_version) != (host.distro_id, host.distro_version):
+            continue
+        if host.kernel is None or not cell.kernel.contains(host.kernel):
+            continue
+        if any(
+            n.pci == cell.npu.pci and cell.npu.revision in (None, n.revision) for n in host.npus
+        ):
+            found.append(cell)
+    return found

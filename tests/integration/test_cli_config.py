@@ -1,0 +1,75 @@
+"""`doit check`, `doit plan` and `doit list` as a user runs them."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from tests.conftest import DATA
+from tests.integration.conftest import run_doit, tree
+from tests.unit.test_host import make_sysroot
+
+
+def test_check_passes_on_the_shipped_files(project_dir: Path) -> None:
+    outcome = run_doit(project_dir, "check")
+    assert outcome.rc == 0, outcome.output
+    assert "all valid" in outcome.stdout
+
+
+def test_check_names_all_four_mistakes_without_a_traceback(project_dir: Path) -> None:
+    shutil.copy(DATA / "invalid/recipe-four-mistakes.yaml", project_dir / "recipes")
+    outcome = run_doit(project_dir, "check")
+    assert outcome.rc == 3
+    assert "Traceback" not in outcome.output
+    for expected in (
+        "recipes/recipe-four-mistakes.yaml:16:3: source.commit: 'f0b7bd5' is not a full commit",
+        "recipes/recipe-four-mistakes.yaml:17:3: source.ref: expected a string, got float 1.6",
+        "recipes/recipe-four-mistakes.yaml:31:3: install.ordr: unknown key 'ordr' (did you mean",
+        "recipes/recipe-four-mistakes.yaml:35:1: validate: duplicate key 'validate'",
+    ):
+        assert expected in outcome.stderr
+
+
+def test_plan_shows_pins_and_stages_and_writes_nothing(project_dir: Path) -> None:
+    before = tree(project_dir)
+    outcome = run_doit(project_dir, "plan", "--target", "ubuntu26-compat")
+    assert outcome.rc == 0, outcome.output
+    text = outcome.stdout
+    assert "f0b7bd5fbc9d45892d050cb55701541350390b99" in text
+    assert "xrt @ 021204355eeaa034ff69aae407ace2265adf047a" in text
+    for stage in ("fetch", "patch", "deps", "build-xrt", "build-shim", "package", "audit"):
+        assert f". {stage}" in text
+    assert "input fingerprint: " in text
+    assert tree(project_dir) == before
+
+
+def test_plan_for_an_unknown_target_lists_the_known_ones(project_dir: Path) -> None:
+    outcome = run_doit(project_dir, "plan", "--target", "nope")
+    assert outcome.rc == 1
+    assert "Traceback" not in outcome.output
+    assert "unknown target 'nope'" in outcome.output
+    assert "targets: ubuntu26-compat, upstream-main, xdna-2.21.75" in outcome.output
+
+
+def test_plan_without_target_picks_the_supported_cell_for_this_host(project_dir: Path) -> None:
+    make_sysroot(project_dir / "sysroot")
+    outcome = run_doit(project_dir, "plan")
+    assert outcome.rc == 0, outcome.output
+    assert outcome.stdout.splitlines()[1].startswith("target ubuntu26-compat")
+    assert "matrix cell ubuntu26-npu4: supported" in outcome.stdout
+
+
+def test_plan_without_target_on_an_unknown_host_says_none_matches(project_dir: Path) -> None:
+    make_sysroot(project_dir / "sysroot", revision="0x20")
+    outcome = run_doit(project_dir, "plan")
+    assert outcome.rc == 1
+    assert "no supported matrix cell matches this host (ubuntu 26.04" in outcome.output
+    assert "zimaos17-npu5" in outcome.output
+
+
+def test_list_gives_each_task_a_one_line_help(project_dir: Path) -> None:
+    outcome = run_doit(project_dir, "list")
+    assert outcome.rc == 0, outcome.output
+    lines = dict(line.split(None, 1) for line in outcome.stdout.splitlines() if line.strip())
+    assert lines["check"].startswith("Validate every recipe")
+    assert lines["plan"].startswith("Show a target's stages")

@@ -1,0 +1,63 @@
+"""Host facts from a fake sysroot (files only; no process is started)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from xdnaforge.host import parse_os_release, read_host_facts
+
+UBUNTU_26 = 'PRETTY_NAME="Ubuntu 26.04 LTS"\nNAME="Ubuntu"\nVERSION_ID="26.04"\nID=ubuntu\n'
+
+
+def make_sysroot(root: Path, *, driver: str | None = "amdxdna", revision: str = "0x10") -> Path:
+    (root / "etc").mkdir(parents=True)
+    (root / "etc/os-release").write_text(UBUNTU_26)
+    (root / "proc/sys/kernel").mkdir(parents=True)
+    (root / "proc/sys/kernel/osrelease").write_text("7.0.0-27-generic\n")
+    npu = root / "sys/bus/pci/devices/0000:c5:00.1"
+    npu.mkdir(parents=True)
+    (npu / "vendor").write_text("0x1022\n")
+    (npu / "device").write_text("0x17f0\n")
+    (npu / "revision").write_text(f"{revision}\n")
+    (npu / "class").write_text("0x118000\n")
+    if driver:
+        drivers = root / "sys/bus/pci/drivers" / driver
+        drivers.mkdir(parents=True)
+        (npu / "driver").symlink_to(f"../../../bus/pci/drivers/{driver}")
+    gpu = root / "sys/bus/pci/devices/0000:c4:00.0"
+    gpu.mkdir(parents=True)
+    (gpu / "vendor").write_text("0x1002\n")
+    (gpu / "device").write_text("0x150e\n")
+    return root
+
+
+def test_reads_distro_kernel_and_npu(tmp_path: Path) -> None:
+    facts = read_host_facts(make_sysroot(tmp_path))
+    assert (facts.distro_id, facts.distro_version) == ("ubuntu", "26.04")
+    assert facts.kernel == "7.0.0-27-generic"
+    assert len(facts.npus) == 1
+    npu = facts.npus[0]
+    assert (npu.slot, npu.pci, npu.revision, npu.driver) == (
+        "0000:c5:00.1",
+        "1022:17f0",
+        "0x10",
+        "amdxdna",
+    )
+
+
+def test_unbound_npu_has_no_driver(tmp_path: Path) -> None:
+    facts = read_host_facts(make_sysroot(tmp_path, driver=None))
+    assert facts.npus[0].driver is None
+    assert "driver: none" in facts.describe()
+
+
+def test_empty_sysroot_gives_unknowns(tmp_path: Path) -> None:
+    facts = read_host_facts(tmp_path)
+    assert facts.distro_id is None
+    assert facts.kernel is None
+    assert facts.npus == ()
+
+
+def test_os_release_quoting() -> None:
+    values = parse_os_release("# c\nID=zimaos\nVERSION_ID='1.7'\nNAME=\"Zima OS\"\nbroken\n")
+    assert values == {"ID": "zimaos", "VERSION_ID": "1.7", "NAME": "Zima OS"}
