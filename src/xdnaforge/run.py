@@ -1,0 +1,166 @@
+"""The only module that starts processes: argv lists, a rebuilt environment, logs, timeouts.
+
+Every command is echoed as `+ argv` to the log (and to stderr when asked), runs with stdin
+from /dev/null in its own process group, and on expiry of its timeout is terminated, then
+killed, with the group, so a hung NPU tool or a build never outlives its stage.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import signal
+import subprocess
+import time
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+from .errors import StepFailed, ToolNotFound
+
+# The child environment is rebuilt from this allowlist (mkosi's approach): a user's
+# LD_LIBRARY_PATH, PYTHONPATH or GIT_DIR must not leak into builds and tools.
+ALLOWED_ENV = ("PATH", "HOME", "TMPDIR", "TERM", "USER", "LOGNAME")
+BASE_ENV = {"LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"}
+TAIL_LINES = 30
+
+
+@dataclass(frozen=True, slots=True)
+class CommandResult:
+    argv: tuple[str, ...]
+    returncode: int
+    stdout: str
+    stderr: str
+    duration: float
+
+
+class CommandFailed(StepFailed):
+    """A command exited with a status not in ok_codes, died of a signal or timed out."""
+
+    def __init__(
+        self,
+        argv: Sequence[str],
+        *,
+        returncode: int | None,
+        output: str,
+        log_file: Path | None,
+        reason: str | None = None,
+        hint: str | None = None,
+    ) -> None:
+        self.argv = tuple(argv)
+        self.returncode = returncode
+        self.output = output
+        if reason is None:
+            if returncode is not None and returncode < 0:
+                reason = f"killed by signal {signal.Signals(-returncode).name}"
+            else:
+                reason = f"exit status {returncode}"
+        tail = "\n".join(output.rstrip().splitlines()[-TAIL_LINES:])
+        text = f"command failed ({reason}): {shlex.join(self.argv)}"
+        if tail:
+            text += "\n" + "\n".join(f"  | {line}" for line in tail.splitlines())
+        if log_file is not None:
+            text += f"\nfull log: {log_file}"
+        super().__init__(text, hint=hint)
+
+
+def child_environment(extra: Mapping[str, str], inherit: Mapping[str, str]) -> dict[str, str]:
+    env = {key: inherit[key] for key in ALLOWED_ENV if key in inherit}
+    env.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
+    env.update(BASE_ENV)
+    env.update(extra)
+    return env
+
+
+def run(
+    argv: Sequence[str | os.PathLike[str]],
+    *,
+    cwd: Path,
+    timeout: float,
+    env: Mapping[str, str] | None = None,
+    log_file: Path | None = None,
+    ok_codes: Collection[int] = (0,),
+    input_text: str | None = None,
+) -> CommandResult:
+    """Run argv (never through a shell); raise CommandFailed unless its status is in ok_codes."""
+    args = [os.fspath(a) for a in argv]
+    child_env = child_environment(env or {}, os.environ)
+    program = shutil.which(args[0], path=child_env["PATH"]) if "/" not in args[0] else args[0]
+    if program is None:
+        raise ToolNotFound(
+            f"{args[0]} not found on PATH ({child_env['PATH']})",
+            hint=f"install {args[0]} or put it on PATH",
+        )
+    started = time.monotonic()
+    log: TextIO | None = None
+    if log_file is not None:
+        log_file.parent.mkdir(parents=True, exist_ok=True)
+        log = log_file.open("a", encoding="utf-8")
+        log.write(f"+ {shlex.join(args)}  (cwd {cwd})\n")
+        log.flush()
+    try:
+        process = subprocess.Popen(
+            [program, *args[1:]],
+            cwd=cwd,
+            env=child_env,
+            stdin=subprocess.PIPE if input_text is not None else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            encoding="utf-8",
+            errors="replace",
+            start_new_session=True,  # own process group: a timeout kills the whole tree
+        )
+        try:
+            stdout, stderr = process.communicate(input_text, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            how = _stop(process)
+            stdout, stderr = process.communicate()
+            _log(log, stdout, stderr)
+            raise CommandFailed(
+                args,
+                returncode=None,
+                output=stdout + stderr,
+                log_file=log_file,
+                reason=f"no answer within {timeout:g} s; {how}",
+                hint="the tool may hang on this device; see the log",
+            ) from None
+        _log(log, stdout, stderr)
+    finally:
+        if log is not None:
+            log.close()
+    result = CommandResult(
+        argv=tuple(args),
+        returncode=process.returncode,
+        stdout=stdout,
+        stderr=stderr,
+        duration=time.monotonic() - started,
+    )
+    if process.returncode not in ok_codes:
+        raise CommandFailed(
+            args, returncode=process.returncode, output=stdout + stderr, log_file=log_file
+        )
+    return result
+
+
+def _log(log: TextIO | None, stdout: str, stderr: str) -> None:
+    if log is not None:
+        log.write(stdout)
+        log.write(stderr)
+
+
+def _stop(process: subprocess.Popen[str]) -> str:
+    """Terminate the process group, then kill it; say which it took."""
+    try:
+        os.killpg(process.pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return "it had already exited"
+    try:
+        process.wait(timeout=5)
+        return "terminated (SIGTERM)"
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+        return "killed (SIGKILL) after SIGTERM was ignored for 5 s"
