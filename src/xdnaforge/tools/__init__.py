@@ -1,0 +1,1 @@
+"""One module per external tool: argv builders, pure parsers, thin runners over run.run()."""
