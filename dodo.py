@@ -12,7 +12,7 @@ from typing import Any
 
 from doit.exceptions import InvalidDodoFile
 
-from xdnaforge import steps
+from xdnaforge import steps, tasks
 from xdnaforge.errors import ConfigError
 from xdnaforge.project import load_project
 
@@ -51,6 +51,33 @@ def task_plan() -> dict[str, Any]:
     """Show a target's stages, pins, inputs, outputs and fingerprints; changes nothing."""
     return {
         "actions": [(steps.show_plan, [PROJECT])],
+        "params": [TARGET],
+        "uptodate": [False],
+        "verbosity": 2,
+    }
+
+
+def task_fetch() -> dict[str, Any]:
+    """Check out the pinned sources of a target (nested submodules too) and verify every pin."""
+    return _facade("fetch")
+
+
+def task_patch() -> dict[str, Any]:
+    """Apply the target's patch series (fetching first if needed); reruns change nothing."""
+    return _facade("patch")
+
+
+def task__fetch() -> Any:
+    yield from tasks.stage_tasks(PROJECT, "fetch")
+
+
+def task__patch() -> Any:
+    yield from tasks.stage_tasks(PROJECT, "patch")
+
+
+def _facade(stage: str) -> dict[str, Any]:
+    return {
+        "actions": [(steps.run_tasks, [globals(), PROJECT, stage])],
         "params": [TARGET],
         "uptodate": [False],
         "verbosity": 2,

@@ -9,9 +9,12 @@ import functools
 from collections.abc import Callable
 from typing import Any, ParamSpec
 
+from doit.cmd_base import ModuleTaskLoader
+from doit.doit_cmd import DoitMain
 from doit.exceptions import TaskFailed
 
-from .errors import UsageError, XdnaforgeError
+from . import stage_sources
+from .errors import StepFailed, UsageError, XdnaforgeError
 from .host import read_host_facts
 from .paths import Workspace
 from .plan import Plan, matching_cells, plan_target, stage_status
@@ -74,6 +77,54 @@ def make_plan(project: Project, target: str) -> Plan:
     return plan_target(
         recipe, project.patches_for(recipe), workspace(project, target), distro=distro, toolchain={}
     )
+
+
+STAGES: dict[str, Callable[[Project, Plan, Workspace], None]] = {
+    "fetch": stage_sources.fetch,
+    "patch": stage_sources.patch,
+}
+# what a stage needs done first (the task that runs it is `_<stage>:<target>`)
+PREVIOUS = {"patch": "fetch"}
+
+
+def stage_fresh(project: Project, target: str, stage_name: str) -> bool:
+    """doit `uptodate`: the stage's record holds the fingerprint the plan computes now."""
+    plan = make_plan(project, target)
+    stage = plan.stage(stage_name)
+    if stage.record is None:
+        return False
+    recorded = read_record(workspace(project, target).record(stage.record))
+    return stage_status(stage, recorded)[0]
+
+
+@guarded
+def run_stage(project: Project, target: str, stage_name: str) -> None:
+    plan = make_plan(project, target)
+    stage = plan.stage(stage_name)
+    space = workspace(project, target)
+    recorded = read_record(space.record(stage.record)) if stage.record else None
+    print(f"{stage_name} {target}: {stage_status(stage, recorded)[1]}")
+    STAGES[stage_name](project, plan, space)
+
+
+@guarded
+def run_tasks(namespace: dict[str, Any], project: Project, stage_name: str, target: str) -> None:
+    """Run `_<stage>:<target>` and what it depends on through doit itself (nested run).
+
+    doit gives a task's command-line parameters to that task only, so `doit fetch --target T`
+    is a thin task that starts doit again on the per-target stage tasks.
+    """
+    name = resolve_target(project, target or None)
+    chain = [stage_name]
+    while chain[0] in PREVIOUS:
+        chain.insert(0, PREVIOUS[chain[0]])
+    for stage in chain:
+        # doit does not report private tasks, so up-to-date stages are announced here
+        if stage_fresh(project, name, stage):
+            print(f"{stage} {name}: up to date")
+    code = DoitMain(ModuleTaskLoader(namespace)).run([f"_{stage_name}:{name}"])
+    if code != 0:
+        raise StepFailed(f"{stage_name} {name} failed (exit {code}); the messages above say why")
 
 
 @guarded
