@@ -27,8 +27,13 @@ pytestmark = pytest.mark.skipif(not SITE, reason="XDNAFORGE_UPSTREAM_SITE is not
 def _git(mirror: Path, *args: str, index: Path | None = None) -> str:
     git_dir = mirror / ".git" if (mirror / ".git").is_dir() else mirror
     env = {**os.environ, **({"GIT_INDEX_FILE": str(index)} if index else {})}
-    done = subprocess.run(["git", "--git-dir", str(git_dir), *args], env=env,
-                          capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        ["git", "--git-dir", str(git_dir), *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert done.returncode == 0, f"git {' '.join(args)}: {done.stderr}"
     return done.stdout
 
