@@ -67,12 +67,42 @@ def task_patch() -> dict[str, Any]:
     return _facade("patch")
 
 
+def task_audit() -> dict[str, Any]:
+    """Prove that .deb files carry no kernel payload: --deb FILE (repeatable) or --target T."""
+    return {
+        "actions": [(steps.audit, [globals(), PROJECT])],
+        "params": [
+            TARGET,
+            {
+                "name": "deb",
+                "long": "deb",
+                "type": list,
+                "default": [],
+                "help": "a .deb to audit (repeat for more); no target needed",
+            },
+            {
+                "name": "json",
+                "long": "json",
+                "type": str,
+                "default": "",
+                "help": "with --deb: also write the verdicts as JSON to this file",
+            },
+        ],
+        "uptodate": [False],
+        "verbosity": 2,
+    }
+
+
 def task__fetch() -> Any:
     yield from tasks.stage_tasks(PROJECT, "fetch")
 
 
 def task__patch() -> Any:
     yield from tasks.stage_tasks(PROJECT, "patch")
+
+
+def task__audit() -> Any:
+    yield from tasks.stage_tasks(PROJECT, "audit")
 
 
 def _facade(stage: str) -> dict[str, Any]:

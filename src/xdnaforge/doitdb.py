@@ -15,7 +15,7 @@ from typing import Any
 from .records import write_atomic
 
 # tasks that only read: doit would otherwise store their (empty) state after each run
-READ_ONLY_TASKS = frozenset({"check", "plan", "doctor"})
+READ_ONLY_TASKS = frozenset({"check", "plan", "doctor", "audit", "fetch", "patch"})
 
 
 def _is_read_only(task_id: str) -> bool:

@@ -13,7 +13,7 @@ from doit.cmd_base import ModuleTaskLoader
 from doit.doit_cmd import DoitMain
 from doit.exceptions import TaskFailed
 
-from . import stage_sources
+from . import stage_audit, stage_sources
 from .errors import StepFailed, UsageError, XdnaforgeError
 from .host import read_host_facts
 from .paths import Workspace
@@ -82,6 +82,7 @@ def make_plan(project: Project, target: str) -> Plan:
 STAGES: dict[str, Callable[[Project, Plan, Workspace], None]] = {
     "fetch": stage_sources.fetch,
     "patch": stage_sources.patch,
+    "audit": stage_audit.audit_target,
 }
 # what a stage needs done first (the task that runs it is `_<stage>:<target>`)
 PREVIOUS = {"patch": "fetch"}
@@ -125,6 +126,21 @@ def run_tasks(namespace: dict[str, Any], project: Project, stage_name: str, targ
     code = DoitMain(ModuleTaskLoader(namespace)).run([f"_{stage_name}:{name}"])
     if code != 0:
         raise StepFailed(f"{stage_name} {name} failed (exit {code}); the messages above say why")
+
+
+@guarded
+def audit(
+    namespace: dict[str, Any], project: Project, target: str, deb: list[str], json: str
+) -> None:
+    """`doit audit --deb F...` audits those files; otherwise the target's packages."""
+    if deb:
+        if target:
+            raise UsageError("give either --deb files or --target, not both")
+        stage_audit.audit_debs(deb, json)
+        return
+    if json:
+        raise UsageError("--json goes with --deb; a target's audit is in artifacts/<target>/")
+    run_tasks.__wrapped__(namespace, project, "audit", target)  # type: ignore[attr-defined]
 
 
 @guarded

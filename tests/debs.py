@@ -1,0 +1,230 @@
+"""Test packages: specs of XRT-like and kernel-payload packages, built as real .deb files.
+
+`build_deb` uses `dpkg-deb --build` (integration tests); `deb_bytes` assembles the same
+layout in memory with tarfile and a tiny ar writer (unit tests, fuzzing, formats dpkg-deb
+no longer writes such as bzip2, and deliberately broken archives).
+"""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import io
+import lzma
+import shutil
+import subprocess
+import tarfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import zstandard
+
+
+@dataclass
+class Spec:
+    package: str
+    version: str = "2.20.0"
+    architecture: str = "amd64"
+    depends: str | None = None
+    files: dict[str, str | bytes] = field(default_factory=dict)
+    scripts: dict[str, str] = field(default_factory=dict)
+
+    def control(self) -> str:
+        lines = [
+            f"Package: {self.package}",
+            f"Version: {self.version}",
+            f"Architecture: {self.architecture}",
+            "Maintainer: Test <test@example.invalid>",
+        ]
+        if self.depends:
+            lines.append(f"Depends: {self.depends}")
+        lines.append("Description: test package\n synthetic")
+        return "\n".join(lines) + "\n"
+
+
+def xrt_base() -> Spec:
+    # like a real XRT package: a lone header under usr/src and the OpenCL ICD file
+    return Spec(
+        package="xrt-base",
+        depends="ocl-icd-libopencl1 (>= 2.2.0), python3, libudev1, libboost-filesystem1.90.0",
+        files={
+            "opt/xilinx/xrt/lib/libxrt_coreutil.so.2.20.0": b"\x7fELF core",
+            "opt/xilinx/xrt/bin/unwrapped/xrt-smi": b"\x7fELF smi",
+            "opt/xilinx/xrt/version.json": '{"BUILD_VERSION": "2.20.0"}\n',
+            "etc/OpenCL/vendors/xilinx.icd": "libxilinxopencl.so\n",
+            "usr/src/xrt-2.20.0/driver/include/version.h": '#define XRT_DRIVER_VERSION "2.20.0"\n',
+        },
+    )
+
+
+def xrt_npu() -> Spec:
+    return Spec(
+        package="xrt-npu",
+        depends="xrt-base (= 2.20.0)",
+        files={"opt/xilinx/xrt/lib/xrt/module/libxdp_core.so.2.20.0": b"\x7fELF xdp"},
+    )
+
+
+def plugin(nokmod: bool = True) -> Spec:
+    spec = Spec(
+        package="xrt_plugin-amdxdna",
+        version="2.20.1",
+        depends="xrt-base (>= 2.20)",
+        files={
+            "opt/xilinx/xrt/lib/libxrt_driver_xdna.so.2.20.0": b"\x7fELF shim",
+            "opt/xilinx/xrt/share/amdxdna/bins/1502_00/validate.xclbin": b"xclbin",
+        },
+    )
+    if nokmod:
+        return spec
+    # what the plugin carries when built without -nokmod (domain notes 1.4 and 1.5)
+    spec.files.update(
+        {
+            "opt/xilinx/xrt/share/amdxdna/amdxdna.tar.gz": b"\x1f\x8b driver sources",
+            "opt/xilinx/xrt/share/amdxdna/dkms.conf": (
+                'PACKAGE_NAME=xrt-amdxdna\nPACKAGE_VERSION="2.20.0"\nAUTOINSTALL="yes"\n'
+            ),
+            "opt/xilinx/xrt/share/amdxdna/dkms_driver.sh": "#!/bin/sh\ndkms install xrt-amdxdna\n",
+            "usr/lib/firmware/amdnpu/17f0_10/npu.dev.sbin": b"\x00firmware",
+        }
+    )
+    spec.scripts["postinst"] = (
+        "#!/bin/sh\n"
+        "# no set -e, as upstream\n"
+        "if [ -d /etc/dracut.conf.d ]; then\n"
+        "    echo 'omit_drivers+=\" amdxdna \"' > /etc/dracut.conf.d/amdxdna.dracut.conf\n"
+        "fi\n"
+        "/opt/xilinx/xrt/share/amdxdna/dkms_driver.sh --install\n"
+        'echo \'KERNEL=="accel*",DRIVERS=="amdxdna",MODE="0666"\' '
+        "> /etc/udev/rules.d/99-amdxdna.rules\n"
+        "rmmod amdxdna\n"
+        "modprobe amdxdna\n"
+    )
+    spec.scripts["prerm"] = (
+        "#!/bin/sh\n"
+        "lsmod | grep -q amdxdna && rmmod amdxdna\n"
+        "rm -f /etc/udev/rules.d/99-amdxdna.rules\n"
+        "/opt/xilinx/xrt/share/amdxdna/dkms_driver.sh --remove\n"
+    )
+    return spec
+
+
+def dkms_source() -> Spec:
+    return Spec(
+        package="amdxdna-dkms",
+        architecture="all",
+        depends="dkms (>= 3.0), linux-headers-generic | linux-headers-amd64",
+        files={
+            "usr/src/amdxdna-2.20.0/dkms.conf": (
+                'PACKAGE_NAME="amdxdna"\nBUILT_MODULE_NAME[0]=amdxdna\n'
+            ),
+            "usr/src/amdxdna-2.20.0/Kbuild": "obj-m += amdxdna.o\n",
+            "usr/src/amdxdna-2.20.0/amdxdna_pci_drv.c": (
+                '#include <linux/module.h>\nMODULE_LICENSE("GPL");\n'
+            ),
+        },
+        scripts={"postinst": "#!/bin/sh\nset -e\ndkms install amdxdna/2.20.0\n"},
+    )
+
+
+def firmware() -> Spec:
+    return Spec(
+        package="amdnpu-firmware",
+        architecture="all",
+        files={"lib/firmware/amdnpu/17f0_10/npu.sbin.1.1.2.64": b"\x00fw"},
+    )
+
+
+def kernel_image() -> Spec:
+    return Spec(
+        package="linux-image-7.0.0-27-generic",
+        version="7.0.0-27.27",
+        files={
+            "boot/vmlinuz-7.0.0-27-generic": b"\x00kernel",
+            "lib/modules/7.0.0-27-generic/kernel/drivers/accel/amdxdna/amdxdna.ko.zst": b"\x28mod",
+            "lib/modules/7.0.0-27-generic/modules.order": "kernel/drivers/accel/amdxdna.ko\n",
+        },
+        scripts={"postinst": "#!/bin/sh\nset -e\ndepmod -a 7.0.0-27-generic\n"},
+    )
+
+
+def build_deb(directory: Path, spec: Spec, compression: str = "xz") -> Path:
+    """A real .deb from `dpkg-deb --build` (compression: gzip, xz, zstd or none)."""
+    root = directory / f"{spec.package}-root"
+    if root.exists():
+        shutil.rmtree(root)
+    (root / "DEBIAN").mkdir(parents=True)
+    (root / "DEBIAN/control").write_text(spec.control())
+    for name, text in spec.scripts.items():
+        script = root / "DEBIAN" / name
+        script.write_text(text)
+        script.chmod(0o755)
+    for path, content in spec.files.items():
+        target = root / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            target.write_bytes(content)
+        else:
+            target.write_text(content)
+    output = directory / f"{spec.package}_{spec.version}_{spec.architecture}.{compression}.deb"
+    # --nocheck: the real plugin's Package name has an underscore, which dpkg-deb refuses
+    subprocess.run(
+        [
+            "dpkg-deb",
+            "--root-owner-group",
+            "--nocheck",
+            f"-Z{compression}",
+            "--build",
+            str(root),
+            str(output),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    return output
+
+
+def ar_archive(members: list[tuple[str, bytes]]) -> bytes:
+    out = io.BytesIO()
+    out.write(b"!<arch>\n")
+    for name, data in members:
+        header = f"{name:<16}{0:<12}{0:<6}{0:<6}{100644:<8}{len(data):<10}`\n"
+        out.write(header.encode("ascii"))
+        out.write(data)
+        if len(data) % 2:
+            out.write(b"\n")
+    return out.getvalue()
+
+
+def tar_bytes(files: dict[str, str | bytes], compression: str = "") -> bytes:
+    raw = io.BytesIO()
+    with tarfile.open(fileobj=raw, mode="w", format=tarfile.GNU_FORMAT) as archive:
+        for path, content in files.items():
+            data = content.encode() if isinstance(content, str) else content
+            info = tarfile.TarInfo(path)
+            info.size = len(data)
+            info.mode = 0o755 if path.endswith(("inst", "rm")) else 0o644
+            archive.addfile(info, io.BytesIO(data))
+    data = raw.getvalue()
+    if compression == ".gz":
+        return gzip.compress(data)
+    if compression == ".xz":
+        return lzma.compress(data)
+    if compression == ".bz2":
+        return bz2.compress(data)
+    if compression == ".zst":
+        compressed: bytes = zstandard.ZstdCompressor().compress(data)
+        return compressed
+    return data
+
+
+def deb_bytes(spec: Spec, compression: str = ".xz") -> bytes:
+    control = {"./control": spec.control(), **{f"./{k}": v for k, v in spec.scripts.items()}}
+    data = {f"./{path}": content for path, content in spec.files.items()}
+    return ar_archive(
+        [
+            ("debian-binary", b"2.0\n"),
+            (f"control.tar{compression}", tar_bytes(dict(control), compression)),
+            (f"data.tar{compression}", tar_bytes(data, compression)),
+        ]
+    )

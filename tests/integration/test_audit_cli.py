@@ -1,0 +1,153 @@
+"""doit audit on real .deb files built with dpkg-deb."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.debs import build_deb, dkms_source, firmware, kernel_image, plugin, xrt_base, xrt_npu
+from tests.integration.conftest import run_doit
+from tests.integration.upstream import make_upstream, write_recipe
+from xdnaforge.audit import audit, wants_text
+from xdnaforge.debfile import read_deb
+
+
+@pytest.mark.parametrize("compression", ["gzip", "xz", "zstd", "none"])
+def test_dpkg_deb_output_in_every_compression(tmp_path: Path, compression: str) -> None:
+    deb = build_deb(tmp_path, plugin(nokmod=False), compression)
+    contents = read_deb(deb, wants_text)
+    expected = {"gzip": "gz", "xz": "xz", "zstd": "zst", "none": "none"}[compression]
+    assert contents.compression["data"] == expected
+    assert audit(contents).verdict == "block"
+    assert audit(read_deb(build_deb(tmp_path, plugin(), compression), wants_text)).verdict == (
+        "pass"
+    )
+
+
+def test_audit_debs_passes_clean_and_blocks_payloads(project_dir: Path, tmp_path: Path) -> None:
+    clean = [build_deb(tmp_path, spec()) for spec in (xrt_base, xrt_npu, plugin)]
+    outcome = run_doit(project_dir, "audit", *[f"--deb={d}" for d in clean])
+    assert outcome.rc == 0, outcome.output
+    assert "audit: 3 package(s), no kernel payload: PASS" in outcome.stdout
+
+    bad = [build_deb(tmp_path, spec()) for spec in (dkms_source, firmware, kernel_image)]
+    report = tmp_path / "audit.json"
+    outcome = run_doit(
+        project_dir, "audit", *[f"--deb={d}" for d in [*clean, *bad]], f"--json={report}"
+    )
+    assert outcome.rc == 1
+    assert "Traceback" not in outcome.output
+    assert (
+        "kernel payload found in amdxdna-dkms, amdnpu-firmware, linux-image-7.0.0-27-generic"
+        in (outcome.output)
+    )
+    data = json.loads(report.read_text())
+    assert data["verdict"] == "block"
+    verdicts = {p["package"]: p["verdict"] for p in data["packages"]}
+    assert verdicts == {
+        "xrt-base": "pass",
+        "xrt-npu": "pass",
+        "xrt_plugin-amdxdna": "pass",
+        "amdxdna-dkms": "block",
+        "amdnpu-firmware": "block",
+        "linux-image-7.0.0-27-generic": "block",
+    }
+    assert data["packages"][0]["sha256"] == hashlib.sha256(clean[0].read_bytes()).hexdigest()
+
+
+def test_broken_files_fail_with_a_one_line_reason(project_dir: Path, tmp_path: Path) -> None:
+    good = build_deb(tmp_path, xrt_base())
+    truncated = tmp_path / "truncated.deb"
+    truncated.write_bytes(good.read_bytes()[:-100])
+    text = tmp_path / "notes.txt"
+    text.write_text("not a package\n")
+    outcome = run_doit(
+        project_dir,
+        "audit",
+        f"--deb={truncated}",
+        f"--deb={text}",
+        f"--deb={tmp_path / 'absent.deb'}",
+    )
+    assert outcome.rc == 1
+    assert "Traceback" not in outcome.output
+    assert f"ERROR {truncated}: truncated: member data.tar.xz ends after" in outcome.stdout
+    assert f"ERROR {text}: not a .deb (no ar archive signature)" in outcome.stdout
+    assert f"ERROR {tmp_path / 'absent.deb'}: cannot read: No such file or directory" in (
+        outcome.stdout
+    )
+
+
+def test_audit_needs_files_or_a_target_but_not_both(project_dir: Path, tmp_path: Path) -> None:
+    deb = build_deb(tmp_path, xrt_base())
+    outcome = run_doit(project_dir, "audit", "--target", "ubuntu26-compat", f"--deb={deb}")
+    assert outcome.rc == 1
+    assert "give either --deb files or --target, not both" in outcome.output
+
+
+def _packages_record(project: Path, target: str, debs: list[Path]) -> None:
+    records = project / "artifacts" / target
+    (records / "debs").mkdir(parents=True, exist_ok=True)
+    entries = []
+    for deb in debs:
+        placed = records / "debs" / deb.name
+        placed.write_bytes(deb.read_bytes())
+        entries.append(
+            {"file": f"debs/{deb.name}", "sha256": hashlib.sha256(deb.read_bytes()).hexdigest()}
+        )
+    (records / "packages.json").write_text(
+        json.dumps({"schema": 1, "kind": "packages", "xdnaforge": "0.1.0", "packages": entries})
+    )
+
+
+def test_audit_target_writes_the_record_with_waivers(project_dir: Path, tmp_path: Path) -> None:
+    upstream = make_upstream(tmp_path / "upstream")
+    recipe = write_recipe(project_dir, upstream)
+    recipe.write_text(
+        recipe.read_text().replace(
+            "install:",
+            "audit:\n  waivers:\n    - rule: SRC-001\n      package: xrt-base\n"
+            "      justification: XRT's lone version.h, not a module tree\ninstall:",
+        )
+    )
+    _packages_record(
+        project_dir, "synthetic", [build_deb(tmp_path, s()) for s in (xrt_base, xrt_npu, plugin)]
+    )
+    outcome = run_doit(project_dir, "audit", "--target", "synthetic")
+    assert outcome.rc == 0, outcome.output
+    record = json.loads((project_dir / "artifacts/synthetic/audit.json").read_text())
+    assert record["verdict"] == "pass"
+    assert record["packages"][0]["file"].startswith("debs/")
+    assert record["waivers"][0]["rule"] == "SRC-001"
+    findings = record["packages"][0]["findings"]
+    assert findings[0]["severity"] == "waived"
+    assert "audit" in record["fingerprints"]
+
+
+def test_audit_target_refuses_a_package_changed_after_packaging(
+    project_dir: Path, tmp_path: Path
+) -> None:
+    upstream = make_upstream(tmp_path / "upstream")
+    write_recipe(project_dir, upstream)
+    base = build_deb(tmp_path, xrt_base())
+    _packages_record(project_dir, "synthetic", [base])
+    swapped = project_dir / "artifacts/synthetic/debs" / base.name
+    other = tmp_path / "other"
+    other.mkdir()
+    swapped.write_bytes(build_deb(other, plugin(nokmod=False)).read_bytes())
+    outcome = run_doit(project_dir, "audit", "--target", "synthetic")
+    assert outcome.rc == 1
+    assert "differs from" in outcome.output
+    assert "(changed after packaging)" in outcome.output
+    record = json.loads((project_dir / "artifacts/synthetic/audit.json").read_text())
+    assert record["verdict"] == "error"
+    assert record["fingerprints"] == {}
+
+
+def test_audit_target_without_packages_says_what_to_run(project_dir: Path) -> None:
+    outcome = run_doit(project_dir, "audit", "--target", "ubuntu26-compat")
+    assert outcome.rc == 1
+    assert "no packages.json for ubuntu26-compat" in outcome.output
+    assert "doit build --target ubuntu26-compat" in outcome.output

@@ -1,0 +1,131 @@
+"""The streaming reader on in-memory .debs: formats, and every way a file can be broken."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import io
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.debs import ar_archive, deb_bytes, plugin, tar_bytes, xrt_base
+from xdnaforge.audit import wants_text
+from xdnaforge.debfile import DebError, read_deb_stream
+
+
+def read(data: bytes) -> object:
+    return read_deb_stream(io.BytesIO(data), "x.deb", wants_text)
+
+
+@pytest.mark.parametrize("compression", ["", ".gz", ".xz", ".bz2", ".zst"])
+def test_every_compression_reads_the_same(compression: str) -> None:
+    deb = read_deb_stream(
+        io.BytesIO(deb_bytes(plugin(nokmod=False), compression)), "p.deb", wants_text
+    )
+    assert deb.package == "xrt_plugin-amdxdna"
+    assert deb.control["Version"] == "2.20.1"
+    assert "postinst" in deb.scripts
+    assert "opt/xilinx/xrt/share/amdxdna/dkms.conf" in {e.path for e in deb.entries}
+    assert deb.compression == {
+        "control": compression.lstrip(".") or "none",
+        "data": compression.lstrip(".") or "none",
+    }
+
+
+def test_size_and_digest_cover_the_whole_file() -> None:
+    data = deb_bytes(xrt_base())
+    deb = read_deb_stream(io.BytesIO(data), "b.deb")
+    assert deb.size == len(data)
+    assert deb.sha256 == hashlib.sha256(data).hexdigest()
+
+
+def test_only_requested_texts_are_kept() -> None:
+    deb = read_deb_stream(io.BytesIO(deb_bytes(xrt_base())), "b.deb", wants_text)
+    assert list(deb.texts) == ["usr/src/xrt-2.20.0/driver/include/version.h"]
+
+
+def _error(data: bytes) -> str:
+    with pytest.raises(DebError) as caught:
+        read(data)
+    return caught.value.message
+
+
+def test_not_an_ar_archive() -> None:
+    assert _error(b"PK\x03\x04 a zip file") == "x.deb: not a .deb (no ar archive signature)"
+
+
+def test_truncated_inside_a_member() -> None:
+    data = deb_bytes(xrt_base())
+    assert "truncated: member data.tar.xz ends after" in _error(data[:-40])
+
+
+def test_missing_members() -> None:
+    control = tar_bytes({"./control": xrt_base().control()}, ".gz")
+    only_control = ar_archive([("debian-binary", b"2.0\n"), ("control.tar.gz", control)])
+    assert _error(only_control) == "x.deb: missing member data.tar*"
+
+
+def test_unknown_compression() -> None:
+    data = ar_archive([("debian-binary", b"2.0\n"), ("control.tar.lz4", b"....")])
+    assert _error(data) == "x.deb: control.tar.lz4: unknown compression '.lz4'"
+
+
+@pytest.mark.parametrize("name", ["../etc/passwd", "./usr/../../etc/shadow", "/etc/passwd"])
+def test_paths_that_leave_the_root_are_refused(name: str) -> None:
+    control = tar_bytes({"./control": xrt_base().control()})
+    data = tar_bytes({name: "x"})
+    deb = ar_archive([("debian-binary", b"2.0\n"), ("control.tar", control), ("data.tar", data)])
+    message = _error(deb)
+    assert "absolute path" in message or "leaves the root" in message
+
+
+def test_an_ar_size_that_lies_is_caught() -> None:
+    data = bytearray(deb_bytes(xrt_base(), ""))
+    # the second member header starts after the 8-byte magic, 60-byte header and 4+0 bytes
+    header = 8 + 60 + 4
+    size_field = slice(header + 48, header + 58)
+    true_size = int(data[size_field].decode())
+    data[size_field] = f"{true_size - 100:<10}".encode()
+    assert "damaged" in _error(bytes(data))
+
+
+def test_corrupt_compressed_data() -> None:
+    good = deb_bytes(xrt_base(), ".xz")
+    broken = bytearray(good)
+    broken[len(good) - 200 : len(good) - 150] = b"\x00" * 50
+    assert "damaged data.tar.xz" in _error(bytes(broken))
+
+
+def test_debian_binary_must_come_first() -> None:
+    control = tar_bytes({"./control": xrt_base().control()})
+    deb = ar_archive([("control.tar", control), ("debian-binary", b"2.0\n")])
+    assert "debian-binary is not the first member" in _error(deb)
+
+
+SEED = deb_bytes(plugin(nokmod=False), ".gz")
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    cuts=st.lists(
+        st.tuples(st.integers(0, len(SEED) - 1), st.binary(min_size=0, max_size=8)),
+        min_size=1,
+        max_size=4,
+    ),
+    truncate=st.integers(0, len(SEED)),
+)
+def test_fuzzed_files_raise_only_deb_error(cuts: list[tuple[int, bytes]], truncate: int) -> None:
+    data = bytearray(SEED)
+    for offset, replacement in cuts:
+        data[offset : offset + len(replacement)] = replacement
+    with contextlib.suppress(DebError):  # any other exception fails the test
+        read(bytes(data[:truncate]))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=512))
+def test_random_bytes_raise_only_deb_error(data: bytes) -> None:
+    with contextlib.suppress(DebError):
+        read(b"!<arch>\n" + data)
