@@ -40,6 +40,13 @@ TARGET = {
     "default": "",
     "help": "recipe to act on (default: the supported matrix cell matching this host)",
 }
+YES = {
+    "name": "yes",
+    "long": "yes",
+    "type": bool,
+    "default": False,
+    "help": "run the system changes shown (same as XDNAFORGE_ALLOW_SYSTEM_CHANGES=1)",
+}
 
 
 def task_check() -> dict[str, Any]:
@@ -49,65 +56,70 @@ def task_check() -> dict[str, Any]:
 
 def task_plan() -> dict[str, Any]:
     """Show a target's stages, pins, inputs, outputs and fingerprints; changes nothing."""
-    return {
-        "actions": [(steps.show_plan, [PROJECT])],
-        "params": [TARGET],
-        "uptodate": [False],
-        "verbosity": 2,
-    }
+    return _with_target(steps.show_plan, PROJECT)
 
 
 def task_fetch() -> dict[str, Any]:
     """Check out the pinned sources of a target (nested submodules too) and verify every pin."""
-    return _facade("fetch")
+    return _stage("fetch")
 
 
 def task_patch() -> dict[str, Any]:
     """Apply the target's patch series (fetching first if needed); reruns change nothing."""
-    return _facade("patch")
+    return _stage("patch")
+
+
+def task_deps() -> dict[str, Any]:
+    """Show the missing build dependencies and the command to install them (runs with --yes)."""
+    task = _with_target(steps.deps, PROJECT)
+    task["params"] = [TARGET, YES]
+    return task
+
+
+def task_build() -> dict[str, Any]:
+    """Fetch, patch, check deps, build XRT and the shim (-nokmod), collect, audit, report."""
+    return _stage("report")
 
 
 def task_audit() -> dict[str, Any]:
     """Prove that .deb files carry no kernel payload: --deb FILE (repeatable) or --target T."""
+    task = _with_target(steps.audit, PROJECT)
+    task["params"] = [
+        TARGET,
+        {
+            "name": "deb",
+            "long": "deb",
+            "type": list,
+            "default": [],
+            "help": "a .deb to audit (repeat for more); no target needed",
+        },
+        {
+            "name": "json",
+            "long": "json",
+            "type": str,
+            "default": "",
+            "help": "with --deb: also write the verdicts as JSON to this file",
+        },
+    ]
+    return task
+
+
+def task_report() -> dict[str, Any]:
+    """Render BUILD_REPORT.md (and a JSON twin) from a target's records; builds nothing."""
+    return _with_target(steps.report, PROJECT)
+
+
+def task__stages() -> Any:
+    yield from tasks.stage_tasks(PROJECT)
+
+
+def _stage(stage: str) -> dict[str, Any]:
+    return _with_target(steps.run_tasks, globals(), PROJECT, stage)
+
+
+def _with_target(action: Any, *args: Any) -> dict[str, Any]:
     return {
-        "actions": [(steps.audit, [globals(), PROJECT])],
-        "params": [
-            TARGET,
-            {
-                "name": "deb",
-                "long": "deb",
-                "type": list,
-                "default": [],
-                "help": "a .deb to audit (repeat for more); no target needed",
-            },
-            {
-                "name": "json",
-                "long": "json",
-                "type": str,
-                "default": "",
-                "help": "with --deb: also write the verdicts as JSON to this file",
-            },
-        ],
-        "uptodate": [False],
-        "verbosity": 2,
-    }
-
-
-def task__fetch() -> Any:
-    yield from tasks.stage_tasks(PROJECT, "fetch")
-
-
-def task__patch() -> Any:
-    yield from tasks.stage_tasks(PROJECT, "patch")
-
-
-def task__audit() -> Any:
-    yield from tasks.stage_tasks(PROJECT, "audit")
-
-
-def _facade(stage: str) -> dict[str, Any]:
-    return {
-        "actions": [(steps.run_tasks, [globals(), PROJECT, stage])],
+        "actions": [(action, list(args))],
         "params": [TARGET],
         "uptodate": [False],
         "verbosity": 2,

@@ -15,7 +15,24 @@ from typing import Any
 from .records import write_atomic
 
 # tasks that only read: doit would otherwise store their (empty) state after each run
-READ_ONLY_TASKS = frozenset({"check", "plan", "doctor", "audit", "fetch", "patch"})
+READ_ONLY_TASKS = frozenset(
+    {
+        "check",
+        "plan",
+        "doctor",
+        "audit",
+        "fetch",
+        "patch",
+        "deps",
+        "build",
+        "report",
+        "install",
+        "rollback",
+        "validate",
+        "matrix",
+        "kernel-hook",
+    }
+)
 
 
 def _is_read_only(task_id: str) -> bool:

@@ -116,3 +116,19 @@ def read_host_facts(sysroot: Path) -> HostFacts:
         kernel=_read(sysroot / "proc/sys/kernel/osrelease"),
         npus=read_pci_npus(sysroot),
     )
+
+
+def read_memory_available_kib(sysroot: Path) -> int | None:
+    for line in (_read(sysroot / "proc/meminfo") or "").splitlines():
+        if line.startswith("MemAvailable:"):
+            return int(line.split()[1])
+    return None
+
+
+def choose_jobs(cores: int, memory_available_kib: int | None, gib_per_job: float = 2.0) -> int:
+    """Parallel compile jobs: XRT's compile units need up to ~2 GiB each, so memory can be
+    the limit before cores are (a 2-core, 24 GiB machine: 2; 16 cores, 16 GiB: 8)."""
+    if memory_available_kib is None:
+        return max(1, cores)
+    by_memory = int(memory_available_kib / (gib_per_job * 1024 * 1024))
+    return max(1, min(cores, by_memory))

@@ -45,6 +45,12 @@ class Plan:
     recipe: Recipe
     patches: tuple[Patch, ...]
     stages: tuple[Stage, ...]
+    distro: tuple[str, str]
+    toolchain: tuple[tuple[str, str], ...]
+
+    def pipeline(self) -> tuple[Stage, ...]:
+        """The stages `doit build` runs, in order (install and validate are on request)."""
+        return tuple(s for s in self.stages if not s.on_request)
 
     @property
     def fingerprint(self) -> str:
@@ -140,7 +146,7 @@ def plan_target(
     depends = recipe.depends_for(*distro)
     deps = _stage(
         "deps",
-        "check the build dependencies for this distro with dpkg-query (installs only with --yes)",
+        "check build dependencies (dpkg-query) and that the pinned scripts accept every option",
         [f"build.depends[{distro[0]}-{distro[1]}]"],
         [],
         None,
@@ -207,14 +213,30 @@ def plan_target(
         {"gates": list(recipe.validation.gates)},
         on_request=True,
     )
-    stages += [package, audit, install, validate]
-    return Plan(target=recipe.name, recipe=recipe, patches=tuple(patches), stages=tuple(stages))
+    report = _stage(
+        "report",
+        "render BUILD_REPORT.md (and its JSON twin) from the records",
+        [str(records / "*.json")],
+        [str(records / "BUILD_REPORT.md"), str(records / "BUILD_REPORT.json")],
+        None,
+        {},
+        [audit],
+    )
+    stages += [package, audit, report, install, validate]
+    return Plan(
+        target=recipe.name,
+        recipe=recipe,
+        patches=tuple(patches),
+        stages=tuple(stages),
+        distro=distro,
+        toolchain=tuple(sorted(toolchain.items())),
+    )
 
 
 def stage_status(stage: Stage, recorded: Mapping[str, Any] | None) -> tuple[bool, str]:
     """(up to date, why) from the record the stage wrote last time (None: no record)."""
     if stage.record is None:
-        return False, "checked on every run"
+        return False, "runs every time"
     if recorded is None:
         return False, "never run (no record)"
     fingerprints = recorded.get("fingerprints", {})

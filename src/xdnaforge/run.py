@@ -7,13 +7,16 @@ killed, with the group, so a hung NPU tool or a build never outlives its stage.
 
 from __future__ import annotations
 
+import ctypes
 import os
 import shlex
 import shutil
 import signal
 import subprocess
+import threading
 import time
-from collections.abc import Collection, Mapping, Sequence
+from collections import deque
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
@@ -25,6 +28,7 @@ from .errors import StepFailed, ToolNotFound
 ALLOWED_ENV = ("PATH", "HOME", "TMPDIR", "TERM", "USER", "LOGNAME")
 BASE_ENV = {"LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"}
 TAIL_LINES = 30
+_PR_SET_PDEATHSIG = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,6 +147,89 @@ def run(
             args, returncode=process.returncode, output=stdout + stderr, log_file=log_file
         )
     return result
+
+
+def _die_with_parent() -> None:
+    """In the child: get SIGKILL when xdnaforge dies, even by SIGKILL (Linux prctl)."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):
+        pass  # not Linux: the timeout still bounds the child
+
+
+def run_streaming(
+    argv: Sequence[str | os.PathLike[str]],
+    *,
+    cwd: Path,
+    timeout: float,
+    env: Mapping[str, str],
+    log_file: Path,
+    on_line: Callable[[str], None] = lambda _: None,
+) -> CommandResult:
+    """Run a long command (a build): output goes line by line to the log and to `on_line`.
+
+    The environment is exactly `env` (the caller builds it: builds get a private HOME).
+    Nothing is kept in memory but the last lines; stdout and stderr are merged in order.
+    """
+    args = [os.fspath(a) for a in argv]
+    program = shutil.which(args[0], path=env.get("PATH")) if "/" not in args[0] else args[0]
+    if program is None:
+        raise ToolNotFound(f"{args[0]} not found on PATH ({env.get('PATH')})")
+    log_file.parent.mkdir(parents=True, exist_ok=True)
+    started = time.monotonic()
+    tail: deque[str] = deque(maxlen=TAIL_LINES)
+    with log_file.open("a", encoding="utf-8") as log:
+        log.write(f"+ {shlex.join(args)}  (cwd {cwd})\n")
+        log.flush()
+        process = subprocess.Popen(
+            [program, *args[1:]],
+            cwd=cwd,
+            env=dict(env),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            encoding="utf-8",
+            errors="replace",
+            start_new_session=True,
+            preexec_fn=_die_with_parent,  # only a prctl call: safe between fork and exec
+        )
+        expired = threading.Event()
+
+        def expire() -> None:
+            expired.set()
+            _stop(process)
+
+        timer = threading.Timer(timeout, expire)
+        timer.start()
+        try:
+            assert process.stdout is not None
+            for line in process.stdout:
+                log.write(line)
+                tail.append(line.rstrip("\n"))
+                on_line(line.rstrip("\n"))
+            process.wait()
+        finally:
+            timer.cancel()
+    output = "\n".join(tail)
+    if expired.is_set():
+        raise CommandFailed(
+            args,
+            returncode=None,
+            output=output,
+            log_file=log_file,
+            reason=f"still running after {timeout:g} s; stopped",
+        )
+    if process.returncode != 0:
+        raise CommandFailed(args, returncode=process.returncode, output=output, log_file=log_file)
+    return CommandResult(
+        argv=tuple(args),
+        returncode=0,
+        stdout=output,
+        stderr="",
+        duration=time.monotonic() - started,
+    )
 
 
 def _log(log: TextIO | None, stdout: str, stderr: str) -> None:

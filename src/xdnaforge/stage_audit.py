@@ -12,7 +12,6 @@ from pathlib import Path
 from .audit import Verdict, Waiver, audit, audit_body, format_verdicts, wants_text
 from .debfile import DebError, read_deb
 from .errors import StepFailed
-from .lockfile import held
 from .paths import Workspace
 from .plan import Plan
 from .project import Project
@@ -64,42 +63,40 @@ def audit_target(project: Project, plan: Plan, workspace: Workspace) -> None:
     """The audit stage: every package in packages.json, with the recipe's waivers."""
     del project
     stage = plan.stage("audit")
-    with held(workspace.lock_file, f"the build directory of {plan.target}"):
-        packages = read_record(workspace.record("packages"))
-        if packages is None:
-            raise StepFailed(
-                f"no packages.json for {plan.target}",
-                hint=f"run `doit build --target {plan.target}` first",
-            )
-        waivers = [
-            Waiver(rule=w.name, package=w.package or "", justification=w.justification)
-            for w in plan.recipe.waivers
-        ]
-        files = [workspace.records / entry["file"] for entry in packages.get("packages", [])]
-        verdicts, errors = audit_files(files, waivers)
-        recorded = {e["file"]: e["sha256"] for e in packages.get("packages", [])}
-        for verdict in verdicts:
-            name = str(Path(verdict.file).relative_to(workspace.records))
-            if recorded.get(name) != verdict.sha256:
-                errors.append(
-                    (
-                        verdict.file,
-                        f"sha256 {verdict.sha256} differs from "
-                        f"{recorded.get(name)} in packages.json (changed after packaging)",
-                    )
+    packages = read_record(workspace.record("packages"))
+    if packages is None:
+        raise StepFailed(
+            f"no packages.json for {plan.target}",
+            hint=f"run `doit build --target {plan.target}` first",
+        )
+    waivers = [
+        Waiver(rule=w.name, package=w.package or "", justification=w.justification)
+        for w in plan.recipe.waivers
+    ]
+    files = [workspace.records / entry["file"] for entry in packages.get("packages", [])]
+    verdicts, errors = audit_files(files, waivers)
+    recorded = {e["file"]: e["sha256"] for e in packages.get("packages", [])}
+    for verdict in verdicts:
+        name = str(Path(verdict.file).relative_to(workspace.records))
+        if recorded.get(name) != verdict.sha256:
+            errors.append(
+                (
+                    verdict.file,
+                    f"sha256 {verdict.sha256} differs from "
+                    f"{recorded.get(name)} in packages.json (changed after packaging)",
                 )
-        body = audit_body(verdicts, errors)
-        for entry in body["packages"]:  # type: ignore[attr-defined]
-            entry["file"] = str(Path(entry["file"]).relative_to(workspace.records))
-        body["target"] = plan.target
-        body["waivers"] = [
-            {"rule": w.rule, "package": w.package, "justification": w.justification}
-            for w in waivers
-        ]
-        # a blocked or unreadable set is recorded (install reads it and refuses), but without
-        # a fingerprint, so the stage is never "up to date" with a failing verdict
-        passed = body["verdict"] == "pass"
-        body["fingerprints"] = {"audit": stage.fingerprint} if passed else {}
-        body["inputs"] = {"audit": stage.inputs}
-        write_record(workspace.record("audit"), "audit", body)
-        _conclude(verdicts, errors)
+            )
+    body = audit_body(verdicts, errors)
+    for entry in body["packages"]:  # type: ignore[attr-defined]
+        entry["file"] = str(Path(entry["file"]).relative_to(workspace.records))
+    body["target"] = plan.target
+    body["waivers"] = [
+        {"rule": w.rule, "package": w.package, "justification": w.justification} for w in waivers
+    ]
+    # a blocked or unreadable set is recorded (install reads it and refuses), but without
+    # a fingerprint, so the stage is never "up to date" with a failing verdict
+    passed = body["verdict"] == "pass"
+    body["fingerprints"] = {"audit": stage.fingerprint} if passed else {}
+    body["inputs"] = {"audit": stage.inputs}
+    write_record(workspace.record("audit"), "audit", body)
+    _conclude(verdicts, errors)

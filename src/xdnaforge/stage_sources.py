@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import Any
 
 from .errors import StepFailed
-from .lockfile import held
 from .patches import APPLIED, apply_series
 from .paths import Workspace
 from .plan import Plan
@@ -61,110 +60,107 @@ def fetch(project: Project, plan: Plan, workspace: Workspace) -> None:
     recipe = plan.recipe
     stage = plan.stage("fetch")
     log = workspace.logs / "fetch.log"
-    with held(workspace.lock_file, f"the build directory of {plan.target}"):
-        previous = read_record(workspace.record("lock")) or {}
-        nodes = resolve_tree(recipe, project.site, log)
-        for node in nodes:
-            origin = "" if node.fetched_from == node.url else f" (from {node.fetched_from})"
-            print(f"  {node.path}: {node.commit}{origin}")
-        tree = workspace.source_tree
-        ours: dict[str, str] = previous.get("expected_state", {})
-        reused = False
-        if tree.exists():
-            known = [n for n in nodes if (tree / n.path / ".git").exists()]
-            changed = foreign_changes(known, tree, ours, log)
-            if changed:
-                raise StepFailed(
-                    f"{tree} has local changes in {', '.join(changed)} that xdnaforge did not "
-                    "make; refusing to overwrite them",
-                    hint=_reset_hint(workspace, changed),
-                )
-            reused = [n.path for n in known] == [n.path for n in nodes] and all(
-                git(["rev-parse", "HEAD"], cwd=tree / n.path, log_file=log).stdout.strip()
-                == n.commit
-                for n in nodes
+    previous = read_record(workspace.record("lock")) or {}
+    nodes = resolve_tree(recipe, project.site, log)
+    for node in nodes:
+        origin = "" if node.fetched_from == node.url else f" (from {node.fetched_from})"
+        print(f"  {node.path}: {node.commit}{origin}")
+    tree = workspace.source_tree
+    ours: dict[str, str] = previous.get("expected_state", {})
+    reused = False
+    if tree.exists():
+        known = [n for n in nodes if (tree / n.path / ".git").exists()]
+        changed = foreign_changes(known, tree, ours, log)
+        if changed:
+            raise StepFailed(
+                f"{tree} has local changes in {', '.join(changed)} that xdnaforge did not "
+                "make; refusing to overwrite them",
+                hint=_reset_hint(workspace, changed),
             )
-        missing: dict[str, list[str]] = previous.get("missing_files", {}) if reused else {}
-        if not reused:
-            replace_tree(nodes, tree, log)
-            ours = {}
-            for node in nodes:
-                # a partial mirror (large blobs left out) still checks out; say what is absent
-                absent = missing_files(tree / node.path, log)
-                if absent:
-                    missing[node.path] = absent
-                    digest = tracked_changes(tree / node.path, log)
-                    if digest is not None:
-                        ours[node.path] = digest
-                    print(
-                        f"  warning: {node.path}: {len(absent)} file(s) missing from the "
-                        f"mirror, e.g. {absent[0]}"
-                    )
-        body: dict[str, Any] = {
-            "target": plan.target,
-            "recipe": {"name": recipe.name, "origin": recipe.origin, "sha256": recipe.digest},
-            "repositories": [_node_record(n) for n in nodes],
-            "unused_submodules": [
-                {"path": u.path, "reason": u.reason} for u in recipe.source.unused_submodules
-            ],
-            "patches": previous.get("patches", []) if reused else [],
-            "missing_files": missing,
-            # digests of the tracked changes xdnaforge knows about (files a partial mirror
-            # lacks, applied patches): anything else in the worktree is a user's change
-            "expected_state": ours,
-            "fingerprints": {"fetch": stage.fingerprint},
-            "inputs": {"fetch": stage.inputs},
-        }
-        if reused and "patch" in previous.get("fingerprints", {}):
-            body["fingerprints"]["patch"] = previous["fingerprints"]["patch"]
-            body["inputs"]["patch"] = previous["inputs"]["patch"]
-        _write_lock(workspace, body)
-        print(f"  {'verified' if reused else 'checked out'} {len(nodes)} repositories in {tree}")
+        reused = [n.path for n in known] == [n.path for n in nodes] and all(
+            git(["rev-parse", "HEAD"], cwd=tree / n.path, log_file=log).stdout.strip() == n.commit
+            for n in nodes
+        )
+    missing: dict[str, list[str]] = previous.get("missing_files", {}) if reused else {}
+    if not reused:
+        replace_tree(nodes, tree, log)
+        ours = {}
+        for node in nodes:
+            # a partial mirror (large blobs left out) still checks out; say what is absent
+            absent = missing_files(tree / node.path, log)
+            if absent:
+                missing[node.path] = absent
+                digest = tracked_changes(tree / node.path, log)
+                if digest is not None:
+                    ours[node.path] = digest
+                print(
+                    f"  warning: {node.path}: {len(absent)} file(s) missing from the "
+                    f"mirror, e.g. {absent[0]}"
+                )
+    body: dict[str, Any] = {
+        "target": plan.target,
+        "recipe": {"name": recipe.name, "origin": recipe.origin, "sha256": recipe.digest},
+        "repositories": [_node_record(n) for n in nodes],
+        "unused_submodules": [
+            {"path": u.path, "reason": u.reason} for u in recipe.source.unused_submodules
+        ],
+        "patches": previous.get("patches", []) if reused else [],
+        "missing_files": missing,
+        # digests of the tracked changes xdnaforge knows about (files a partial mirror
+        # lacks, applied patches): anything else in the worktree is a user's change
+        "expected_state": ours,
+        "fingerprints": {"fetch": stage.fingerprint},
+        "inputs": {"fetch": stage.inputs},
+    }
+    if reused and "patch" in previous.get("fingerprints", {}):
+        body["fingerprints"]["patch"] = previous["fingerprints"]["patch"]
+        body["inputs"]["patch"] = previous["inputs"]["patch"]
+    _write_lock(workspace, body)
+    print(f"  {'verified' if reused else 'checked out'} {len(nodes)} repositories in {tree}")
 
 
 def patch(project: Project, plan: Plan, workspace: Workspace) -> None:
     del project  # the plan carries the patches; the signature matches the other stages
     stage = plan.stage("patch")
     log = workspace.logs / "patch.log"
-    with held(workspace.lock_file, f"the build directory of {plan.target}"):
-        lock = read_record(workspace.record("lock"))
-        if lock is None or not workspace.source_tree.exists():
-            raise StepFailed(
-                f"no checked-out sources for {plan.target}",
-                hint=f"run `doit fetch --target {plan.target}` first",
-            )
-        if lock.get("fingerprints", {}).get("fetch") != plan.stage("fetch").fingerprint:
-            raise StepFailed(
-                f"the sources in {workspace.source_tree} are not those the recipe pins now",
-                hint=f"run `doit fetch --target {plan.target}` first",
-            )
-        outcomes = apply_series(plan.patches, workspace.source_tree, log)
-        for outcome in outcomes:
-            print(
-                f"  {outcome.patch.set}/{outcome.patch.file} -> "
-                f"{outcome.patch.header.repository}: {outcome.status}"
-            )
-        state = {}
-        for repository in [r["path"] for r in lock.get("repositories", [])]:
-            digest = tracked_changes(workspace.source_tree / repository, log)
-            if digest is not None:
-                state[repository] = digest
-        body = {k: v for k, v in lock.items() if k not in ("schema", "kind", "xdnaforge")}
-        body["patches"] = [
-            {
-                "set": o.patch.set,
-                "file": o.patch.file,
-                "sha256": o.patch.sha256,
-                "repository": o.patch.header.repository,
-                "subject": o.patch.header.subject,
-                "upstream_status": o.patch.header.status,
-                "upstream_detail": o.patch.header.status_detail,
-                "upstream_commit": o.patch.header.upstream_commit,
-                "status": APPLIED if o.status != "already upstream" else o.status,
-            }
-            for o in outcomes
-        ]
-        body["expected_state"] = state
-        body["fingerprints"] = {**lock.get("fingerprints", {}), "patch": stage.fingerprint}
-        body["inputs"] = {**lock.get("inputs", {}), "patch": stage.inputs}
-        _write_lock(workspace, body)
+    lock = read_record(workspace.record("lock"))
+    if lock is None or not workspace.source_tree.exists():
+        raise StepFailed(
+            f"no checked-out sources for {plan.target}",
+            hint=f"run `doit fetch --target {plan.target}` first",
+        )
+    if lock.get("fingerprints", {}).get("fetch") != plan.stage("fetch").fingerprint:
+        raise StepFailed(
+            f"the sources in {workspace.source_tree} are not those the recipe pins now",
+            hint=f"run `doit fetch --target {plan.target}` first",
+        )
+    outcomes = apply_series(plan.patches, workspace.source_tree, log)
+    for outcome in outcomes:
+        print(
+            f"  {outcome.patch.set}/{outcome.patch.file} -> "
+            f"{outcome.patch.header.repository}: {outcome.status}"
+        )
+    state = {}
+    for repository in [r["path"] for r in lock.get("repositories", [])]:
+        digest = tracked_changes(workspace.source_tree / repository, log)
+        if digest is not None:
+            state[repository] = digest
+    body = {k: v for k, v in lock.items() if k not in ("schema", "kind", "xdnaforge")}
+    body["patches"] = [
+        {
+            "set": o.patch.set,
+            "file": o.patch.file,
+            "sha256": o.patch.sha256,
+            "repository": o.patch.header.repository,
+            "subject": o.patch.header.subject,
+            "upstream_status": o.patch.header.status,
+            "upstream_detail": o.patch.header.status_detail,
+            "upstream_commit": o.patch.header.upstream_commit,
+            "status": APPLIED if o.status != "already upstream" else o.status,
+        }
+        for o in outcomes
+    ]
+    body["expected_state"] = state
+    body["fingerprints"] = {**lock.get("fingerprints", {}), "patch": stage.fingerprint}
+    body["inputs"] = {**lock.get("inputs", {}), "patch": stage.inputs}
+    _write_lock(workspace, body)

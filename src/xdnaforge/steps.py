@@ -13,16 +13,19 @@ from doit.cmd_base import ModuleTaskLoader
 from doit.doit_cmd import DoitMain
 from doit.exceptions import TaskFailed
 
-from . import stage_audit, stage_sources
+from . import stage_audit, stage_build, stage_report, stage_sources
 from .errors import StepFailed, UsageError, XdnaforgeError
 from .host import read_host_facts
+from .lockfile import held
 from .paths import Workspace
-from .plan import Plan, matching_cells, plan_target, stage_status
+from .plan import Plan, Stage, matching_cells, plan_target, stage_status
 from .project import Project
 from .records import read_record
 from .show import format_cells, format_check, format_plan
+from .toolchain import query_toolchain
 
 P = ParamSpec("P")
+StageBody = Callable[[Project, Plan, Workspace], None]
 
 
 def guarded(func: Callable[P, Any]) -> Callable[P, TaskFailed | None]:
@@ -75,63 +78,85 @@ def make_plan(project: Project, target: str) -> Plan:
     recipe = project.recipes[target]
     distro = (host.distro_id or "unknown", host.distro_version or "unknown")
     return plan_target(
-        recipe, project.patches_for(recipe), workspace(project, target), distro=distro, toolchain={}
+        recipe,
+        project.patches_for(recipe),
+        workspace(project, target),
+        distro=distro,
+        toolchain=query_toolchain(recipe.depends_for(*distro)),
     )
 
 
-STAGES: dict[str, Callable[[Project, Plan, Workspace], None]] = {
-    "fetch": stage_sources.fetch,
-    "patch": stage_sources.patch,
-    "audit": stage_audit.audit_target,
-}
-# what a stage needs done first (the task that runs it is `_<stage>:<target>`)
-PREVIOUS = {"patch": "fetch"}
+def stage_body(stage_name: str, plan: Plan) -> StageBody:
+    bodies: dict[str, StageBody] = {
+        "fetch": stage_sources.fetch,
+        "patch": stage_sources.patch,
+        "deps": stage_build.deps,
+        "package": stage_build.package,
+        "audit": stage_audit.audit_target,
+        "report": stage_report.report,
+    }
+    for step in plan.recipe.steps:
+        bodies[f"build-{step.name}"] = functools.partial(stage_build.build_step, step=step)
+    return bodies[stage_name]
+
+
+def _fresh(project: Project, plan: Plan, stage: Stage) -> tuple[bool, str]:
+    space = workspace(project, plan.target)
+    recorded = read_record(space.record(stage.record)) if stage.record else None
+    fresh, why = stage_status(stage, recorded)
+    if fresh and stage.name.startswith("build-"):
+        # the record alone is not enough when the tree holding the outputs was replaced
+        step = next(s for s in plan.recipe.steps if f"build-{s.name}" == stage.name)
+        cwd = space.source_tree / step.cwd
+        if not all(any(cwd.glob(pattern)) for pattern in step.packages):
+            return False, "its packages are no longer in the build tree"
+    return fresh, why
 
 
 def stage_fresh(project: Project, target: str, stage_name: str) -> bool:
     """doit `uptodate`: the stage's record holds the fingerprint the plan computes now."""
     plan = make_plan(project, target)
-    stage = plan.stage(stage_name)
-    if stage.record is None:
-        return False
-    recorded = read_record(workspace(project, target).record(stage.record))
-    return stage_status(stage, recorded)[0]
+    return _fresh(project, plan, plan.stage(stage_name))[0]
 
 
 @guarded
 def run_stage(project: Project, target: str, stage_name: str) -> None:
     plan = make_plan(project, target)
     stage = plan.stage(stage_name)
-    space = workspace(project, target)
-    recorded = read_record(space.record(stage.record)) if stage.record else None
-    print(f"{stage_name} {target}: {stage_status(stage, recorded)[1]}")
-    STAGES[stage_name](project, plan, space)
+    print(f"{stage_name} {target}: {_fresh(project, plan, stage)[1]}", flush=True)
+    stage_body(stage_name, plan)(project, plan, workspace(project, target))
 
 
 @guarded
 def run_tasks(namespace: dict[str, Any], project: Project, stage_name: str, target: str) -> None:
     """Run `_<stage>:<target>` and what it depends on through doit itself (nested run).
 
-    doit gives a task's command-line parameters to that task only, so `doit fetch --target T`
-    is a thin task that starts doit again on the per-target stage tasks.
+    doit gives a task's command-line parameters to that task only, so `doit build --target T`
+    is a thin task that starts doit again on the per-target stage tasks. It holds the build
+    directory's lock for the whole run, so two builds never share it.
     """
     name = resolve_target(project, target or None)
-    chain = [stage_name]
-    while chain[0] in PREVIOUS:
-        chain.insert(0, PREVIOUS[chain[0]])
-    for stage in chain:
-        # doit does not report private tasks, so up-to-date stages are announced here
-        if stage_fresh(project, name, stage):
-            print(f"{stage} {name}: up to date")
-    code = DoitMain(ModuleTaskLoader(namespace)).run([f"_{stage_name}:{name}"])
+    plan = make_plan(project, name)
+    stages = [s.name for s in plan.pipeline()]
+    with held(project.site.build_dir / ".lock", f"the build directory {project.site.build_dir}"):
+        for stage in plan.pipeline()[: stages.index(stage_name) + 1]:
+            # doit does not report private tasks, so up-to-date stages are announced here
+            fresh, _ = _fresh(project, plan, stage)
+            if fresh:
+                print(f"{stage.name} {name}: up to date")
+        code = DoitMain(ModuleTaskLoader(namespace)).run([f"_{stage_name}:{name}"])
     if code != 0:
         raise StepFailed(f"{stage_name} {name} failed (exit {code}); the messages above say why")
 
 
 @guarded
-def audit(
-    namespace: dict[str, Any], project: Project, target: str, deb: list[str], json: str
-) -> None:
+def deps(project: Project, target: str, yes: bool) -> None:
+    name = resolve_target(project, target or None)
+    stage_build.install_deps(make_plan(project, name), workspace(project, name), yes)
+
+
+@guarded
+def audit(project: Project, target: str, deb: list[str], json: str) -> None:
     """`doit audit --deb F...` audits those files; otherwise the target's packages."""
     if deb:
         if target:
@@ -140,7 +165,18 @@ def audit(
         return
     if json:
         raise UsageError("--json goes with --deb; a target's audit is in artifacts/<target>/")
-    run_tasks.__wrapped__(namespace, project, "audit", target)  # type: ignore[attr-defined]
+    # the target's packages as they were built: auditing never triggers a build
+    name = resolve_target(project, target or None)
+    with held(project.site.build_dir / ".lock", f"the build directory {project.site.build_dir}"):
+        plan = make_plan(project, name)
+        stage_audit.audit_target(project, plan, workspace(project, name))
+
+
+@guarded
+def report(project: Project, target: str) -> None:
+    """Render the report from the records as they are; builds nothing."""
+    name = resolve_target(project, target or None)
+    print(stage_report.write_report(name, workspace(project, name)), end="")
 
 
 @guarded
@@ -153,11 +189,7 @@ def check(project: Project) -> None:
 def show_plan(project: Project, target: str) -> None:
     name = resolve_target(project, target or None)
     plan = make_plan(project, name)
-    space = workspace(project, name)
-    statuses = []
-    for stage in plan.stages:
-        recorded = read_record(space.record(stage.record)) if stage.record else None
-        statuses.append(stage_status(stage, recorded))
+    statuses = [_fresh(project, plan, stage) for stage in plan.stages]
     host = read_host_facts(project.site.sysroot)
     cells = [c for c in matching_cells(project.cells(), host) if c.recipe == name]
     print(format_plan(plan, statuses, host, cells, project.root))

@@ -9,16 +9,22 @@ from . import steps
 from .project import Project
 
 
-def stage_tasks(project: Project, stage_name: str) -> Iterator[dict[str, Any]]:
-    """One `_<stage>:<target>` task per recipe; up to date when its record says so."""
+def stage_tasks(project: Project) -> Iterator[dict[str, Any]]:
+    """`_<stage>:<target>` for every pipeline stage of every recipe, each depending on the
+    one before; up to date when the stage's record holds the fingerprint of now."""
     for target in sorted(project.recipes):
+        plan = steps.make_plan(project, target)
         space = steps.workspace(project, target)
-        previous = steps.PREVIOUS.get(stage_name)
-        yield {
-            "name": target,
-            "actions": [(steps.run_stage, [project, target, stage_name])],
-            "uptodate": [(steps.stage_fresh, [project, target, stage_name])],
-            "task_dep": [f"_{previous}:{target}"] if previous else [],
-            "targets": [str(space.source_tree)] if stage_name == "fetch" else [],
-            "verbosity": 2,
-        }
+        previous = None
+        for stage in plan.pipeline():
+            yield {
+                "basename": f"_{stage.name}",
+                "name": target,
+                "actions": [(steps.run_stage, [project, target, stage.name])],
+                "uptodate": [(steps.stage_fresh, [project, target, stage.name])],
+                "task_dep": [f"_{previous}:{target}"] if previous else [],
+                "targets": [str(space.source_tree)] if stage.name == "fetch" else [],
+                "verbosity": 2,
+                "doc": stage.title,
+            }
+            previous = stage.name

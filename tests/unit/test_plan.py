@@ -46,6 +46,7 @@ def test_stage_order() -> None:
         "build-shim",
         "package",
         "audit",
+        "report",
         "install",
         "validate",
     ]
@@ -65,6 +66,7 @@ def test_a_changed_patch_invalidates_patch_and_everything_built_from_it() -> Non
         "build-shim",
         "package",
         "audit",
+        "report",
         "install",
     }
 
@@ -75,6 +77,7 @@ def test_a_new_toolchain_rebuilds_but_does_not_refetch() -> None:
         "build-shim",
         "package",
         "audit",
+        "report",
         "install",
     }
 
@@ -97,7 +100,7 @@ def test_stage_status_explains_why() -> None:
 
 
 def test_deps_stage_always_runs() -> None:
-    assert stage_status(make_plan().stage("deps"), None) == (False, "checked on every run")
+    assert stage_status(make_plan().stage("deps"), None) == (False, "runs every time")
 
 
 def host(kernel: str, revision: str, distro: tuple[str, str] = DISTRO) -> HostFacts:

@@ -1,0 +1,146 @@
+"""BUILD_REPORT.md and its JSON twin, from the records only; nothing is typed by hand.
+
+`build_model` is pure (records in, plain data out, deterministic order); `render_markdown`
+fills the jinja2 template with StrictUndefined, so a missing field is an error, not a blank.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from typing import Any
+
+import jinja2
+
+RECORDS = ("lock", "build", "packages", "audit", "install", "validation", "bench")
+
+
+def _short(sha: str | None) -> str:
+    return sha[:12] if sha else "-"
+
+
+def _audit_rows(audit: Mapping[str, Any]) -> list[dict[str, Any]]:
+    rows = []
+    for package in audit.get("packages", []):
+        counts = Counter(f"{f['rule']} {f['severity']}" for f in package.get("findings", []))
+        rows.append(
+            {
+                "package": package["package"],
+                "verdict": package["verdict"],
+                "findings": [f"{key} x{n}" if n > 1 else key for key, n in sorted(counts.items())],
+                "waived": sorted(
+                    {
+                        f"{f['rule']}: {f['waiver']}"
+                        for f in package.get("findings", [])
+                        if f.get("waiver")
+                    }
+                ),
+            }
+        )
+    return rows
+
+
+def _changes(now: Mapping[str, Any], before: Mapping[str, Any] | None) -> list[str]:
+    """What differs from the previous report, in words."""
+    if before is None:
+        return ["first report for this target"]
+    changes = []
+    pins_now = {r["path"]: r["resolved"] for r in now["sources"]}
+    pins_before = {r["path"]: r["resolved"] for r in before.get("sources", [])}
+    for path in sorted(set(pins_now) | set(pins_before)):
+        if pins_now.get(path) != pins_before.get(path):
+            changes.append(
+                f"source {path}: {_short(pins_before.get(path))} -> {_short(pins_now.get(path))}"
+            )
+    patches_now = {p["file"]: p["sha256"] for p in now["patches"]}
+    patches_before = {p["file"]: p["sha256"] for p in before.get("patches", [])}
+    for file in sorted(set(patches_now) | set(patches_before)):
+        if patches_now.get(file) != patches_before.get(file):
+            state = (
+                "added"
+                if file not in patches_before
+                else "removed"
+                if file not in patches_now
+                else "changed"
+            )
+            changes.append(f"patch {file} {state}")
+    packages_now = {p["package"]: p for p in now["packages"]}
+    packages_before = {p["package"]: p for p in before.get("packages", [])}
+    for name in sorted(set(packages_now) | set(packages_before)):
+        a, b = packages_before.get(name), packages_now.get(name)
+        if a is None or b is None:
+            changes.append(f"package {name} {'added' if a is None else 'removed'}")
+        elif a["sha256"] != b["sha256"]:
+            changes.append(
+                f"package {name} rebuilt: {a['version']} -> {b['version']} "
+                f"({_short(a['sha256'])} -> {_short(b['sha256'])})"
+            )
+    for key in ("audit_verdict", "validation_verdict", "installed"):
+        if now.get(key) != before.get(key):
+            changes.append(f"{key.replace('_', ' ')}: {before.get(key)} -> {now.get(key)}")
+    metrics_now = {m["name"]: m["value"] for m in now.get("metrics", [])}
+    metrics_before = {m["name"]: m["value"] for m in before.get("metrics", [])}
+    for name in sorted(set(metrics_now) & set(metrics_before)):
+        if metrics_now[name] != metrics_before[name]:
+            changes.append(f"{name}: {metrics_before[name]} -> {metrics_now[name]}")
+    return changes or ["nothing changed since the previous report"]
+
+
+def build_model(
+    target: str,
+    records: Mapping[str, Mapping[str, Any] | None],
+    previous: Mapping[str, Any] | None,
+    generated: str,
+    version: str,
+) -> dict[str, Any]:
+    lock = records.get("lock") or {}
+    build = records.get("build") or {}
+    packages = records.get("packages") or {}
+    audit = records.get("audit") or {}
+    install = records.get("install")
+    validation = records.get("validation")
+    bench = records.get("bench")
+    steps = [
+        {"name": name, **step}
+        for name, step in sorted(
+            build.get("steps", {}).items(), key=lambda item: item[1].get("started", "")
+        )
+    ]
+    model: dict[str, Any] = {
+        "target": target,
+        "generated": generated,
+        "xdnaforge": version,
+        "recipe": lock.get("recipe") or {"name": target, "origin": "-", "sha256": "-"},
+        "host": build.get("host") or (validation or {}).get("host") or {},
+        "toolchain": sorted((build.get("toolchain") or {}).items()),
+        "sources": lock.get("repositories", []),
+        "unused_submodules": lock.get("unused_submodules", []),
+        "missing_files": sorted((lock.get("missing_files") or {}).items()),
+        "patches": lock.get("patches", []),
+        "steps": steps,
+        "packages": sorted(packages.get("packages", []), key=lambda p: p["package"]),
+        "audit_verdict": audit.get("verdict", "not run"),
+        "audit": _audit_rows(audit),
+        "waivers": audit.get("waivers", []),
+        "audit_errors": audit.get("errors", []),
+        "installed": (install or {}).get("state", "not installed"),
+        "install": install,
+        "validation_verdict": (validation or {}).get("verdict", "not run"),
+        "validation": validation,
+        "metrics": (bench or {}).get("latest_metrics", []),
+        "bench": bench,
+    }
+    model["changes"] = _changes(model, previous)
+    return model
+
+
+def render_markdown(model: Mapping[str, Any]) -> str:
+    environment = jinja2.Environment(
+        loader=jinja2.PackageLoader("xdnaforge", "templates"),
+        undefined=jinja2.StrictUndefined,
+        autoescape=False,  # Markdown, not HTML
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    return environment.get_template("BUILD_REPORT.md.j2").render(model=model, short=_short)

@@ -1,0 +1,52 @@
+"""CTest's summary in a build log: pure parsing."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_SUMMARY_RE = re.compile(r"(\d+)% tests passed, (\d+) tests? failed out of (\d+)")
+_LISTED_RE = re.compile(r"^\s*\d+\s+-\s+(.+?)\s+\((\w[\w ]*)\)\s*$")
+
+
+@dataclass(frozen=True, slots=True)
+class CtestSummary:
+    passed: int
+    failed: int
+    skipped: int
+    total: int
+    failed_tests: tuple[str, ...]
+    skipped_tests: tuple[str, ...]
+
+
+def parse_ctest(log: str) -> CtestSummary | None:
+    """The last ctest summary in a log, with the failed and not-run tests it lists."""
+    matches = list(_SUMMARY_RE.finditer(log))
+    if not matches:
+        return None
+    last = matches[-1]
+    failed, total = int(last.group(2)), int(last.group(3))
+    failed_tests: list[str] = []
+    skipped_tests: list[str] = []
+    section: list[str] | None = None
+    for line in log[last.end() :].splitlines():
+        if line.startswith("The following tests FAILED"):
+            section = failed_tests
+        elif line.startswith("The following tests did not run"):
+            section = skipped_tests
+        elif section is not None:
+            match = _LISTED_RE.match(line)
+            if match:
+                section.append(match.group(1))
+            elif line.strip():
+                section = None
+    # ctest counts skipped tests among the passed ones in its percentage
+    skipped = len(skipped_tests)
+    return CtestSummary(
+        passed=total - failed - skipped,
+        failed=failed,
+        skipped=skipped,
+        total=total,
+        failed_tests=tuple(failed_tests),
+        skipped_tests=tuple(skipped_tests),
+    )
