@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.fakes.fixture import FakeTools, make_fake_tools
+
 REPO = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"
 
@@ -19,3 +21,9 @@ def project_dir(tmp_path: Path) -> Path:
     for name in ("recipes", "matrices", "patches"):
         shutil.copytree(REPO / name, root / name)
     return root
+
+
+@pytest.fixture
+def fake_tools(tmp_path: Path) -> FakeTools:
+    """Fake system and hardware tools first on PATH, replaying a per-test scenario."""
+    return make_fake_tools(tmp_path / "fakes")

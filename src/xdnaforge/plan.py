@@ -244,7 +244,7 @@ def stage_status(stage: Stage, recorded: Mapping[str, Any] | None) -> tuple[bool
         return True, "up to date"
     previous = recorded.get("inputs", {}).get(stage.name)
     if not isinstance(previous, dict):
-        return False, "no fingerprint recorded for this stage"
+        return False, "never run (not in its record yet)"
     changed = changed_inputs(stage.inputs, previous)
     return False, "inputs changed: " + (", ".join(changed) if changed else "fingerprint format")
 

@@ -25,7 +25,25 @@ from .errors import StepFailed, ToolNotFound
 
 # The child environment is rebuilt from this allowlist (mkosi's approach): a user's
 # LD_LIBRARY_PATH, PYTHONPATH or GIT_DIR must not leak into builds and tools.
-ALLOWED_ENV = ("PATH", "HOME", "TMPDIR", "TERM", "USER", "LOGNAME")
+ALLOWED_ENV = (
+    "PATH",
+    "HOME",
+    "TMPDIR",
+    "TERM",
+    "USER",
+    "LOGNAME",
+    # network settings a fetch needs behind a proxy or a private CA
+    "http_proxy",
+    "https_proxy",
+    "no_proxy",
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "NO_PROXY",
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+)
+# names a user (or a test harness with fake tools) adds to the allowlist, space-separated
+PASS_ENV = "XDNAFORGE_PASS_ENV"
 BASE_ENV = {"LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"}
 TAIL_LINES = 30
 _PR_SET_PDEATHSIG = 1
@@ -71,7 +89,8 @@ class CommandFailed(StepFailed):
 
 
 def child_environment(extra: Mapping[str, str], inherit: Mapping[str, str]) -> dict[str, str]:
-    env = {key: inherit[key] for key in ALLOWED_ENV if key in inherit}
+    allowed = (*ALLOWED_ENV, *inherit.get(PASS_ENV, "").split())
+    env = {key: inherit[key] for key in allowed if key in inherit}
     env.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
     env.update(BASE_ENV)
     env.update(extra)
@@ -179,9 +198,9 @@ def run_streaming(
     log_file.parent.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
     tail: deque[str] = deque(maxlen=TAIL_LINES)
-    with log_file.open("a", encoding="utf-8") as log:
+    # line-buffered: whoever tails the log (a user, the progress line) sees each line at once
+    with log_file.open("a", encoding="utf-8", buffering=1) as log:
         log.write(f"+ {shlex.join(args)}  (cwd {cwd})\n")
-        log.flush()
         process = subprocess.Popen(
             [program, *args[1:]],
             cwd=cwd,

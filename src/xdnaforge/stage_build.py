@@ -21,14 +21,14 @@ from .audit import wants_text
 from .buildscript import parse_options, unknown_options
 from .debfile import DebError, read_deb
 from .errors import StepFailed
-from .host import choose_jobs, read_memory_available_kib
+from .host import choose_jobs, read_host_facts, read_memory_available_kib
 from .paths import Workspace
 from .plan import Plan
 from .progress import Progress
 from .project import Project
 from .recipe import BuildStep
 from .records import read_record, write_atomic, write_record
-from .run import CommandFailed, run, run_streaming
+from .run import PASS_ENV, CommandFailed, run, run_streaming
 from .site import Site
 from .tools.ctest import CtestSummary, parse_ctest
 from .tools.dpkg import install_command, query_installed
@@ -124,7 +124,9 @@ def build_environment(space: Workspace, site: Site, epoch: str) -> dict[str, str
     home.mkdir(parents=True, exist_ok=True)
     tmp.mkdir(parents=True, exist_ok=True)
     site.ccache_dir.mkdir(parents=True, exist_ok=True)
+    passed = {k: os.environ[k] for k in os.environ.get(PASS_ENV, "").split() if k in os.environ}
     return {
+        **passed,
         "PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
         "HOME": str(home),
         "GIT_CONFIG_GLOBAL": str(home / ".gitconfig"),
@@ -277,8 +279,20 @@ def build_step(project: Project, plan: Plan, space: Workspace, step: BuildStep) 
         "known_test_failures": [{"test": t, "justification": known[t]} for t in known_seen],
         "files": files,
     }
+    host = read_host_facts(site.sysroot)
     body = {
         "target": plan.target,
+        # the host the packages were built on (the kernel is informational, not an input)
+        "host": {
+            "distro": f"{host.distro_id} {host.distro_version}",
+            "kernel": host.kernel,
+            "npu": ", ".join(
+                f"{n.pci} rev {n.revision} ({n.driver or 'unbound'})" for n in host.npus
+            )
+            or "none",
+            "jobs": str(_jobs(site)),
+        },
+        "toolchain": dict(plan.toolchain),
         "steps": steps,
         "fingerprints": {**record.get("fingerprints", {}), stage.name: stage.fingerprint},
         "inputs": {**record.get("inputs", {}), stage.name: stage.inputs},

@@ -139,14 +139,18 @@ def run_tasks(namespace: dict[str, Any], project: Project, stage_name: str, targ
     plan = make_plan(project, name)
     stages = [s.name for s in plan.pipeline()]
     with held(project.site.build_dir / ".lock", f"the build directory {project.site.build_dir}"):
-        for stage in plan.pipeline()[: stages.index(stage_name) + 1]:
+        chain = plan.pipeline()[: stages.index(stage_name) + 1]
+        fresh = {stage.name for stage in chain if _fresh(project, plan, stage)[0]}
+        for stage in chain:
             # doit does not report private tasks, so up-to-date stages are announced here
-            fresh, _ = _fresh(project, plan, stage)
-            if fresh:
+            if stage.name in fresh:
                 print(f"{stage.name} {name}: up to date")
         code = DoitMain(ModuleTaskLoader(namespace)).run([f"_{stage_name}:{name}"])
     if code != 0:
         raise StepFailed(f"{stage_name} {name} failed (exit {code}); the messages above say why")
+    builds = [s.name for s in chain if s.name.startswith("build-")]
+    if builds and all(b in fresh for b in builds):
+        print(f"{name}: nothing was compiled; every build stage was up to date")
 
 
 @guarded

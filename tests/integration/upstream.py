@@ -50,7 +50,8 @@ class Upstream:
             target.write_text(text)
             if path.endswith(".sh"):
                 target.chmod(0o755)
-        repo.git.add("--all")
+        # only these files: `add --all` would drop gitlinks, whose directories do not exist here
+        repo.git.add("--", *files)
         repo.git.commit("--quiet", "-m", message)
         sha: str = repo.head.commit.hexsha
         self.heads[name] = sha
@@ -73,6 +74,111 @@ class Upstream:
         return head
 
 
+# XRT's build/build.sh, in miniature: the real option names, cd to its own directory,
+# configure (skipped by -nocmake), "compile", ctest (skipped by -noctest), then packaging
+# with dpkg-deb into Release/. Marker files make test conditions: ../SLOW_BUILD sleeps (to
+# be killed), ../FAIL_TEST fails a test. set -e stops packaging when ctest fails.
+XRT_BUILD_SH = r"""#!/bin/bash
+set -e
+cd "$(dirname "$0")"
+noinit=0; noctest=0; nocmake=0; jobs=1
+while [ $# -gt 0 ]; do
+  case "$1" in
+    -npu|-opt|-ccache) ;;
+    -noinit) noinit=1 ;;
+    -noctest) noctest=1 ;;
+    -nocmake) nocmake=1 ;;
+    -disable-werror|--disable-werror) ;;
+    -j) shift; jobs=$1 ;;
+    *) echo "unknown option $1"; exit 1 ;;
+  esac
+  shift
+done
+if [ "$noinit" = 0 ]; then echo "git submodule update --init --recursive"; exit 5; fi
+mkdir -p Release
+if [ "$nocmake" = 0 ]; then
+  echo "-- Configuring done"
+  echo "-- Build files have been written to: $PWD/Release"
+  echo configure >> Release/configure-count
+fi
+echo "[ 50%] Building CXX object with -j $jobs"
+echo compile >> Release/compile-count
+if [ -f ../SLOW_BUILD ]; then
+  echo "slow compile unit"
+  # short sleeps: when xdnaforge is killed, this script dies with it (PDEATHSIG) and no
+  # long-lived orphan is left behind
+  for _ in $(seq 600); do sleep 0.1; done
+fi
+if [ "$noctest" = 0 ]; then
+  echo "Test project $PWD/Release"
+  if [ -f ../FAIL_TEST ]; then
+    echo "    1/3 Test #1: xrt-smi ...........   Passed    0.01 sec"
+    echo "    2/3 Test #2: [xclbinutil]:xclbintest ...***Failed    0.02 sec"
+    echo "67% tests passed, 1 tests failed out of 3"
+    echo ""
+    echo "The following tests FAILED:"
+    echo "	  2 - [xclbinutil]:xclbintest (Failed)"
+    echo "Errors while running CTest"
+    exit 8
+  fi
+  echo "    1/3 Test #1: xrt-smi ...........   Passed    0.01 sec"
+  echo "    2/3 Test #2: [xclbinutil]:xclbintest ...   Passed    0.02 sec"
+  echo "    3/3 Test #3: aie2_basic_txn ...***Skipped   0.00 sec"
+  echo ""
+  echo "100% tests passed, 0 tests failed out of 3"
+  echo ""
+  echo "The following tests did not run:"
+  echo "	  3 - aie2_basic_txn (Skipped)"
+fi
+version=$(sed -n 's/^VERSION //p' ../src/CMake/settings.cmake).0
+for component in base npu; do
+  root=$PWD/Release/pkg-$component
+  rm -rf "$root"; mkdir -p "$root/DEBIAN" "$root/opt/xilinx/xrt/lib"
+  depends=""
+  [ "$component" = npu ] && depends="Depends: xrt-base (= $version)"
+  printf 'Package: xrt-%s\nVersion: %s\nArchitecture: amd64\nMaintainer: x <x@example.invalid>\n%s\nDescription: xrt %s\n' \
+    "$component" "$version" "$depends" "$component" | grep -v '^$' > "$root/DEBIAN/control"
+  cp ../src/CMake/boostUtil.cmake "$root/opt/xilinx/xrt/lib/build-config-$component.txt"
+  dpkg-deb --root-owner-group -Zgzip --build "$root" "Release/xrt_202520.${version}_26.04-amd64-$component.deb" >/dev/null
+done
+echo "packaging done"
+"""
+
+# xdna-driver's build/build.sh: writes the user's git config as upstream does, honours
+# -nokmod, and without it packages the DKMS tree, firmware and module-loading postinst.
+XDNA_BUILD_SH = r"""#!/bin/bash
+set -euo pipefail
+release=0; nokmod=0; nocmake=0; jobs=1
+while [ $# -gt 0 ]; do
+  case "$1" in
+    -release) release=1 ;;
+    -debug) release=0 ;;
+    -nokmod) nokmod=1 ;;
+    -nocmake) nocmake=1 ;;
+    -j) shift; jobs=$1 ;;
+    -help|-h) echo "usage"; exit 0 ;;
+    *) echo "unknown option"; echo "usage"; exit 1 ;;
+  esac
+  shift
+done
+git config --global --add safe.directory '*'
+mkdir -p Release
+echo compile >> Release/compile-count
+root=$PWD/Release/pkg
+rm -rf "$root"; mkdir -p "$root/DEBIAN" "$root/opt/xilinx/xrt/lib"
+printf 'Package: xrt_plugin-amdxdna\nVersion: 2.20.1\nArchitecture: amd64\nMaintainer: x <x@example.invalid>\nDepends: xrt-base (>= 2.20)\nDescription: plugin\n' > "$root/DEBIAN/control"
+echo shim > "$root/opt/xilinx/xrt/lib/libxrt_driver_xdna.so.2.20.0"
+if [ "$nokmod" = 0 ]; then
+  mkdir -p "$root/opt/xilinx/xrt/share/amdxdna" "$root/usr/lib/firmware/amdnpu/17f0_10"
+  echo 'PACKAGE_NAME=xrt-amdxdna' > "$root/opt/xilinx/xrt/share/amdxdna/dkms.conf"
+  echo fw > "$root/usr/lib/firmware/amdnpu/17f0_10/npu.dev.sbin"
+  printf '#!/bin/sh\nrmmod amdxdna\nmodprobe amdxdna\n' > "$root/DEBIAN/postinst"
+  chmod 755 "$root/DEBIAN/postinst"
+fi
+dpkg-deb --root-owner-group --nocheck -Zgzip --build "$root" Release/xrt_plugin.2.20.0_26.04-amd64-amdxdna.deb >/dev/null
+"""
+
+
 def make_upstream(root: Path) -> Upstream:
     upstream = Upstream(root=root)
     for name in ("aiebu", "libqdma", "xrt", "xdna-driver"):
@@ -83,12 +189,20 @@ def make_upstream(root: Path) -> Upstream:
     upstream.commit("libqdma", {"qdma.c": "/* alveo only */\n"}, "qdma 1")
     upstream.commit(
         "xrt",
-        {"src/CMake/boostUtil.cmake": BOOST_CMAKE, "src/CMake/settings.cmake": "VERSION 2.20\n"},
+        {
+            "src/CMake/boostUtil.cmake": BOOST_CMAKE,
+            "src/CMake/settings.cmake": "VERSION 2.20\n",
+            "build/build.sh": XRT_BUILD_SH,
+        },
         "xrt 2.20",
     )
     upstream.link("xrt", "src/aiebu", "aiebu")
     upstream.link("xrt", "src/libqdma", "libqdma")
-    upstream.commit("xdna-driver", {"CMakeLists.txt": "project(xdna)\n"}, "xdna 1.6")
+    upstream.commit(
+        "xdna-driver",
+        {"CMakeLists.txt": "project(xdna)\n", "build/build.sh": XDNA_BUILD_SH},
+        "xdna 1.6",
+    )
     upstream.link("xdna-driver", "xrt", "xrt")
     return upstream
 
@@ -121,6 +235,7 @@ def write_recipe(
     url: str | None = None,
     xrt_pin: str | None = None,
     patches: dict[str, str] | None = None,
+    nokmod: bool = True,
 ) -> Path:
     """A recipe for the synthetic upstream, plus its patch set `patches/<name>/`."""
     series = patches if patches is not None else {"0001-boost.patch": BOOST_PATCH}
@@ -129,6 +244,7 @@ def write_recipe(
     for file, text in series.items():
         (patch_dir / file).write_text(text)
     (patch_dir / "series").write_text("".join(f"{f}\n" for f in series))
+    shim_option = "-nokmod, " if nokmod else ""
     recipe = project / "recipes" / f"{name}.yaml"
     recipe.write_text(
         f"""schema: 1
@@ -156,16 +272,17 @@ build:
   steps:
     - name: xrt
       cwd: xrt/build
-      argv: [./build.sh, -npu, -opt, -noinit, -j, "{{jobs}}"]
-      packages: ["Release/*.deb"]
+      argv: [./build.sh, -npu, -opt, -noinit, -j, "{{jobs}}", -ccache, -disable-werror]
+      packages: ["Release/xrt_*-base.deb", "Release/xrt_*-npu.deb"]
       produces: [xrt-base, xrt-npu]
+      ctest: {{total: 3, skipped: 1}}
     - name: shim
       cwd: build
-      argv: [./build.sh, -release, -nokmod, -j, "{{jobs}}"]
-      packages: ["Release/*.deb"]
+      argv: [./build.sh, -release, {shim_option}-j, "{{jobs}}"]
+      packages: ["Release/xrt_plugin*-amdxdna.deb"]
       produces: [xrt_plugin-amdxdna]
   depends:
-    ubuntu-26.04: [cmake]
+    ubuntu-26.04: [cmake, g++, libboost-dev]
 install:
   order: [xrt-base, xrt-npu, xrt_plugin-amdxdna]
 validate:

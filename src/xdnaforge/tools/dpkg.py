@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from xdnaforge.run import run
+from xdnaforge.run import CommandFailed, run
 
-# one line per package; tab-separated, as mkosi reads dpkg-query
+# one line per package, tab-separated (dpkg-query expands the \\t and \\n escapes itself)
 SHOW_FORMAT = "${Package}\\t${db:Status-Abbrev}\\t${Version}\\n"
 
 
@@ -37,6 +37,14 @@ def query_installed(packages: Sequence[str], *, cwd: Path, log_file: Path | None
         log_file=log_file,
         ok_codes=(0, 1),
     )
+    strange = [
+        line
+        for line in result.stderr.splitlines()
+        if line.strip() and "no packages found matching" not in line
+    ]
+    if result.returncode == 1 and strange:
+        # status 1 is only "not found"; anything else on stderr means the query itself broke
+        raise CommandFailed(result.argv, returncode=1, output=result.stderr, log_file=log_file)
     return parse_installed(result.stdout)
 
 

@@ -1,0 +1,320 @@
+"""doit build end to end against the synthetic upstream: real git, real build scripts that
+make real .deb files with dpkg-deb, fake dpkg-query/apt-get, a fake Ubuntu 26.04 sysroot."""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO
+from tests.fakes.fixture import FakeTools
+from tests.integration.conftest import Outcome, run_doit
+from tests.integration.upstream import BOOST_PATCH, Upstream, make_upstream, write_recipe
+from tests.unit.test_host import make_sysroot
+
+DEPENDS = {"cmake": "4.2.3-1", "g++": "4:15.2.0-5ubuntu1", "libboost-dev": "1.90.0.1ubuntu3"}
+
+
+@pytest.fixture
+def upstream(tmp_path: Path) -> Upstream:
+    return make_upstream(tmp_path / "upstream")
+
+
+@pytest.fixture
+def setup(project_dir: Path, upstream: Upstream, fake_tools: FakeTools) -> Path:
+    write_recipe(project_dir, upstream)
+    make_sysroot(project_dir / "sysroot")
+    fake_tools.installed(DEPENDS)
+    (project_dir / "home").mkdir()
+    return project_dir
+
+
+def build(project: Path, fakes: FakeTools, *args: str) -> Outcome:
+    env = {**fakes.env, "XDNAFORGE_PASS_ENV": "FAKE_SCENARIO FAKE_CALLS"}
+    return run_doit(project, *(args or ("build", "--target", "synthetic")), env=env)
+
+
+def record(project: Path, name: str) -> dict[str, object]:
+    data: dict[str, object] = json.loads((project / f"artifacts/synthetic/{name}.json").read_text())
+    return data
+
+
+def compiles(project: Path, tree: str) -> int:
+    counter = project / "build/synthetic/src" / tree / "Release/compile-count"
+    return len(counter.read_text().splitlines()) if counter.exists() else 0
+
+
+def test_build_end_to_end(setup: Path, fake_tools: FakeTools) -> None:
+    outcome = build(setup, fake_tools)
+    assert outcome.rc == 0, outcome.output
+    packages = record(setup, "packages")["packages"]
+    assert {p["package"] for p in packages} == {"xrt-base", "xrt-npu", "xrt_plugin-amdxdna"}  # type: ignore[attr-defined]
+    for entry in packages:  # type: ignore[attr-defined]
+        deb = setup / "artifacts/synthetic" / entry["file"]
+        assert hashlib.sha256(deb.read_bytes()).hexdigest() == entry["sha256"]
+    assert record(setup, "audit")["verdict"] == "pass"
+    steps = record(setup, "build")["steps"]
+    xrt = steps["xrt"]  # type: ignore[index]
+    assert xrt["ctest"] == {
+        "passed": 2,
+        "failed": 0,
+        "skipped": 1,
+        "total": 3,
+        "failed_tests": [],
+        "skipped_tests": ["aie2_basic_txn"],
+        "expected": {"total": 3, "skipped": 1},
+        "as_expected": True,
+    }
+    assert xrt["command"][:4] == ["./build.sh", "-npu", "-opt", "-noinit"]
+    assert xrt["environment"]["LC_ALL"] == "C.UTF-8"
+    assert xrt["environment"]["SOURCE_DATE_EPOCH"].isdigit()
+    report = (setup / "artifacts/synthetic/BUILD_REPORT.md").read_text()
+    assert "## Audit: pass" in report
+    assert "ctest: 2 passed, 0 failed, 1 skipped, 3 total" in report
+    assert (setup / "artifacts/BUILD_REPORT.md").read_text() == report
+    # the patched file went into the package: the tool built the patched tree
+    assert (
+        "filesystem program_options)"
+        in (
+            setup / "build/synthetic/src/xrt/build/Release/pkg-base/opt/xilinx/xrt/lib/"
+            "build-config-base.txt"
+        ).read_text()
+    )
+
+
+def test_build_home_is_private(setup: Path, fake_tools: FakeTools) -> None:
+    user_config = setup / "home/.gitconfig"
+    user_config.write_text("[user]\n\tname = Someone\n")
+    before = user_config.read_text()
+    assert build(setup, fake_tools).rc == 0
+    assert user_config.read_text() == before
+    private = setup / "build/synthetic/home/.gitconfig"
+    assert "directory = *" in private.read_text()
+
+
+def test_second_build_compiles_nothing_and_says_so(setup: Path, fake_tools: FakeTools) -> None:
+    assert build(setup, fake_tools).rc == 0
+    counts = (compiles(setup, "xrt/build"), compiles(setup, "build"))
+    packages = record(setup, "packages")
+    outcome = build(setup, fake_tools)
+    assert outcome.rc == 0, outcome.output
+    assert (compiles(setup, "xrt/build"), compiles(setup, "build")) == counts
+    assert "build-xrt synthetic: up to date" in outcome.stdout
+    assert "nothing was compiled; every build stage was up to date" in outcome.stdout
+    assert record(setup, "packages") == packages
+
+
+def test_changed_patch_rebuilds_xrt_and_shim_only(setup: Path, fake_tools: FakeTools) -> None:
+    assert build(setup, fake_tools).rc == 0
+    fetch_fingerprint = record(setup, "lock")["fingerprints"]["fetch"]  # type: ignore[index]
+    counts = (compiles(setup, "xrt/build"), compiles(setup, "build"))
+    patch = setup / "patches/synthetic/0001-boost.patch"
+    patch.write_text(BOOST_PATCH.replace("Subject: cmake:", "Subject: cmake (reworded):"))
+    outcome = build(setup, fake_tools)
+    assert outcome.rc == 0, outcome.output
+    assert "fetch synthetic: up to date" in outcome.stdout
+    assert "patch synthetic: inputs changed: patches" in outcome.stdout
+    assert "build-xrt synthetic: inputs changed: upstream.patch" in outcome.stdout
+    assert (compiles(setup, "xrt/build"), compiles(setup, "build")) == (
+        counts[0] + 1,
+        counts[1] + 1,
+    )
+    assert record(setup, "lock")["fingerprints"]["fetch"] == fetch_fingerprint  # type: ignore[index]
+
+
+def test_new_kernel_rebuilds_nothing(setup: Path, fake_tools: FakeTools) -> None:
+    assert build(setup, fake_tools).rc == 0
+    counts = (compiles(setup, "xrt/build"), compiles(setup, "build"))
+    (setup / "sysroot/proc/sys/kernel/osrelease").write_text("7.0.5-31-generic\n")
+    outcome = build(setup, fake_tools)
+    assert outcome.rc == 0, outcome.output
+    assert (compiles(setup, "xrt/build"), compiles(setup, "build")) == counts
+
+
+def test_missing_dependencies_are_listed_with_the_install_command(
+    setup: Path, fake_tools: FakeTools
+) -> None:
+    fake_tools.installed({"cmake": "4.2.3-1"})
+    outcome = build(setup, fake_tools)
+    assert outcome.rc == 1
+    assert "missing build dependencies for ubuntu 26.04: g++, libboost-dev" in outcome.output
+    assert "sudo apt-get install -y --no-install-recommends g++ libboost-dev" in outcome.output
+    assert compiles(setup, "xrt/build") == 0
+    # deps without --yes only shows the command; with --yes it runs it
+    shown = build(setup, fake_tools, "deps", "--target", "synthetic")
+    assert shown.rc == 1
+    assert "+ apt-get install -y --no-install-recommends g++ libboost-dev" in shown.stdout
+    assert fake_tools.calls("apt-get") == []
+    ran = build(setup, fake_tools, "deps", "--target", "synthetic", "--yes")
+    assert ran.rc == 0, ran.output
+    assert fake_tools.calls("apt-get") == [
+        ["install", "-y", "--no-install-recommends", "g++", "libboost-dev"]
+    ]
+
+
+def test_an_option_the_pinned_script_lacks_stops_before_building(
+    setup: Path, upstream: Upstream, fake_tools: FakeTools
+) -> None:
+    script = (upstream.root / "xdna-driver/build/build.sh").read_text()
+    # xdna-driver 1.4's build.sh: no -nokmod at all
+    upstream.commit(
+        "xdna-driver",
+        {"build/build.sh": script.replace("    -nokmod) nokmod=1 ;;\n", "")},
+        "1.4-like script",
+    )
+    write_recipe(setup, upstream)
+    outcome = build(setup, fake_tools)
+    assert outcome.rc == 1
+    assert "build step shim: build/build.sh at the pinned commit does not accept -nokmod" in (
+        outcome.output
+    )
+    assert "never falls back to a build with the kernel module" in outcome.output
+    assert compiles(setup, "xrt/build") == 0
+
+
+def test_failing_ctest_names_the_tests_and_makes_no_packages(
+    setup: Path, fake_tools: FakeTools
+) -> None:
+    assert build(setup, fake_tools, "patch", "--target", "synthetic").rc == 0
+    (setup / "build/synthetic/src/xrt/FAIL_TEST").write_text("")
+    outcome = build(setup, fake_tools)
+    assert outcome.rc == 1
+    assert "build-xrt: ctest failed (1 of 3): [xclbinutil]:xclbintest" in outcome.output
+    assert "no packages were made" in outcome.output
+    assert not (setup / "artifacts/synthetic/packages.json").exists()
+
+
+def test_known_test_failure_is_packaged_and_reported(setup: Path, fake_tools: FakeTools) -> None:
+    recipe = setup / "recipes/synthetic.yaml"
+    recipe.write_text(
+        recipe.read_text().replace(
+            "  depends:",
+            '  known_test_failures:\n    - test: "[xclbinutil]:xclbintest"\n'
+            "      justification: test data missing from a partial mirror\n  depends:",
+        )
+    )
+    assert build(setup, fake_tools, "patch", "--target", "synthetic").rc == 0
+    (setup / "build/synthetic/src/xrt/FAIL_TEST").write_text("")
+    outcome = build(setup, fake_tools)
+    assert outcome.rc == 0, outcome.output
+    xrt = record(setup, "build")["steps"]["xrt"]  # type: ignore[index]
+    assert xrt["known_test_failures"] == [
+        {
+            "test": "[xclbinutil]:xclbintest",
+            "justification": "test data missing from a partial mirror",
+        }
+    ]
+    assert "-noctest" in xrt["command"]
+    report = (setup / "artifacts/synthetic/BUILD_REPORT.md").read_text()
+    assert "known test failure `[xclbinutil]:xclbintest`" in report
+
+
+def test_unexpected_package_set_is_named(setup: Path, fake_tools: FakeTools) -> None:
+    recipe = setup / "recipes/synthetic.yaml"
+    recipe.write_text(
+        recipe.read_text().replace(
+            "produces: [xrt-base, xrt-npu]", "produces: [xrt-base, xrt-base-dev, xrt-npu]"
+        )
+    )
+    outcome = build(setup, fake_tools)
+    assert outcome.rc == 1
+    assert "the built packages are not the set the recipe expects: missing xrt-base-dev" in (
+        outcome.output
+    )
+    assert "file names are not a contract" in outcome.output
+
+
+def test_plugin_built_without_nokmod_is_blocked_by_the_audit(
+    project_dir: Path, upstream: Upstream, fake_tools: FakeTools
+) -> None:
+    write_recipe(project_dir, upstream, nokmod=False)
+    make_sysroot(project_dir / "sysroot")
+    fake_tools.installed(DEPENDS)
+    outcome = build(project_dir, fake_tools)
+    assert outcome.rc == 1
+    assert "kernel payload found in xrt_plugin-amdxdna" in outcome.output
+    audit = record(project_dir, "audit")
+    assert audit["verdict"] == "block"
+    assert audit["fingerprints"] == {}  # a blocked audit is never "up to date"
+
+
+def test_a_second_build_in_the_same_directory_is_refused(
+    setup: Path, fake_tools: FakeTools
+) -> None:
+    lock = setup / "build/.lock"
+    lock.parent.mkdir(parents=True)
+    with lock.open("w") as handle:
+        handle.write("4242")
+        handle.flush()
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        outcome = build(setup, fake_tools)
+    assert outcome.rc == 1
+    assert f"the build directory {setup / 'build'} is in use by pid 4242" in outcome.output
+
+
+def test_killed_build_keeps_the_previous_packages_and_the_next_run_completes(
+    setup: Path, fake_tools: FakeTools
+) -> None:
+    assert build(setup, fake_tools).rc == 0
+    artifacts = setup / "artifacts/synthetic"
+    # what the build produced; lock.json may move on (the patch stage completes before the kill)
+    kept = ("build.json", "packages.json", "audit.json", "BUILD_REPORT.json")
+    before = {p.name: p.read_bytes() for p in artifacts.glob("debs/*")}
+    before.update({name: (artifacts / name).read_bytes() for name in kept})
+    patch = setup / "patches/synthetic/0001-boost.patch"
+    patch.write_text(BOOST_PATCH.replace("Subject: cmake:", "Subject: cmake (v2):"))
+    (setup / "build/synthetic/src/xrt/SLOW_BUILD").write_text("")
+    env = {
+        "PATH": fake_tools.env["PATH"],
+        "HOME": str(setup / "home"),
+        "LC_ALL": "C.UTF-8",
+        "XDNAFORGE_PROJECT_DIR": str(setup),
+        "XDNAFORGE_SYSROOT": str(setup / "sysroot"),
+        "XDNAFORGE_PASS_ENV": "FAKE_SCENARIO FAKE_CALLS",
+        "FAKE_SCENARIO": fake_tools.env["FAKE_SCENARIO"],
+        "FAKE_CALLS": fake_tools.env["FAKE_CALLS"],
+    }
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "doit",
+            "-f",
+            str(REPO / "dodo.py"),
+            "build",
+            "--target",
+            "synthetic",
+        ],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    log = setup / "build/synthetic/logs/build-xrt.log"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if log.exists() and "slow compile unit" in log.read_text():
+            break
+        time.sleep(0.1)
+    else:
+        process.kill()
+        pytest.fail("the build never reached its slow step")
+    os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+    after = {p.name: p.read_bytes() for p in artifacts.glob("debs/*")}
+    after.update({name: (artifacts / name).read_bytes() for name in kept})
+    assert after == before
+    (setup / "build/synthetic/src/xrt/SLOW_BUILD").unlink()
+    outcome = build(setup, fake_tools)
+    assert outcome.rc == 0, outcome.output
+    assert "build-xrt synthetic: inputs changed" in outcome.stdout
