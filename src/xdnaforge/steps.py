@@ -73,7 +73,9 @@ def resolve_target(project: Project, target: str | None) -> str:
     )
 
 
-def make_plan(project: Project, target: str) -> Plan:
+def make_plan(project: Project, target: str, *, probe: bool = True) -> Plan:
+    """The target's plan; `probe=False` skips querying the toolchain (the stage list and
+    their order do not depend on it, and `doit list` should not start compilers)."""
     host = read_host_facts(project.site.sysroot)
     recipe = project.recipes[target]
     distro = (host.distro_id or "unknown", host.distro_version or "unknown")
@@ -82,7 +84,7 @@ def make_plan(project: Project, target: str) -> Plan:
         project.patches_for(recipe),
         workspace(project, target),
         distro=distro,
-        toolchain=query_toolchain(recipe.depends_for(*distro)),
+        toolchain=query_toolchain(recipe.depends_for(*distro)) if probe else {},
     )
 
 
@@ -147,7 +149,8 @@ def run_tasks(namespace: dict[str, Any], project: Project, stage_name: str, targ
                 print(f"{stage.name} {name}: up to date")
         code = DoitMain(ModuleTaskLoader(namespace)).run([f"_{stage_name}:{name}"])
     if code != 0:
-        raise StepFailed(f"{stage_name} {name} failed (exit {code}); the messages above say why")
+        task = "build" if stage_name == "report" else stage_name
+        raise StepFailed(f"{task} {name} failed (exit {code}); the messages above say why")
     builds = [s.name for s in chain if s.name.startswith("build-")]
     if builds and all(b in fresh for b in builds):
         print(f"{name}: nothing was compiled; every build stage was up to date")

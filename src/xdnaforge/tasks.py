@@ -13,7 +13,7 @@ def stage_tasks(project: Project) -> Iterator[dict[str, Any]]:
     """`_<stage>:<target>` for every pipeline stage of every recipe, each depending on the
     one before; up to date when the stage's record holds the fingerprint of now."""
     for target in sorted(project.recipes):
-        plan = steps.make_plan(project, target)
+        plan = steps.make_plan(project, target, probe=False)
         space = steps.workspace(project, target)
         previous = None
         for stage in plan.pipeline():

@@ -318,3 +318,22 @@ def test_killed_build_keeps_the_previous_packages_and_the_next_run_completes(
     outcome = build(setup, fake_tools)
     assert outcome.rc == 0, outcome.output
     assert "build-xrt synthetic: inputs changed" in outcome.stdout
+
+
+def test_resuming_after_a_packaging_failure_does_not_reconfigure(
+    setup: Path, fake_tools: FakeTools
+) -> None:
+    assert build(setup, fake_tools, "patch", "--target", "synthetic").rc == 0
+    marker = setup / "build/synthetic/src/xrt/FAIL_PACKAGE"
+    marker.write_text("")
+    failed = build(setup, fake_tools)
+    assert failed.rc == 1
+    assert "CPack Error: packaging failed" in failed.output
+    configured = setup / "build/synthetic/src/xrt/build/Release/configure-count"
+    assert len(configured.read_text().splitlines()) == 1
+    marker.unlink()
+    outcome = build(setup, fake_tools)
+    assert outcome.rc == 0, outcome.output
+    assert "resuming the previous attempt without reconfiguring (-nocmake)" in outcome.stdout
+    assert len(configured.read_text().splitlines()) == 1
+    assert "-nocmake" in record(setup, "build")["steps"]["xrt"]["command"]  # type: ignore[index]

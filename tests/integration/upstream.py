@@ -130,6 +130,7 @@ if [ "$noctest" = 0 ]; then
   echo "The following tests did not run:"
   echo "	  3 - aie2_basic_txn (Skipped)"
 fi
+if [ -f ../FAIL_PACKAGE ]; then echo "CPack Error: packaging failed"; exit 2; fi
 version=$(sed -n 's/^VERSION //p' ../src/CMake/settings.cmake).0
 for component in base npu; do
   root=$PWD/Release/pkg-$component
