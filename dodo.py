@@ -104,6 +104,39 @@ def task_audit() -> dict[str, Any]:
     return task
 
 
+ROOT_DIR = {
+    "name": "root",
+    "long": "root",
+    "type": str,
+    "default": "/",
+    "help": "install into this root instead of / (dpkg --root; for images and tests)",
+}
+
+
+def task_install() -> dict[str, Any]:
+    """Install the audited packages in recipe order (shows the commands; runs them with --yes)."""
+    task = _with_target(steps.install, PROJECT)
+    task["params"] = [TARGET, YES, ROOT_DIR]
+    return task
+
+
+def task_rollback() -> dict[str, Any]:
+    """Restore the packages the last install replaced (shows the commands; runs with --yes)."""
+    task = _with_target(steps.rollback, PROJECT)
+    task["params"] = [TARGET, YES, ROOT_DIR]
+    return task
+
+
+def task_memlock() -> dict[str, Any]:
+    """Show (and with --yes write) the limits.d and systemd drop-ins for an unlimited memlock."""
+    return {
+        "actions": [(steps.memlock, [])],
+        "params": [YES, ROOT_DIR],
+        "uptodate": [False],
+        "verbosity": 2,
+    }
+
+
 def task_report() -> dict[str, Any]:
     """Render BUILD_REPORT.md (and a JSON twin) from a target's records; builds nothing."""
     return _with_target(steps.report, PROJECT)

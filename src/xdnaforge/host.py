@@ -65,6 +65,11 @@ def parse_os_release(text: str) -> dict[str, str]:
     return values
 
 
+def read_text(path: Path) -> str | None:
+    """A small system file's text, None when it cannot be read."""
+    return _read(path)
+
+
 def _read(path: Path) -> str | None:
     try:
         return path.read_text(encoding="utf-8", errors="replace").strip()

@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, ParamSpec
 
 from doit.cmd_base import ModuleTaskLoader
 from doit.doit_cmd import DoitMain
 from doit.exceptions import TaskFailed
 
+from . import install as install_module
 from . import stage_audit, stage_build, stage_report, stage_sources
 from .errors import StepFailed, UsageError, XdnaforgeError
 from .host import read_host_facts
@@ -184,6 +186,30 @@ def report(project: Project, target: str) -> None:
     """Render the report from the records as they are; builds nothing."""
     name = resolve_target(project, target or None)
     print(stage_report.write_report(name, workspace(project, name)), end="")
+
+
+def _system_change(project: Project, target: str, root: str) -> tuple[Plan, Workspace, Path]:
+    name = resolve_target(project, target or None)
+    return make_plan(project, name), workspace(project, name), Path(root).resolve()
+
+
+@guarded
+def install(project: Project, target: str, yes: bool, root: str) -> None:
+    plan, space, root_dir = _system_change(project, target, root)
+    with held(project.site.build_dir / ".lock", f"the build directory {project.site.build_dir}"):
+        install_module.install(project, plan, space, root_dir, yes)
+
+
+@guarded
+def rollback(project: Project, target: str, yes: bool, root: str) -> None:
+    plan, space, root_dir = _system_change(project, target, root)
+    with held(project.site.build_dir / ".lock", f"the build directory {project.site.build_dir}"):
+        install_module.rollback(project, plan, space, root_dir, yes)
+
+
+@guarded
+def memlock(yes: bool, root: str) -> None:
+    install_module.write_memlock(Path(root).resolve(), yes)
 
 
 @guarded

@@ -25,13 +25,16 @@ def parse_installed(output: str) -> dict[str, str]:
     return installed
 
 
-def query_installed(packages: Sequence[str], *, cwd: Path, log_file: Path | None) -> dict[str, str]:
+def query_installed(
+    packages: Sequence[str], *, cwd: Path, log_file: Path | None, admindir: Path | None = None
+) -> dict[str, str]:
     """Installed versions of `packages` (absent ones are simply missing from the result)."""
     if not packages:
         return {}
+    where = [f"--admindir={admindir}"] if admindir else []
     # exit status 1 means "some package is unknown", which is an answer, not a failure
     result = run(
-        ["dpkg-query", "-W", "-f", SHOW_FORMAT, *packages],
+        ["dpkg-query", *where, "-W", "-f", SHOW_FORMAT, *packages],
         cwd=cwd,
         timeout=60,
         log_file=log_file,
@@ -50,3 +53,35 @@ def query_installed(packages: Sequence[str], *, cwd: Path, log_file: Path | None
 
 def install_command(packages: Sequence[str]) -> list[str]:
     return ["apt-get", "install", "-y", "--no-install-recommends", *packages]
+
+
+def root_options(root: Path) -> list[str]:
+    """dpkg options for an alternative root. Its database is not the system's, so dependencies
+    are not enforced there (a test tree or an image being assembled)."""
+    if root == Path("/"):
+        return []
+    return [f"--root={root}", "--force-depends"]
+
+
+def install_argv(root: Path, files: Sequence[Path]) -> list[str]:
+    return ["dpkg", *root_options(root), "-i", *[str(f) for f in files]]
+
+
+def purge_argv(root: Path, packages: Sequence[str]) -> list[str]:
+    return ["dpkg", *root_options(root), "--purge", *packages]
+
+
+def repack_argv(root: Path, package: str) -> list[str]:
+    # dpkg-repack rebuilds a .deb from the installed files, for packages we did not build
+    where = [] if root == Path("/") else [f"--root={root}"]
+    return ["dpkg-repack", *where, package]
+
+
+def parse_md5sums(text: str) -> list[tuple[str, str]]:
+    """A dpkg info/<package>.md5sums file -> [(md5, path relative to the root)]."""
+    sums = []
+    for line in text.splitlines():
+        digest, _, path = line.partition("  ")
+        if digest and path:
+            sums.append((digest, path))
+    return sums

@@ -1,0 +1,356 @@
+"""Installing the audited packages, verifying them, and rolling back: the only stage that
+changes a user's system, so it is explicit (every privileged command is printed, run only
+with --yes), exact (only files whose sha256 the audit passed) and reversible (what it
+replaced is kept as .deb files and install.json says how to restore it).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+from .debfile import DebError, read_deb
+from .errors import StepFailed
+from .host import read_text
+from .install_checks import (
+    DISTRO_XRT_PACKAGES,
+    MEMLOCK_FILES,
+    Check,
+    distro_xrt,
+    memlock,
+    parse_memlock,
+    stale_library_path,
+)
+from .paths import Workspace
+from .plan import Plan
+from .project import Project
+from .records import read_record, write_atomic, write_record
+from .run import CommandFailed, run
+from .tools.dpkg import (
+    install_argv,
+    parse_md5sums,
+    purge_argv,
+    query_installed,
+    repack_argv,
+)
+
+ALLOW_ENV = "XDNAFORGE_ALLOW_SYSTEM_CHANGES"
+DPKG_TIMEOUT = 1800.0
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _authorised(yes: bool) -> bool:
+    return yes or os.environ.get(ALLOW_ENV) == "1"
+
+
+def _admindir(root: Path) -> Path:
+    admindir = root / "var/lib/dpkg"
+    if not (admindir / "status").is_file():
+        raise StepFailed(
+            f"{root} has no dpkg database ({admindir}/status)",
+            hint="give --root a directory prepared for dpkg: var/lib/dpkg/{status,info,updates}",
+        )
+    return admindir
+
+
+def _require_privilege(root: Path) -> None:
+    if root == Path("/") and os.geteuid() != 0:
+        raise StepFailed(
+            "installing into / needs root",
+            hint="rerun with sudo, e.g. `sudo -E .venv/bin/doit install --target <T> --yes`",
+        )
+
+
+def _lock_busy(error: CommandFailed) -> bool:
+    return "locked by another process" in error.output
+
+
+def _dpkg_failure(error: CommandFailed) -> str:
+    text = error.output
+    if _lock_busy(error):
+        return (
+            "dpkg is busy: another package manager (apt, unattended-upgrades, a software "
+            "centre) holds its lock; wait for it to finish and retry"
+        )
+    if "dependency problems" in text:
+        return "dependency problems: install the packages these depend on first (see above)"
+    if "subprocess installed post-installation script" in text or "script" in text:
+        return "a maintainer script failed (see above)"
+    return "dpkg failed (see above)"
+
+
+def preflight(plan: Plan, space: Workspace, root: Path, sysroot: Path) -> list[Check]:
+    """Everything that must be said before anything changes."""
+    installed = query_installed(
+        DISTRO_XRT_PACKAGES, cwd=space.work, log_file=None, admindir=_admindir(root)
+    )
+    checks = [distro_xrt(installed)]
+    if root == Path("/"):
+        checks.append(stale_library_path(os.environ.get("LD_LIBRARY_PATH", "")))
+    limits = parse_memlock(read_text(sysroot / "proc/self/limits") or "")
+    checks.append(memlock(limits, plan.recipe.validation.memlock_min_kib))
+    return [c for c in checks if c is not None]
+
+
+def _kept_versions(space: Workspace) -> dict[tuple[str, str], Path]:
+    """Packages xdnaforge installed before (any target), by (package, version)."""
+    kept = {}
+    for deb in sorted(space.artifacts_dir.glob("*/kept/*.deb")):
+        try:
+            contents = read_deb(deb)
+        except DebError:
+            continue
+        kept[(contents.package, contents.control.get("Version", ""))] = deb
+    return kept
+
+
+def _approved(plan: Plan, space: Workspace) -> list[dict[str, Any]]:
+    """The packages to install, in recipe order, each bound to the digest the audit passed."""
+    audit = read_record(space.record("audit"))
+    packages = read_record(space.record("packages"))
+    if audit is None or packages is None:
+        raise StepFailed(
+            f"no audited packages for {plan.target}",
+            hint=f"run `doit build --target {plan.target}` first",
+        )
+    if audit.get("verdict") != "pass":
+        raise StepFailed(
+            f"the audit of {plan.target} did not pass ({audit.get('verdict')})",
+            hint="only packages with a passing audit are installed; see audit.json",
+        )
+    audited = {p["package"]: p for p in audit.get("packages", [])}
+    built = {p["package"]: p for p in packages.get("packages", [])}
+    chosen = []
+    for name in plan.recipe.install_order:
+        if name not in built or name not in audited:
+            raise StepFailed(f"{name} is in install.order but was not built and audited")
+        path = space.records / built[name]["file"]
+        digest = _sha256(path) if path.is_file() else "missing"
+        if digest != audited[name]["sha256"] or audited[name]["verdict"] != "pass":
+            raise StepFailed(
+                f"refusing {path.name}: its sha256 is {digest}, the audit passed "
+                f"{audited[name]['sha256']}",
+                hint="the file changed after the audit; rebuild or re-audit it "
+                f"(`doit build --target {plan.target}`)",
+            )
+        chosen.append(
+            {
+                "package": name,
+                "version": built[name]["version"],
+                "sha256": digest,
+                "file": str(path),
+            }
+        )
+    return chosen
+
+
+def install(project: Project, plan: Plan, space: Workspace, root: Path, yes: bool) -> None:
+    chosen = _approved(plan, space)
+    admindir = _admindir(root)
+    checks = preflight(plan, space, root, project.site.sysroot)
+    for check in checks:
+        label = "BLOCKING" if check.blocking else "warning"
+        print(f"{label} [{check.code}] {check.message}\n  fix: {check.fix}")
+    blocking = [c for c in checks if c.blocking]
+    if blocking:
+        raise StepFailed(
+            f"not installing: {'; '.join(c.message for c in blocking)}",
+            hint="\n".join(c.fix for c in blocking),
+        )
+    log = space.logs / "install.log"
+    names = [c["package"] for c in chosen]
+    before = query_installed(names, cwd=space.work, log_file=log, admindir=admindir)
+    kept = _kept_versions(space)
+    keep_dir = space.records / "kept"
+    commands: list[list[str]] = []
+    for item in chosen:
+        version = before.get(item["package"])
+        item["replaced"] = version
+        if version is not None and (item["package"], version) not in kept:
+            commands.append(repack_argv(root, item["package"]))
+    commands.append(install_argv(root, [Path(c["file"]) for c in chosen]))
+    for argv in commands:
+        print(f"+ {' '.join(argv)}")
+    if not _authorised(yes):
+        raise StepFailed(
+            "not run: installing changes the system",
+            hint=f"rerun with --yes (or {ALLOW_ENV}=1) to run the commands above",
+        )
+    _require_privilege(root)
+    keep_dir.mkdir(parents=True, exist_ok=True)
+    for argv in commands[:-1]:
+        run(argv, cwd=keep_dir, timeout=DPKG_TIMEOUT, log_file=log)
+    kept = _kept_versions(space)
+    for item in chosen:
+        if item["replaced"] is not None:
+            item["kept"] = str(kept[(item["package"], item["replaced"])])
+    try:
+        run(commands[-1], cwd=space.work, timeout=DPKG_TIMEOUT, log_file=log)
+    except CommandFailed as error:
+        if _lock_busy(error):
+            # dpkg refused before touching anything: there is nothing to roll back
+            raise StepFailed(
+                f"nothing was installed: {_dpkg_failure(error)}", hint=f"full log: {log}"
+            ) from None
+        outcome = "was rolled back"
+        try:
+            _restore(root, chosen, space, log)
+        except CommandFailed as undo:
+            outcome = f"could NOT be rolled back ({undo.output.strip()[-300:]})"
+        raise StepFailed(
+            f"install failed and {outcome}: {_dpkg_failure(error)}\n{error.output.strip()}",
+            hint=f"full log: {log}",
+        ) from None
+    problems = verify(root, chosen, space)
+    for item in chosen:
+        # what we installed is kept too, so a later upgrade can be rolled back to it
+        target = keep_dir / Path(item["file"]).name
+        if not target.exists():
+            shutil.copy2(item["file"], target)
+    write_record(
+        space.record("install"),
+        "install",
+        {
+            "target": plan.target,
+            "root": str(root),
+            "state": "installed" if not problems else "installed, verification failed",
+            "installed": chosen,
+            "checks": [
+                {"code": c.code, "blocking": c.blocking, "message": c.message} for c in checks
+            ],
+            "commands": commands,
+            "verification": problems or ["every file matches the digest dpkg recorded"],
+            "fingerprints": {"install": plan.stage("install").fingerprint},
+        },
+    )
+    if problems:
+        raise StepFailed("installed, but verification failed:\n" + "\n".join(problems))
+    for item in chosen:
+        was = f" (replaced {item['replaced']})" if item["replaced"] else ""
+        print(f"installed {item['package']} {item['version']}{was}")
+
+
+def verify(root: Path, chosen: list[dict[str, Any]], space: Workspace) -> list[str]:
+    """debsums-style: versions as expected, every file present with dpkg's recorded md5."""
+    admindir = root / "var/lib/dpkg"
+    names = [c["package"] for c in chosen]
+    versions = query_installed(names, cwd=space.work, log_file=None, admindir=admindir)
+    problems = []
+    for item in chosen:
+        name = item["package"]
+        if versions.get(name) != item["version"]:
+            problems.append(
+                f"{name}: dpkg reports {versions.get(name)}, expected {item['version']}"
+            )
+            continue
+        sums = next(iter(sorted((admindir / "info").glob(f"{name}*.md5sums"))), None)
+        for digest, path in parse_md5sums(sums.read_text() if sums else ""):
+            file = root / path
+            if not file.is_file():
+                problems.append(f"{name}: /{path} is missing")
+            elif hashlib.md5(file.read_bytes(), usedforsecurity=False).hexdigest() != digest:
+                problems.append(f"{name}: /{path} differs from what dpkg installed")
+    if "xrt_plugin-amdxdna" in names and not list(
+        (root / "opt/xilinx/xrt/lib").glob("libxrt_driver_xdna.so*")
+    ):
+        problems.append("/opt/xilinx/xrt/lib holds no libxrt_driver_xdna.so*: XRT will find no NPU")
+    return problems
+
+
+def _restore(root: Path, items: list[dict[str, Any]], space: Workspace, log: Path) -> None:
+    """Put back what `items` replaced: reinstall kept versions, purge what was new."""
+    new = [i["package"] for i in items if i.get("replaced") is None]
+    previous = [Path(i["kept"]) for i in items if i.get("replaced") is not None and i.get("kept")]
+    if new:
+        run(
+            purge_argv(root, list(reversed(new))),
+            cwd=space.work,
+            timeout=DPKG_TIMEOUT,
+            log_file=log,
+            ok_codes=(0, 1),
+        )
+    if previous:
+        run(install_argv(root, previous), cwd=space.work, timeout=DPKG_TIMEOUT, log_file=log)
+
+
+def rollback(project: Project, plan: Plan, space: Workspace, root: Path, yes: bool) -> None:
+    del project
+    record = read_record(space.record("install"))
+    if record is None or record.get("state", "").startswith("rolled back"):
+        raise StepFailed(
+            f"nothing to roll back for {plan.target}",
+            hint="install.json records no install by xdnaforge",
+        )
+    if Path(record["root"]) != root:
+        raise StepFailed(
+            f"the install was into {record['root']}, not {root}",
+            hint=f"pass --root {record['root']}",
+        )
+    _admindir(root)
+    items = record["installed"]
+    new = [i["package"] for i in items if i.get("replaced") is None]
+    previous = [Path(i["kept"]) for i in items if i.get("replaced") is not None]
+    commands = []
+    if new:
+        commands.append(purge_argv(root, list(reversed(new))))
+    if previous:
+        commands.append(install_argv(root, previous))
+    for argv in commands:
+        print(f"+ {' '.join(argv)}")
+    if not _authorised(yes):
+        raise StepFailed(
+            "not run: rolling back changes the system",
+            hint=f"rerun with --yes (or {ALLOW_ENV}=1) to run the commands above",
+        )
+    _require_privilege(root)
+    log = space.logs / "install.log"
+    for argv in commands:
+        run(argv, cwd=space.work, timeout=DPKG_TIMEOUT, log_file=log)
+    versions = query_installed(
+        [i["package"] for i in items], cwd=space.work, log_file=log, admindir=root / "var/lib/dpkg"
+    )
+    wrong = [
+        f"{i['package']}: {versions.get(i['package'])}, expected {i.get('replaced')}"
+        for i in items
+        if versions.get(i["package"]) != i.get("replaced")
+    ]
+    write_record(
+        space.record("install"),
+        "install",
+        {
+            **{k: v for k, v in record.items() if k not in ("schema", "kind", "xdnaforge")},
+            "state": "rolled back" if not wrong else "rolled back, verification failed",
+            "rollback": {"commands": commands, "problems": wrong},
+        },
+    )
+    if wrong:
+        raise StepFailed(
+            "rolled back, but dpkg does not show the previous set:\n" + "\n".join(wrong)
+        )
+    for item in items:
+        print(f"restored {item['package']} {item.get('replaced') or '(removed)'}")
+
+
+def write_memlock(root: Path, yes: bool) -> None:
+    """`doit memlock`: the limits.d and systemd drop-ins that lift RLIMIT_MEMLOCK."""
+    for path, text in MEMLOCK_FILES.items():
+        print(f"--- {root / path}\n{text}")
+    if not _authorised(yes):
+        raise StepFailed(
+            "not written: changes the system's limits",
+            hint=f"rerun with --yes (or {ALLOW_ENV}=1) to write the files above",
+        )
+    _require_privilege(root)
+    for path, text in MEMLOCK_FILES.items():
+        write_atomic(root / path, text)
+    print("written; log out and in again (or reboot) for the new limit to apply")

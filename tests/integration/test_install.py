@@ -1,0 +1,238 @@
+"""doit install / rollback for real, with dpkg --root into temporary trees."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.debs import Spec, build_deb
+from tests.fakes.fixture import FakeTools
+from tests.integration.conftest import Outcome, run_doit
+from tests.integration.test_build import DEPENDS, build
+from tests.integration.upstream import BOOST_PATCH, Upstream, make_upstream, write_recipe
+from tests.unit.test_host import make_sysroot
+from tests.unit.test_install_checks import LIMITS_8M
+
+
+@pytest.fixture
+def upstream(tmp_path: Path) -> Upstream:
+    return make_upstream(tmp_path / "upstream")
+
+
+@pytest.fixture
+def built(project_dir: Path, upstream: Upstream, fake_tools: FakeTools) -> Path:
+    write_recipe(project_dir, upstream)
+    make_sysroot(project_dir / "sysroot")
+    fake_tools.installed(DEPENDS)
+    (project_dir / "home").mkdir()
+    outcome = build(project_dir, fake_tools)
+    assert outcome.rc == 0, outcome.output
+    return project_dir
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    """A minimal dpkg root (no /bin/sh: maintainer scripts cannot run there)."""
+    path = tmp_path / "root"
+    for folder in ("var/lib/dpkg/info", "var/lib/dpkg/updates", "var/lib/dpkg/triggers", "var/log"):
+        (path / folder).mkdir(parents=True)
+    (path / "var/lib/dpkg/status").write_text("")
+    return path
+
+
+def doit(project: Path, *args: str) -> Outcome:
+    # the real dpkg-query, not the fake: installs run against a real dpkg database
+    return run_doit(project, *args)
+
+
+def dpkg_versions(root: Path) -> dict[str, str]:
+    done = subprocess.run(
+        [
+            "dpkg-query",
+            f"--admindir={root}/var/lib/dpkg",
+            "-W",
+            "-f",
+            "${Package} ${db:Status-Abbrev} ${Version}\n",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    versions = {}
+    for line in done.stdout.splitlines():
+        parts = line.split()
+        name, status, version = parts[0], parts[1], parts[-1]
+        if status == "ii":
+            versions[name] = version
+    return versions
+
+
+def install(project: Path, root: Path, *extra: str) -> Outcome:
+    return doit(project, "install", "--target", "synthetic", "--root", str(root), *extra)
+
+
+def test_without_yes_only_the_commands_are_shown(built: Path, root: Path) -> None:
+    status = (root / "var/lib/dpkg/status").read_text()
+    outcome = install(built, root)
+    assert outcome.rc == 1
+    assert f"+ dpkg --root={root} --force-depends -i " in outcome.stdout
+    assert "-base.deb" in outcome.stdout
+    assert "-amdxdna.deb" in outcome.stdout
+    assert "not run: installing changes the system" in outcome.output
+    assert (root / "var/lib/dpkg/status").read_text() == status
+    assert not (built / "artifacts/synthetic/install.json").exists()
+
+
+def test_install_verify_upgrade_and_rollback(
+    built: Path, root: Path, upstream: Upstream, fake_tools: FakeTools
+) -> None:
+    first = install(built, root, "--yes")
+    assert first.rc == 0, first.output
+    assert dpkg_versions(root) == {
+        "xrt-base": "2.20.0",
+        "xrt-npu": "2.20.0",
+        "xrt_plugin-amdxdna": "2.20.1",
+    }
+    assert (root / "opt/xilinx/xrt/lib/libxrt_driver_xdna.so.2.20.0").is_file()
+
+    # upstream moves to 2.21; a new build upgrades the installed set
+    upstream.commit("xrt", {"src/CMake/settings.cmake": "VERSION 2.21\n"}, "xrt 2.21")
+    upstream.link("xdna-driver", "xrt", "xrt")
+    write_recipe(built, upstream)
+    assert build(built, fake_tools).rc == 0
+    second = install(built, root, "--yes")
+    assert second.rc == 0, second.output
+    assert "installed xrt-base 2.21.0 (replaced 2.20.0)" in second.stdout
+    assert dpkg_versions(root) == {
+        "xrt-base": "2.21.0",
+        "xrt-npu": "2.21.0",
+        "xrt_plugin-amdxdna": "2.20.1",
+    }
+
+    shown = doit(built, "rollback", "--target", "synthetic", "--root", str(root))
+    assert shown.rc == 1
+    assert dpkg_versions(root)["xrt-base"] == "2.21.0"
+    back = doit(built, "rollback", "--target", "synthetic", "--root", str(root), "--yes")
+    assert back.rc == 0, back.output
+    assert dpkg_versions(root) == {
+        "xrt-base": "2.20.0",
+        "xrt-npu": "2.20.0",
+        "xrt_plugin-amdxdna": "2.20.1",
+    }
+
+
+def test_tampered_package_is_refused_with_both_digests(built: Path, root: Path) -> None:
+    deb = next((built / "artifacts/synthetic/debs").glob("*-base.deb"))
+    deb.write_bytes(deb.read_bytes() + b"\0")
+    outcome = install(built, root, "--yes")
+    assert outcome.rc == 1
+    assert f"refusing {deb.name}: its sha256 is " in outcome.output
+    assert ", the audit passed " in outcome.output
+    assert dpkg_versions(root) == {}
+
+
+def test_a_package_that_fails_to_install_is_rolled_back(
+    built: Path, root: Path, fake_tools: FakeTools
+) -> None:
+    assert install(built, root, "--yes").rc == 0
+    before = dpkg_versions(root)
+    # the next shim gets a postinst; the test root has no /bin/sh to run it
+    (built / "build/synthetic/src/WITH_POSTINST").write_text("")
+    patch = built / "patches/synthetic/0001-boost.patch"
+    patch.write_text(BOOST_PATCH.replace("Subject: cmake:", "Subject: cmake (v2):"))
+    assert build(built, fake_tools).rc == 0
+    outcome = install(built, root, "--yes")
+    assert outcome.rc == 1
+    assert "install failed and was rolled back" in outcome.output
+    assert dpkg_versions(root) == before
+
+
+def test_busy_dpkg_lock_stops_with_a_clear_message(built: Path, root: Path) -> None:
+    # another package manager: a process holding dpkg's frontend lock (a POSIX lock)
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import fcntl, sys, time; f = open(sys.argv[1], 'w'); fcntl.lockf(f, fcntl.LOCK_EX); "
+            "print('locked', flush=True); time.sleep(60)",
+            str(root / "var/lib/dpkg/lock-frontend"),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None
+        assert holder.stdout.readline().strip() == "locked"
+        outcome = install(built, root, "--yes")
+    finally:
+        holder.kill()
+        holder.wait()
+    assert outcome.rc == 1
+    assert "dpkg is busy: another package manager" in outcome.output
+    assert dpkg_versions(root) == {}
+
+
+def test_distro_xrt_stops_the_install_before_anything_changes(
+    built: Path, root: Path, tmp_path: Path
+) -> None:
+    distro = build_deb(
+        tmp_path,
+        Spec(package="libxrt2", version="2.19.0-1", files={"usr/lib/libxrt_core.so.2": b"\x7fELF"}),
+    )
+    subprocess.run(
+        ["dpkg", f"--root={root}", "--force-depends", "-i", str(distro)],
+        check=True,
+        capture_output=True,
+    )
+    outcome = install(built, root, "--yes")
+    assert outcome.rc == 1
+    assert "BLOCKING [distro-xrt]" in outcome.stdout
+    assert "sudo apt-get remove libxrt2" in outcome.output
+    assert dpkg_versions(root) == {"libxrt2": "2.19.0-1"}
+
+
+def test_low_memlock_is_reported_and_the_drop_ins_written_on_request(
+    built: Path, root: Path
+) -> None:
+    (built / "sysroot/proc/self").mkdir(parents=True)
+    (built / "sysroot/proc/self/limits").write_text(LIMITS_8M)
+    outcome = install(built, root)
+    assert "warning [memlock] memlock limit is soft 8192 KiB, hard 8192 KiB" in outcome.stdout
+    assert "DefaultLimitMEMLOCK=infinity" in outcome.stdout
+    shown = doit(built, "memlock", "--root", str(root))
+    assert shown.rc == 1
+    assert not (root / "etc/security/limits.d").exists()
+    written = doit(built, "memlock", "--root", str(root), "--yes")
+    assert written.rc == 0, written.output
+    limits = (root / "etc/security/limits.d/99-xdnaforge-memlock.conf").read_text()
+    assert "*    hard    memlock    unlimited" in limits
+
+
+def test_a_package_we_did_not_build_is_repacked_and_restored(
+    built: Path, root: Path, tmp_path: Path
+) -> None:
+    # an xrt-base installed by hand earlier: no .deb of it anywhere but in the dpkg database
+    old = build_deb(
+        tmp_path,
+        Spec(
+            package="xrt-base",
+            version="2.19.0",
+            files={"opt/xilinx/xrt/lib/libxrt_coreutil.so.2.19.0": b"old"},
+        ),
+    )
+    subprocess.run(
+        ["dpkg", f"--root={root}", "--force-depends", "-i", str(old)],
+        check=True,
+        capture_output=True,
+    )
+    outcome = install(built, root, "--yes")
+    assert outcome.rc == 0, outcome.output
+    assert f"+ dpkg-repack --root={root} xrt-base" in outcome.stdout
+    assert "installed xrt-base 2.20.0 (replaced 2.19.0)" in outcome.stdout
+    back = doit(built, "rollback", "--target", "synthetic", "--root", str(root), "--yes")
+    assert back.rc == 0, back.output
+    assert dpkg_versions(root) == {"xrt-base": "2.19.0"}
+    assert (root / "opt/xilinx/xrt/lib/libxrt_coreutil.so.2.19.0").read_bytes() == b"old"

@@ -1,0 +1,54 @@
+from __future__ import annotations
+
+from xdnaforge.install_checks import (
+    MEMLOCK_FILES,
+    distro_xrt,
+    memlock,
+    parse_memlock,
+    stale_library_path,
+)
+
+# /proc/self/limits as Linux prints it (field 043: a non-root user with the 8 MiB default)
+LIMITS_8M = """Limit                     Soft Limit           Hard Limit           Units
+Max cpu time              unlimited            unlimited            seconds
+Max locked memory         8388608              8388608              bytes
+Max address space         unlimited            unlimited            bytes
+"""
+LIMITS_UNLIMITED = LIMITS_8M.replace(
+    "8388608              8388608", "unlimited            unlimited"
+)
+
+
+def test_stale_xrt_ahead_of_opt_is_found() -> None:
+    check = stale_library_path("/home/me/XRT/build/Release/opt/xilinx/xrt/lib:/opt/xilinx/xrt/lib")
+    assert check is not None
+    assert "/home/me/XRT/build/Release/opt/xilinx/xrt/lib" in check.message
+    assert not check.blocking
+
+
+def test_library_path_without_other_xrt_is_fine() -> None:
+    assert stale_library_path("/opt/xilinx/xrt/lib:/home/me/xrt-old/lib") is None
+    assert stale_library_path("/usr/local/cuda/lib64") is None
+    assert stale_library_path("") is None
+
+
+def test_distro_xrt_blocks_with_the_remove_command() -> None:
+    check = distro_xrt({"libxrt2": "2.19.0-1", "xrt-base": "2.20.0"})
+    assert check is not None
+    assert check.blocking
+    assert check.fix == "remove it first: sudo apt-get remove libxrt2"
+    assert distro_xrt({"xrt-base": "2.20.0"}) is None
+
+
+def test_memlock_parsing_and_verdicts() -> None:
+    assert parse_memlock(LIMITS_8M) == (8388608, 8388608)
+    assert parse_memlock(LIMITS_UNLIMITED) == (None, None)
+    assert parse_memlock("nothing") is None
+    low = memlock(parse_memlock(LIMITS_8M), None)
+    assert low is not None
+    assert "soft 8192 KiB, hard 8192 KiB; the NPU needs unlimited" in low.message
+    for path in MEMLOCK_FILES:
+        assert path in low.fix
+    assert memlock(parse_memlock(LIMITS_UNLIMITED), None) is None
+    assert memlock(parse_memlock(LIMITS_8M), 4096) is None
+    assert memlock(parse_memlock(LIMITS_8M), 65536) is not None
