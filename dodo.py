@@ -137,6 +137,27 @@ def task_memlock() -> dict[str, Any]:
     }
 
 
+def task_validate() -> dict[str, Any]:
+    """Bottom-up hardware gates (host ... xrt-smi validate, pyxrt), figures and diagnoses."""
+    return _with_target(steps.validate, PROJECT)
+
+
+def task_doctor() -> dict[str, Any]:
+    """Diagnose this host (no build needed) or a saved log: --log FILE (repeatable)."""
+    task = _with_target(steps.doctor, PROJECT)
+    task["params"] = [
+        TARGET,
+        {
+            "name": "log",
+            "long": "log",
+            "type": list,
+            "default": [],
+            "help": "a saved kernel log, xrt-smi or build output to diagnose (repeatable)",
+        },
+    ]
+    return task
+
+
 def task_report() -> dict[str, Any]:
     """Render BUILD_REPORT.md (and a JSON twin) from a target's records; builds nothing."""
     return _with_target(steps.report, PROJECT)

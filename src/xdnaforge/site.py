@@ -30,6 +30,8 @@ class Site:
     mirrors: tuple[tuple[str, str], ...]  # upstream URL -> local path or URL
     pythons: tuple[str, ...]
     sysroot: Path
+    xrt_prefix: Path  # where the installed XRT lives (tools, plugin, pyxrt)
+    tool_timeout_s: float  # a hardware tool taking longer is considered hung
 
     def mirror_for(self, url: str) -> str | None:
         for upstream, mirror in self.mirrors:
@@ -48,6 +50,8 @@ KEYS = (
     "mirrors",
     "python",
     "sysroot",
+    "xrt_prefix",
+    "tool_timeout_s",
 )
 
 
@@ -95,13 +99,16 @@ def load_site(project_root: Path, environ: Mapping[str, str]) -> Site:
     pythons: tuple[str, ...] = ()
     jobs = None
     offline = False
-    build = artifacts = cache = ccache = sysroot = None
+    build = artifacts = cache = ccache = sysroot = prefix = None
+    tool_timeout = 600
     if reader is not None:
         build = reader.string(data, "build_dir", ())
         artifacts = reader.string(data, "artifacts_dir", ())
         cache = reader.string(data, "cache_dir", ())
         ccache = reader.string(data, "ccache_dir", ())
         sysroot = reader.string(data, "sysroot", ())
+        prefix = reader.string(data, "xrt_prefix", ())
+        tool_timeout = reader.integer(data, "tool_timeout_s", (), minimum=1, default=600) or 600
         jobs = reader.integer(data, "jobs", (), minimum=1)
         offline = reader.boolean(data, "offline", (), default=False)
         pythons = reader.strings(data, "python", ())
@@ -136,4 +143,6 @@ def load_site(project_root: Path, environ: Mapping[str, str]) -> Site:
         mirrors=tuple(mirrors),
         pythons=pythons or ("python3",),
         sysroot=Path(sysroot_override) if sysroot_override else _path(base, sysroot, Path("/")),
+        xrt_prefix=_path(base, prefix, Path("/opt/xilinx/xrt")),
+        tool_timeout_s=float(tool_timeout),
     )

@@ -15,7 +15,7 @@ from doit.doit_cmd import DoitMain
 from doit.exceptions import TaskFailed
 
 from . import install as install_module
-from . import stage_audit, stage_build, stage_report, stage_sources
+from . import stage_audit, stage_build, stage_report, stage_sources, stage_validate
 from .errors import StepFailed, UsageError, XdnaforgeError
 from .host import read_host_facts
 from .lockfile import held
@@ -210,6 +210,28 @@ def rollback(project: Project, target: str, yes: bool, root: str) -> None:
 @guarded
 def memlock(yes: bool, root: str) -> None:
     install_module.write_memlock(Path(root).resolve(), yes)
+
+
+@guarded
+def validate(project: Project, target: str) -> None:
+    name = resolve_target(project, target or None)
+    stage_validate.validate(project, make_plan(project, name), workspace(project, name))
+
+
+@guarded
+def doctor(project: Project, target: str, log: list[str]) -> None:
+    if log:
+        stage_validate.doctor_logs(log)
+        return
+    try:
+        name = resolve_target(project, target or None)
+    except UsageError:
+        # any host deserves a diagnosis: take a recipe this host matches, or the first one
+        host = read_host_facts(project.site.sysroot)
+        cells = matching_cells(project.cells(), host)
+        name = cells[0].recipe if cells else sorted(project.recipes)[0]
+        print(f"(no supported matrix cell matches this host; checking with {name}'s limits)")
+    stage_validate.doctor(project, make_plan(project, name), workspace(project, name))
 
 
 @guarded

@@ -1,0 +1,205 @@
+"""`doit validate` and `doit doctor`: run the gates, record validation.json and the benchmark
+history, and turn logs into causes and fixes."""
+
+from __future__ import annotations
+
+import contextlib
+import datetime
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from .errors import StepFailed
+from .gates import Context, Gate, run_gates
+from .knowledge import Diagnosis, diagnose, unexplained_failures
+from .paths import Workspace
+from .plan import Plan
+from .project import Project
+from .records import read_record, write_atomic, write_record
+from .stage_report import write_report
+from .tools.xrt_smi import (
+    parse_examine_text,
+    parse_flm_validate,
+    parse_validate_json,
+    parse_validate_text,
+)
+
+DOCTOR_GATES = ("host", "memlock", "device")
+
+
+def _history_file(space: Workspace) -> Path:
+    return space.records / "bench" / "history.jsonl"
+
+
+def read_history(space: Workspace) -> list[dict[str, Any]]:
+    path = _history_file(space)
+    if not path.exists():
+        return []
+    entries = []
+    for line in path.read_text().splitlines():
+        try:
+            entries.append(json.loads(line))
+        except ValueError:
+            continue  # a torn last line from a killed run loses one entry, not the history
+    return entries
+
+
+def format_gate(gate: Gate) -> str:
+    lines = [f"{gate.status.upper():4} {gate.name}: {gate.summary}"]
+    lines.extend(format_diagnosis(d, indent="     ") for d in gate.diagnoses)
+    return "\n".join(lines)
+
+
+def format_diagnosis(diagnosis: Diagnosis, indent: str = "") -> str:
+    lines = [
+        f"[{diagnosis.severity}] {diagnosis.code}: {diagnosis.title}",
+        f"  seen:  {diagnosis.evidence}",
+        f"  cause: {diagnosis.cause}",
+        f"  fix:   {diagnosis.fix}",
+    ]
+    if diagnosis.references:
+        lines.append(f"  see:   {', '.join(diagnosis.references)}")
+    return "\n".join(indent + line for line in lines)
+
+
+def validate(project: Project, plan: Plan, space: Workspace) -> None:
+    work = space.work / "validate"
+    work.mkdir(parents=True, exist_ok=True)
+    history = read_history(space)
+    context = Context(
+        project=project, plan=plan, work=work, history=[h.get("metrics", {}) for h in history]
+    )
+    gates = run_gates(context, plan.recipe.validation.gates)
+    for gate in gates:
+        print(format_gate(gate))
+    failed = [g.name for g in gates if g.status == "fail"]
+    verdict = "fail" if failed else "pass"
+    lock = read_record(space.record("lock")) or {}
+    install = read_record(space.record("install")) or {}
+    now = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+    facts = context.facts
+    host = {
+        "distro": f"{facts.distro_id} {facts.distro_version}" if facts else "unknown",
+        "kernel": (facts.kernel if facts else None) or "unknown",
+        "npu": ", ".join(f"{n.pci} rev {n.revision} ({n.driver or 'unbound'})" for n in facts.npus)
+        if facts
+        else "unknown",
+        "cell": context.found.get("cell", "none"),
+        "firmware": context.found.get("firmware") or "unknown",
+    }
+    metrics = [m for g in gates for m in g.metrics]
+    write_record(
+        space.record("validation"),
+        "validation",
+        {
+            "target": plan.target,
+            "time": now,
+            "host": host,
+            "verdict": verdict,
+            "gates": [g.as_record() for g in gates],
+            "lock_fingerprint": lock.get("fingerprints", {}).get("patch"),
+            "installed": install.get("state", "not by xdnaforge"),
+        },
+    )
+    if metrics:
+        entry = {
+            "time": now,
+            "kernel": host["kernel"],
+            "firmware": host["firmware"],
+            "host": host["npu"],
+            "xrt": context.found.get("xrt_version"),
+            "lock_fingerprint": lock.get("fingerprints", {}).get("patch"),
+            "metrics": context.found.get("metrics", {}),
+        }
+        path = _history_file(space)
+        lines = path.read_text() if path.exists() else ""
+        write_atomic(path, lines + json.dumps(entry, sort_keys=True) + "\n")
+        write_record(
+            space.record("bench"),
+            "bench",
+            {
+                "target": plan.target,
+                "latest_metrics": [m.as_record() for m in metrics],
+                "history_entries": len(history) + 1,
+            },
+        )
+    write_report(plan.target, space)
+    if failed:
+        raise StepFailed(
+            f"validation of {plan.target} failed at: {', '.join(failed)}",
+            hint=f"the diagnoses above say why; details in {space.record('validation')}",
+        )
+    print(f"validation of {plan.target}: every gate passed")
+
+
+def doctor_logs(files: list[str]) -> None:
+    """Diagnose saved logs or pasted xrt-smi output; unknown failures are said to be unknown."""
+    worst = False
+    for name in files:
+        path = Path(name)
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError as error:
+            raise StepFailed(f"{name}: cannot read: {error.strerror}") from None
+        print(f"== {name}")
+        worst |= _report(text)
+    if worst:
+        raise StepFailed("known or unknown failures found (see above)")
+
+
+def healthy_evidence(text: str) -> str | None:
+    """Positive signs of a working stack; without them a log is not called healthy."""
+    lines = [line for line in text.splitlines() if not line.startswith("#### [")]
+    body = "\n".join(lines)
+    validation = parse_validate_text(body)
+    if "{" in body and not validation.tests:
+        with contextlib.suppress(ValueError):
+            validation = parse_validate_json(body[body.index("{") :])
+    if validation.tests and all(t.status.startswith("PASSED") for t in validation.tests):
+        return f"xrt-smi validate: {len(validation.tests)} test(s) passed"
+    # a JSON report cut off mid-way: count the statuses it did record
+    statuses = re.findall(r'"status":\s*"(\w+)"', body)
+    if statuses and all(s == "PASSED" for s in statuses):
+        return f"xrt-smi validate (JSON): {len(statuses)} test(s) passed"
+    examine = parse_examine_text(body)
+    if examine.devices:
+        return f"xrt-smi examine: {', '.join(d.name for d in examine.devices)} present"
+    flm = parse_flm_validate(body)
+    if flm.node and not flm.errors:
+        return f"flm validate: NPU {flm.node}, firmware {flm.firmware}"
+    return None
+
+
+def _report(text: str) -> bool:
+    """Print what the text shows; True when something is failing."""
+    diagnoses = diagnose(text)
+    for diagnosis in diagnoses:
+        print(format_diagnosis(diagnosis))
+    unknown = unexplained_failures(text, diagnoses)
+    for line in unknown[:5]:
+        print(f"[unknown] no known signature explains: {line}")
+    errors = [d for d in diagnoses if d.severity == "error"]
+    if errors or unknown:
+        return True
+    evidence = healthy_evidence(text)
+    if evidence:
+        note = " (only notes above)" if diagnoses else ""
+        print(f"healthy: {evidence}{note}")
+    else:
+        print("unknown: no known failure and no sign of a working stack in this log")
+    return False
+
+
+def doctor(project: Project, plan: Plan, space: Workspace) -> None:
+    """The gates that need no build, and the kernel log read for known signatures."""
+    work = space.work / "doctor"
+    work.mkdir(parents=True, exist_ok=True)
+    context = Context(project=project, plan=plan, work=work, history=[])
+    gates = run_gates(context, DOCTOR_GATES)
+    for gate in gates:
+        if gate.name in DOCTOR_GATES:
+            print(format_gate(gate))
+    failed = [g.name for g in gates if g.status == "fail"]
+    if failed:
+        raise StepFailed(f"doctor found problems at: {', '.join(failed)}")

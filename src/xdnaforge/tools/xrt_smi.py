@@ -1,0 +1,253 @@
+"""xrt-smi (and FastFlowLM's `flm validate`): argv builders and pure parsers.
+
+JSON is preferred (`--format JSON --output FILE`: every scalar is a string; key names
+differ between the 1.6 line and main), text is understood too, older xbutil-era layouts
+included, and logs cut off mid-way are parsed as far as they go.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+_KEY_VALUE_RE = re.compile(r"^\s{2,}(\S.*?)\s*: (.*?)\s*$")
+_ROW_RE = re.compile(
+    r"^\|\[?([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-9a-fA-F])\]?\s*\|([^|]*)\|"
+)
+_TEST_RE = re.compile(r"^Test \d+ \[(\S+)\]\s*: (\S+)")
+_STATUS_RE = re.compile(r"Test Status\s*: \[(PASSED|FAILED|SKIPPED|PASSED WITH WARNINGS)\]")
+_NUMBER = r"'?([0-9]+(?:\.[0-9]+)?)'?"
+METRICS = {
+    # validate Details strings (%.1f), Windows builds quote the number: "'127.2' us"
+    "gemm_tops": (re.compile(rf"TOPS: {_NUMBER}"), "TOPS"),
+    "latency_us": (re.compile(rf"Average latency: {_NUMBER} us"), "us"),
+    # "op/s" (v16), "ops/s" (runlist tests), plain "ops" in some builds' text output
+    "throughput_ops": (re.compile(rf"Average throughput: {_NUMBER} ops?(?:/s)?"), "op/s"),
+}
+
+
+def examine_argv(output: Path) -> list[str]:
+    return ["xrt-smi", "examine", "--format", "JSON", "--output", str(output)]
+
+
+def validate_argv(output: Path) -> list[str]:
+    return ["xrt-smi", "validate", "--format", "JSON", "--output", str(output)]
+
+
+@dataclass(frozen=True, slots=True)
+class Device:
+    bdf: str
+    name: str
+    firmware: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Examine:
+    xrt_version: str | None
+    drivers: dict[str, str] = field(default_factory=dict)  # name -> "version, hash"
+    devices: tuple[Device, ...] = ()
+    firmware: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TestResult:
+    name: str
+    status: str  # PASSED, FAILED, SKIPPED, PASSED WITH WARNINGS
+    details: tuple[str, ...] = ()
+    errors: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Validation:
+    device: str | None
+    platform: str | None
+    power_mode: str | None
+    tests: tuple[TestResult, ...]
+
+    def metrics(self) -> dict[str, float]:
+        """gemm_tops, latency_us, throughput_ops from the tests of those names."""
+        found: dict[str, float] = {}
+        wanted = {"gemm": "gemm_tops", "latency": "latency_us", "throughput": "throughput_ops"}
+        for test in self.tests:
+            metric = wanted.get(test.name)
+            if metric is None or test.status not in ("PASSED", "PASSED WITH WARNINGS"):
+                continue
+            pattern = METRICS[metric][0]
+            for detail in test.details:
+                match = pattern.search(detail)
+                if match:
+                    found[metric] = float(match.group(1))
+        return found
+
+
+def parse_examine_json(text: str) -> Examine:
+    data: dict[str, Any] = json.loads(text)
+    host = data.get("system", {}).get("host", {})
+    xrt = host.get("xrt", {}) if isinstance(host, dict) else {}
+    drivers = {}
+    for driver in xrt.get("drivers", []) or []:
+        if isinstance(driver, dict) and driver.get("name"):
+            drivers[driver["name"]] = f"{driver.get('version', '')}, {driver.get('hash', '')}"
+    devices = []
+    firmware = None
+    for device in xrt.get("devices", []) or data.get("devices", []) or []:
+        if not isinstance(device, dict):
+            continue
+        fw = device.get("firmware_version") or None
+        firmware = firmware or fw
+        devices.append(
+            Device(
+                bdf=str(device.get("bdf") or device.get("device_id") or ""),
+                name=str(device.get("name") or device.get("vbnv") or ""),
+                firmware=fw,
+            )
+        )
+    return Examine(
+        xrt_version=xrt.get("version") or None,
+        drivers=drivers,
+        devices=tuple(devices),
+        firmware=firmware,
+    )
+
+
+def parse_examine_text(text: str) -> Examine:
+    section = ""
+    values: dict[str, str] = {}
+    drivers: dict[str, str] = {}
+    devices = []
+    for line in text.splitlines():
+        if line and not line.startswith((" ", "|", "WARNING")):
+            section = line.strip()
+            continue
+        row = _ROW_RE.match(line.strip())
+        if row:
+            devices.append(Device(bdf=row.group(1), name=row.group(2).strip()))
+            continue
+        match = _KEY_VALUE_RE.match(line)
+        if not match:
+            continue
+        key, value = match.group(1), match.group(2)
+        if section == "XRT" and key.split()[0] in ("amdxdna", "xocl", "xclmgmt", "virtio-pci"):
+            drivers[key.split()[0]] = value
+        values.setdefault(key, value)
+    firmware = values.get("NPU Firmware Version")
+    if devices and firmware:
+        devices = [Device(bdf=d.bdf, name=d.name, firmware=firmware) for d in devices]
+    return Examine(
+        xrt_version=values.get("Version"),
+        drivers=drivers,
+        devices=tuple(devices),
+        firmware=firmware,
+    )
+
+
+def parse_validate_json(text: str) -> Validation:
+    data: dict[str, Any] = json.loads(text)
+    devices = data.get("logical_devices") or []
+    if not isinstance(devices, list) or not devices:
+        # validate stopped on an exception: the report has "logical_devices": ""
+        return Validation(device=None, platform=None, power_mode=None, tests=())
+    device = devices[0]
+    tests = []
+    for test in device.get("tests", []) or []:
+        details, errors = [], []
+        for entry in test.get("log", []) or []:
+            for tag, message in entry.items() if isinstance(entry, dict) else []:
+                if tag == "Details":
+                    details.append(str(message))
+                elif tag in ("Error", "Error(s)"):
+                    errors.append(str(message))
+        tests.append(
+            TestResult(
+                name=str(test.get("name", "")),
+                status=str(test.get("status", "")).upper(),
+                details=tuple(details),
+                errors=tuple(errors),
+            )
+        )
+    return Validation(
+        device=device.get("device_id"),
+        platform=device.get("platform"),
+        power_mode=device.get("power_mode"),
+        tests=tuple(tests),
+    )
+
+
+def parse_validate_text(text: str) -> Validation:
+    device = platform = power = None
+    tests: list[TestResult] = []
+    current: dict[str, Any] | None = None
+
+    def close() -> None:
+        if current is not None:
+            tests.append(
+                TestResult(
+                    name=current["name"],
+                    status=current["status"],
+                    details=tuple(current["details"]),
+                    errors=tuple(current["errors"]),
+                )
+            )
+
+    for line in text.splitlines():
+        stripped = line.strip()
+        test = _TEST_RE.match(stripped)
+        if test:
+            close()
+            current = {"name": test.group(2), "status": "UNKNOWN", "details": [], "errors": []}
+            continue
+        status = _STATUS_RE.search(stripped)
+        if status and current is not None:
+            current["status"] = status.group(1)
+            continue
+        match = _KEY_VALUE_RE.match(line) or re.match(r"^(\S.*?)\s*: (.*)$", stripped)
+        if not match:
+            continue
+        key, value = match.group(1).strip(), match.group(2).strip()
+        if key == "Validate Device":
+            device = value.strip("[]")
+        elif key == "Platform":
+            platform = value
+        elif key == "Power Mode":
+            power = value
+        elif current is not None and key == "Details":
+            current["details"].append(value)
+        elif current is not None and key.startswith("Error"):
+            current["errors"].append(value)
+    close()
+    return Validation(device=device, platform=platform, power_mode=power, tests=tuple(tests))
+
+
+@dataclass(frozen=True, slots=True)
+class FlmValidate:
+    node: str | None
+    firmware: str | None
+    driver_version: str | None
+    memlock: str | None
+    errors: tuple[str, ...]
+
+
+def parse_flm_validate(text: str) -> FlmValidate:
+    """FastFlowLM's `flm validate` ("[Linux]  NPU FW Version: 1.1.2.64", "[ERROR] ...")."""
+    values: dict[str, str] = {}
+    errors = []
+    for line in text.splitlines():
+        match = re.match(r"^\[(Linux|ERROR)\]\s+(.*)$", line.strip())
+        if not match:
+            continue
+        if match.group(1) == "ERROR":
+            errors.append(match.group(2).strip())
+            continue
+        key, _, value = match.group(2).partition(":")
+        values.setdefault(key.strip(), value.strip())
+    node = values.get("NPU", "").split(" with ")[0] or None
+    return FlmValidate(
+        node=node,
+        firmware=values.get("NPU FW Version"),
+        driver_version=values.get("amdxdna version"),
+        memlock=values.get("Memlock Limit"),
+        errors=tuple(errors),
+    )

@@ -1,0 +1,54 @@
+"""doit doctor: a saved log, or this (fake) host without any build."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.conftest import REPO
+from tests.fakes.fixture import FakeTools
+from tests.integration.conftest import run_doit
+from tests.integration.npu import npu_host, replay
+
+FIELD = REPO / "tests/fixtures/field"
+
+
+def test_doctor_log_names_cause_and_fix(project_dir: Path) -> None:
+    log = next(FIELD.glob("006-*")) / "input.txt"
+    outcome = run_doit(project_dir, "doctor", f"--log={log}")
+    assert outcome.rc == 1
+    assert "[error] fw-protocol-mismatch: firmware protocol not accepted by the driver" in (
+        outcome.stdout
+    )
+    assert "fix:" in outcome.stdout
+    assert "Traceback" not in outcome.output
+
+
+def test_doctor_log_healthy_and_unknown(project_dir: Path, tmp_path: Path) -> None:
+    healthy = next(FIELD.glob("018-*")) / "input.txt"
+    outcome = run_doit(project_dir, "doctor", f"--log={healthy}")
+    assert outcome.rc == 0, outcome.output
+    assert "healthy: xrt-smi validate: 1 test(s) passed" in outcome.stdout
+    strange = tmp_path / "strange.log"
+    strange.write_text("amdxdna 0000:c5:00.1: [drm] *ERROR* aie2_frob: new failure, ret -5\n")
+    outcome = run_doit(project_dir, "doctor", f"--log={strange}")
+    assert outcome.rc == 1
+    assert "[unknown] no known signature explains:" in outcome.stdout
+
+
+def test_doctor_on_a_host_with_a_protocol_mismatch(
+    project_dir: Path, fake_tools: FakeTools
+) -> None:
+    npu_host(project_dir / "sysroot", driver=None, accel=False)
+    replay(fake_tools, "fw-protocol-mismatch")
+    outcome = run_doit(
+        project_dir,
+        "doctor",
+        env={**fake_tools.env, "XDNAFORGE_PASS_ENV": "FAKE_SCENARIO FAKE_CALLS"},
+    )
+    assert outcome.rc == 1
+    assert "PASS host" in outcome.stdout
+    assert "FAIL device: NPU 1022:17f0 at 0000:c5:00.1 is not bound to any driver" in (
+        outcome.stdout
+    )
+    assert "[error] fw-protocol-mismatch" in outcome.stdout
+    assert fake_tools.calls("xrt-smi") == []  # doctor needs no installed stack
