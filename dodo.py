@@ -158,6 +158,75 @@ def task_doctor() -> dict[str, Any]:
     return task
 
 
+def task_matrix() -> dict[str, Any]:
+    """Build every matrix cell that changed, revalidate the ones for this host, print a table."""
+    return {
+        "actions": [(steps.matrix, [globals(), PROJECT])],
+        "params": [
+            {
+                "name": "matrix",
+                "long": "matrix",
+                "type": str,
+                "default": "",
+                "help": "a matrix file (default: every file in matrices/)",
+            }
+        ],
+        "uptodate": [False],
+        "verbosity": 2,
+    }
+
+
+KERNEL = {
+    "name": "kernel",
+    "long": "kernel",
+    "type": str,
+    "default": "",
+    "help": "judge this kernel release instead of the running one",
+}
+
+
+def task_kernel_check() -> dict[str, Any]:
+    """After a kernel upgrade: say whether to revalidate only or to build another recipe."""
+    return {
+        "basename": "kernel-check",
+        "actions": [(steps.kernel_check, [PROJECT])],
+        "params": [KERNEL],
+        "uptodate": [False],
+        "verbosity": 2,
+    }
+
+
+def task_revalidate() -> dict[str, Any]:
+    """First boot into a new kernel: kernel-check, validate if that is all, record the outcome."""
+    return {
+        "actions": [(steps.revalidate, [PROJECT])],
+        "params": [KERNEL],
+        "uptodate": [False],
+        "verbosity": 2,
+    }
+
+
+def task_kernel_hook() -> dict[str, Any]:
+    """Show, or with --install --yes install, the kernel hook and first-boot revalidation unit."""
+    return {
+        "basename": "kernel-hook",
+        "actions": [(steps.kernel_hook, [str(ROOT)])],
+        "params": [
+            {
+                "name": "install",
+                "long": "install",
+                "type": bool,
+                "default": False,
+                "help": "install the hook and the unit",
+            },
+            YES,
+            ROOT_DIR,
+        ],
+        "uptodate": [False],
+        "verbosity": 2,
+    }
+
+
 def task_report() -> dict[str, Any]:
     """Render BUILD_REPORT.md (and a JSON twin) from a target's records; builds nothing."""
     return _with_target(steps.report, PROJECT)

@@ -110,7 +110,23 @@ def plan_target(
 ) -> Plan:
     """The ordered stages of `recipe` for a host running `distro` with `toolchain`."""
     records = workspace.records
-    source = recipe.source
+    if recipe.kind == "prebuilt":
+        # a vendor's packages: nothing to fetch, patch or build; collected, then as ours
+        package = _stage(
+            "package",
+            "collect the vendor's .deb files and check each against the sha256 the recipe pins",
+            [f"{p.file} (sha256 {p.sha256})" for p in recipe.prebuilt],
+            [str(workspace.packages), str(records / "packages.json")],
+            "packages",
+            {
+                "prebuilt": [
+                    {"file": p.file, "package": p.package, "sha256": p.sha256}
+                    for p in recipe.prebuilt
+                ]
+            },
+        )
+        return _finish(recipe, workspace, [], package, patches, distro, toolchain)
+    source = recipe.pinned
     fetch = _stage(
         "fetch",
         "check out the pinned sources (nested submodules included) and verify every pin",
@@ -185,6 +201,20 @@ def plan_target(
         {"expected": sorted(recipe.produced_packages())},
         builds,
     )
+    return _finish(recipe, workspace, stages, package, patches, distro, toolchain)
+
+
+def _finish(
+    recipe: Recipe,
+    workspace: Workspace,
+    stages: list[Stage],
+    package: Stage,
+    patches: Sequence[Patch],
+    distro: tuple[str, str],
+    toolchain: Mapping[str, str],
+) -> Plan:
+    """audit, report, install and validate: the same for built and prebuilt packages."""
+    records = workspace.records
     audit = _stage(
         "audit",
         "prove that no package carries a kernel module, DKMS tree, firmware or module loader",
@@ -222,7 +252,7 @@ def plan_target(
         {},
         [audit],
     )
-    stages += [package, audit, report, install, validate]
+    stages = [*stages, package, audit, report, install, validate]
     return Plan(
         target=recipe.name,
         recipe=recipe,

@@ -141,7 +141,9 @@ def _check_references(
 ) -> None:
     for recipe in recipes.values():
         source, positions = recipe_lines[recipe.name]
-        tree = {".", *(s.path for s in recipe.source.submodules)}
+        if recipe.source is None:
+            continue  # prebuilt: no patches (the recipe loader refuses them)
+        tree = {".", *(s.path for s in recipe.pinned.submodules)}
         for index, name in enumerate(recipe.patch_sets):
             line, column = positions.get(("patches", index), (1, 1))
             if name not in patch_sets:
@@ -173,6 +175,16 @@ def _check_references(
                             hint=f"pinned paths: {', '.join(sorted(tree))}",
                         )
                     )
+    check_cells(recipes, matrices, broken, problems)
+
+
+def check_cells(
+    recipes: Mapping[str, Recipe],
+    matrices: tuple[Matrix, ...],
+    broken: set[str],
+    problems: list[Problem],
+) -> None:
+    """Every cell names a known recipe, for a distro and NPU that recipe is for."""
     for matrix in matrices:
         for cell in matrix.cells:
             if cell.recipe in broken:
@@ -212,6 +224,18 @@ def _check_references(
                         f"recipe '{cell.recipe}' hosts.npu",
                     )
                 )
+
+
+def load_matrix_file(project: Project, path: Path) -> Matrix:
+    """A matrix file given on the command line, checked against the project's recipes."""
+    document = load(path, _relative(project.root, path.resolve()))
+    matrix, reader = parse_matrix(document, path.stem)
+    problems = list(reader.problems)
+    if matrix is not None:
+        check_cells(project.recipes, (matrix,), set(), problems)
+    if problems or matrix is None:
+        raise ConfigError(problems)
+    return matrix
 
 
 def load_project(root: Path, environ: Mapping[str, str]) -> Project:

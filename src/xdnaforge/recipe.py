@@ -16,7 +16,8 @@ from .yamlfile import Document, KeyPath
 
 GATES = ("host", "memlock", "device", "runtime", "examine", "validate", "pyxrt")
 PLACEHOLDERS = ("jobs",)
-KINDS = ("source",)
+KINDS = ("source", "prebuilt")  # built from pinned sources, or a vendor's .deb files
+UNPINNED = "unpinned"
 _PCI_RE = re.compile(r"^[0-9a-f]{4}:[0-9a-f]{4}$")
 _REVISION_RE = re.compile(r"^0x[0-9a-f]{2}$")
 _PLACEHOLDER_RE = re.compile(r"\{([^{}]*)\}")
@@ -71,6 +72,15 @@ class Source:
     ref: str | None
     submodules: tuple[Submodule, ...]
     unused_submodules: tuple[UnusedSubmodule, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PrebuiltPackage:
+    """A vendor .deb named by file and sha256 (UNPINNED until someone checked it)."""
+
+    file: str
+    package: str
+    sha256: str
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -135,7 +145,8 @@ class Recipe:
     digest: str  # sha256 of the recipe file: part of every fingerprint
     hosts: HostSpec
     driver: DriverContract
-    source: Source
+    source: Source | None  # None for prebuilt recipes
+    prebuilt: tuple[PrebuiltPackage, ...]
     patch_sets: tuple[str, ...]
     steps: tuple[BuildStep, ...]
     build_depends: tuple[tuple[str, tuple[str, ...]], ...]  # ("ubuntu-26.04", packages)
@@ -144,7 +155,16 @@ class Recipe:
     install_order: tuple[str, ...]
     validation: Validation
 
+    @property
+    def pinned(self) -> Source:
+        """The pinned source tree; only source recipes have one (plans never ask otherwise)."""
+        if self.source is None:
+            raise TypeError(f"recipe {self.name} is prebuilt: it has no source tree")
+        return self.source
+
     def produced_packages(self) -> tuple[str, ...]:
+        if self.kind == "prebuilt":
+            return tuple(p.package for p in self.prebuilt)
         return tuple(name for step in self.steps for name in step.produces)
 
     def depends_for(self, distro_id: str, distro_version: str) -> tuple[str, ...] | None:
@@ -163,6 +183,7 @@ TOP_KEYS = (
     "hosts",
     "driver",
     "source",
+    "prebuilt",
     "patches",
     "build",
     "audit",
@@ -174,6 +195,9 @@ TOP_KEYS = (
 def parse_recipe(document: Document, digest: str) -> tuple[Recipe | None, Reader]:
     """Validate one recipe document; the Reader holds every problem found."""
     reader = Reader(document)
+    prebuilt_kind = isinstance(document.data, dict) and document.data.get("kind") == "prebuilt"
+    # a prebuilt recipe names the vendor's files instead of sources and build steps
+    specific = ("prebuilt",) if prebuilt_kind else ("source", "build")
     top = reader.mapping(
         document.data,
         (),
@@ -183,8 +207,7 @@ def parse_recipe(document: Document, digest: str) -> tuple[Recipe | None, Reader
             "description",
             "hosts",
             "driver",
-            "source",
-            "build",
+            *specific,
             "install",
             "validate",
         ),
@@ -202,20 +225,25 @@ def parse_recipe(document: Document, digest: str) -> tuple[Recipe | None, Reader
     description = reader.string(top, "description", ())
     hosts = _hosts(reader, top.get("hosts"), ("hosts",))
     driver = _driver(reader, top.get("driver"), ("driver",))
-    source = _source(reader, top.get("source"), ("source",))
+    source = None if prebuilt_kind else _source(reader, top.get("source"), ("source",))
+    prebuilt = _prebuilt(reader, top.get("prebuilt"), ("prebuilt",)) if prebuilt_kind else ()
     patch_sets = reader.strings(top, "patches", ())
-    steps, depends, known_failures = _build(reader, top.get("build"), ("build",))
+    if prebuilt_kind and patch_sets:
+        reader.problem(("patches",), "a prebuilt recipe has nothing to patch")
+    steps, depends, known_failures = (
+        ((), (), ()) if prebuilt_kind else _build(reader, top.get("build"), ("build",))
+    )
     waivers = _audit(reader, top.get("audit", {}), ("audit",))
     install_order = _install(reader, top.get("install"), ("install",))
     validation = _validation(reader, top.get("validate"), ("validate",))
 
-    produced = {p for step in steps for p in step.produces}
+    produced = {p for step in steps for p in step.produces} | {p.package for p in prebuilt}
     for index, package in enumerate(install_order):
         if package not in produced:
             reader.problem(
                 ("install", "order", index),
-                f"'{package}' is not produced by any build step",
-                hint=f"build steps produce: {', '.join(sorted(produced)) or 'nothing'}",
+                f"'{package}' is not produced by any build step or prebuilt package",
+                hint=f"the recipe produces: {', '.join(sorted(produced)) or 'nothing'}",
             )
     for index, waiver in enumerate(waivers):
         if waiver.package is not None and waiver.package not in produced:
@@ -231,7 +259,7 @@ def parse_recipe(document: Document, digest: str) -> tuple[Recipe | None, Reader
         or description is None
         or hosts is None
         or driver is None
-        or source is None
+        or (source is None and not prebuilt_kind)
         or validation is None
     ):
         return None, reader
@@ -246,6 +274,7 @@ def parse_recipe(document: Document, digest: str) -> tuple[Recipe | None, Reader
             hosts=hosts,
             driver=driver,
             source=source,
+            prebuilt=prebuilt,
             patch_sets=patch_sets,
             steps=steps,
             build_depends=depends,
@@ -396,6 +425,34 @@ def _source(reader: Reader, value: Any, path: KeyPath) -> Source | None:
         submodules=tuple(submodules),
         unused_submodules=tuple(unused),
     )
+
+
+def _prebuilt(reader: Reader, value: Any, path: KeyPath) -> tuple[PrebuiltPackage, ...]:
+    section = reader.mapping(value, path, required=("packages",))
+    if section is None:
+        return ()
+    packages = []
+    for index, item in enumerate(reader.sequence(section, "packages", path)):
+        here = (*path, "packages", index)
+        entry = reader.mapping(item, here, required=("file", "package", "sha256"))
+        if entry is None:
+            continue
+        file = reader.string(entry, "file", here)
+        package = reader.string(entry, "package", here)
+        digest = reader.string(entry, "sha256", here)
+        if digest is not None and digest != UNPINNED and not re.fullmatch(r"[0-9a-f]{64}", digest):
+            reader.problem(
+                (*here, "sha256"),
+                f"'{digest}' is not a sha256 (64 lowercase hex)",
+                hint=f"or '{UNPINNED}' until the digest is checked against the "
+                "vendor's published checksums",
+            )
+            digest = None
+        if file and package and digest:
+            packages.append(PrebuiltPackage(file=file, package=package, sha256=digest))
+    if "packages" in section and not packages and not reader.problems:
+        reader.problem((*path, "packages"), "list at least one package")
+    return tuple(packages)
 
 
 def _step(reader: Reader, value: Any, path: KeyPath) -> BuildStep | None:

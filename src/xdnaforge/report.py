@@ -12,7 +12,7 @@ from typing import Any
 
 import jinja2
 
-RECORDS = ("lock", "build", "packages", "audit", "install", "validation", "bench")
+RECORDS = ("lock", "build", "packages", "audit", "install", "validation", "bench", "kernel")
 
 
 def _short(sha: str | None) -> str:
@@ -129,6 +129,7 @@ def build_model(
         "validation": validation,
         "metrics": (bench or {}).get("latest_metrics", []),
         "bench": bench,
+        "kernel": records.get("kernel"),
     }
     model["changes"] = _changes(model, previous)
     return model

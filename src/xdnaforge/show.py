@@ -57,14 +57,18 @@ def format_plan(
     for cell in cells:
         reason = f": {cell.reason.strip()}" if cell.reason else ""
         lines.append(f"  matrix cell {cell.name}: {cell.expect}{reason}")
-    lines += ["", "sources"]
-    ref = f" ({source.ref})" if source.ref else ""
-    lines.append(f"  {source.name}: {source.url} @ {source.commit}{ref}")
-    for sub in source.submodules:
-        ref = f" ({sub.ref})" if sub.ref else ""
-        lines.append(f"    {sub.path} @ {sub.commit}{ref}")
-    for unused in source.unused_submodules:
-        lines.append(f"    {unused.path}: not checked out ({unused.reason.strip()})")
+    if source is None:
+        lines += ["", "prebuilt packages (nothing to build)"]
+        lines.extend(f"  {p.package}: {p.file} sha256 {p.sha256}" for p in recipe.prebuilt)
+    else:
+        lines += ["", "sources"]
+        ref = f" ({source.ref})" if source.ref else ""
+        lines.append(f"  {source.name}: {source.url} @ {source.commit}{ref}")
+        for sub in source.submodules:
+            ref = f" ({sub.ref})" if sub.ref else ""
+            lines.append(f"    {sub.path} @ {sub.commit}{ref}")
+        for unused in source.unused_submodules:
+            lines.append(f"    {unused.path}: not checked out ({unused.reason.strip()})")
     if plan.patches:
         lines += ["", "patches"]
         for patch in plan.patches:

@@ -31,6 +31,7 @@ class Site:
     pythons: tuple[str, ...]
     sysroot: Path
     xrt_prefix: Path  # where the installed XRT lives (tools, plugin, pyxrt)
+    vendor_dirs: tuple[Path, ...]  # where prebuilt recipes' .deb files are looked for
     tool_timeout_s: float  # a hardware tool taking longer is considered hung
 
     def mirror_for(self, url: str) -> str | None:
@@ -52,6 +53,7 @@ KEYS = (
     "sysroot",
     "xrt_prefix",
     "tool_timeout_s",
+    "vendor_dirs",
 )
 
 
@@ -100,6 +102,7 @@ def load_site(project_root: Path, environ: Mapping[str, str]) -> Site:
     jobs = None
     offline = False
     build = artifacts = cache = ccache = sysroot = prefix = None
+    vendor: tuple[str, ...] = ()
     tool_timeout = 600
     if reader is not None:
         build = reader.string(data, "build_dir", ())
@@ -108,6 +111,7 @@ def load_site(project_root: Path, environ: Mapping[str, str]) -> Site:
         ccache = reader.string(data, "ccache_dir", ())
         sysroot = reader.string(data, "sysroot", ())
         prefix = reader.string(data, "xrt_prefix", ())
+        vendor = reader.strings(data, "vendor_dirs", ())
         tool_timeout = reader.integer(data, "tool_timeout_s", (), minimum=1, default=600) or 600
         jobs = reader.integer(data, "jobs", (), minimum=1)
         offline = reader.boolean(data, "offline", (), default=False)
@@ -144,5 +148,6 @@ def load_site(project_root: Path, environ: Mapping[str, str]) -> Site:
         pythons=pythons or ("python3",),
         sysroot=Path(sysroot_override) if sysroot_override else _path(base, sysroot, Path("/")),
         xrt_prefix=_path(base, prefix, Path("/opt/xilinx/xrt")),
+        vendor_dirs=tuple(_path(base, v, base) for v in vendor) or (project_root / "vendor",),
         tool_timeout_s=float(tool_timeout),
     )

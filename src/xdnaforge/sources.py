@@ -227,7 +227,7 @@ def _blob(cache: Path, commit: str, path: str) -> str | None:
 
 def resolve_tree(recipe: Recipe, site: Site, log: Path) -> list[Node]:
     """Every repository of the pinned tree, verified in the caches; nothing is checked out."""
-    source = recipe.source
+    source = recipe.pinned
     pins = {s.path: s.commit for s in source.submodules}
     unused = {u.path for u in source.unused_submodules}
     top = Node(

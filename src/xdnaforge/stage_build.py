@@ -300,6 +300,25 @@ def build_step(project: Project, plan: Plan, space: Workspace, step: BuildStep) 
     write_record(space.record("build"), "build", body)
 
 
+def _replace_packages(space: Workspace, files: list[Path]) -> None:
+    """Copy into a new directory, then swap: a failure leaves the previous packages in place."""
+    staging = space.packages.with_name("debs.new")
+    if staging.exists():
+        shutil.rmtree(staging)
+    staging.mkdir(parents=True)
+    for path in files:
+        shutil.copy2(path, staging / path.name)
+    if space.packages.exists():
+        retired = space.packages.with_name("debs.old")
+        if retired.exists():
+            shutil.rmtree(retired)
+        space.packages.rename(retired)
+        staging.rename(space.packages)
+        shutil.rmtree(retired)
+    else:
+        staging.rename(space.packages)
+
+
 def package(project: Project, plan: Plan, space: Workspace) -> None:
     """Collect each step's .deb files, read their control data, compare with the recipe."""
     del project
@@ -346,22 +365,7 @@ def package(project: Project, plan: Plan, space: Workspace) -> None:
             hint="file names are not a contract: the Package fields were compared; adjust "
             "build.steps[].produces or packages in the recipe if upstream changed them",
         )
-    # copy into a new directory, then swap: a failure leaves the previous packages in place
-    staging = space.packages.with_name("debs.new")
-    if staging.exists():
-        shutil.rmtree(staging)
-    staging.mkdir(parents=True)
-    for path, _ in found:
-        shutil.copy2(path, staging / path.name)
-    if space.packages.exists():
-        retired = space.packages.with_name("debs.old")
-        if retired.exists():
-            shutil.rmtree(retired)
-        space.packages.rename(retired)
-        staging.rename(space.packages)
-        shutil.rmtree(retired)
-    else:
-        staging.rename(space.packages)
+    _replace_packages(space, [path for path, _ in found])
     write_record(
         space.record("packages"),
         "packages",
@@ -378,3 +382,69 @@ def package(project: Project, plan: Plan, space: Workspace) -> None:
             f"{entry['size']} bytes  {entry['file']}"
         )
     sys.stdout.flush()
+
+
+def collect_prebuilt(project: Project, plan: Plan, space: Workspace) -> None:
+    """The package stage of a prebuilt recipe: the vendor's files, each at its pinned sha256."""
+    stage = plan.stage("package")
+    folders = project.site.vendor_dirs
+    found: list[tuple[Path, str]] = []
+    entries = []
+    for item in plan.recipe.prebuilt:
+        path = next(
+            (folder / item.file for folder in folders if (folder / item.file).is_file()), None
+        )
+        if path is None:
+            raise StepFailed(
+                f"{item.file} is not in {', '.join(str(f) for f in folders)}",
+                hint="put the vendor bundle's .deb files there, or name their folder in "
+                "site.yaml (vendor_dirs)",
+            )
+        try:
+            deb = read_deb(path, wants_text)
+        except DebError as error:
+            raise StepFailed(f"package: {error.message}") from None
+        if item.sha256 != deb.sha256:
+            pinned = (
+                "does not pin its sha256 yet"
+                if item.sha256 == "unpinned"
+                else f"pins {item.sha256}"
+            )
+            raise StepFailed(
+                f"{item.file} has sha256 {deb.sha256}; the recipe {pinned}",
+                hint="compare the digest with the vendor's published checksums; pin it in "
+                f"{plan.recipe.origin.rsplit(':', 1)[0]} only if they agree",
+            )
+        if deb.package != item.package:
+            raise StepFailed(
+                f"{item.file} is package {deb.package}, the recipe says {item.package}"
+            )
+        found.append((path, item.file))
+        entries.append(
+            {
+                "file": f"debs/{path.name}",
+                "package": deb.package,
+                "version": deb.control.get("Version", ""),
+                "architecture": deb.control.get("Architecture", ""),
+                "size": deb.size,
+                "sha256": deb.sha256,
+                "step": "prebuilt",
+                "source": str(path),
+            }
+        )
+    _replace_packages(space, [p for p, _ in found])
+    write_record(
+        space.record("packages"),
+        "packages",
+        {
+            "target": plan.target,
+            "packages": entries,
+            "fingerprints": {"package": stage.fingerprint},
+            "inputs": {"package": stage.inputs},
+        },
+    )
+    for entry in entries:
+        print(
+            f"  {entry['package']} {entry['version']} {entry['architecture']} "
+            f"{entry['size']} bytes  {entry['file']} (pinned sha256 matches)"
+        )

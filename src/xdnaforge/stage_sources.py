@@ -102,7 +102,7 @@ def fetch(project: Project, plan: Plan, workspace: Workspace) -> None:
         "recipe": {"name": recipe.name, "origin": recipe.origin, "sha256": recipe.digest},
         "repositories": [_node_record(n) for n in nodes],
         "unused_submodules": [
-            {"path": u.path, "reason": u.reason} for u in recipe.source.unused_submodules
+            {"path": u.path, "reason": u.reason} for u in recipe.pinned.unused_submodules
         ],
         "patches": previous.get("patches", []) if reused else [],
         "missing_files": missing,

@@ -15,13 +15,21 @@ from doit.doit_cmd import DoitMain
 from doit.exceptions import TaskFailed
 
 from . import install as install_module
-from . import stage_audit, stage_build, stage_report, stage_sources, stage_validate
+from . import (
+    kernel_upgrade,
+    stage_audit,
+    stage_build,
+    stage_matrix,
+    stage_report,
+    stage_sources,
+    stage_validate,
+)
 from .errors import StepFailed, UsageError, XdnaforgeError
 from .host import read_host_facts
 from .lockfile import held
 from .paths import Workspace
 from .plan import Plan, Stage, matching_cells, plan_target, stage_status
-from .project import Project
+from .project import Project, load_matrix_file
 from .records import read_record
 from .show import format_cells, format_check, format_plan
 from .toolchain import query_toolchain
@@ -95,7 +103,9 @@ def stage_body(stage_name: str, plan: Plan) -> StageBody:
         "fetch": stage_sources.fetch,
         "patch": stage_sources.patch,
         "deps": stage_build.deps,
-        "package": stage_build.package,
+        "package": (
+            stage_build.collect_prebuilt if plan.recipe.kind == "prebuilt" else stage_build.package
+        ),
         "audit": stage_audit.audit_target,
         "report": stage_report.report,
     }
@@ -232,6 +242,68 @@ def doctor(project: Project, target: str, log: list[str]) -> None:
         name = cells[0].recipe if cells else sorted(project.recipes)[0]
         print(f"(no supported matrix cell matches this host; checking with {name}'s limits)")
     stage_validate.doctor(project, make_plan(project, name), workspace(project, name))
+
+
+def _build(namespace: dict[str, Any], target: str) -> bool:
+    code: int = DoitMain(ModuleTaskLoader(namespace)).run([f"_report:{target}"])
+    return code == 0
+
+
+def _validate_ok(project: Project, target: str) -> bool:
+    try:
+        stage_validate.validate(project, make_plan(project, target), workspace(project, target))
+    except XdnaforgeError as error:
+        print(f"validate {target}: {error.message.splitlines()[0]}")
+        return False
+    return True
+
+
+@guarded
+def matrix(namespace: dict[str, Any], project: Project, matrix: str) -> None:
+    cells = load_matrix_file(project, Path(matrix)).cells if matrix else project.cells()
+    with held(project.site.build_dir / ".lock", f"the build directory {project.site.build_dir}"):
+        stage_matrix.run_matrix(
+            project,
+            cells,
+            build=lambda target: _build(namespace, target),
+            validate=lambda target: _validate_ok(project, target),
+            workspace=lambda target: workspace(project, target),
+        )
+
+
+@guarded
+def kernel_check(project: Project, kernel: str) -> None:
+    print(kernel_upgrade.decide(project, kernel or None).message)
+
+
+@guarded
+def revalidate(project: Project, kernel: str) -> None:
+    """The first-boot action: decide, revalidate when that is all it takes, record the outcome."""
+    decision = kernel_upgrade.decide(project, kernel or None)
+    print(decision.message)
+    outcome = "not run"
+    if decision.kind == "revalidate" and decision.target:
+        outcome = "pass" if _validate_ok(project, decision.target) else "fail"
+    elif decision.kind == "build":
+        outcome = f"needs doit build --target {decision.target}"
+    kernel_upgrade.record_decision(project, decision, outcome)
+    for target in {t for t in (decision.target, decision.installed) if t}:
+        stage_report.write_report(target, workspace(project, target))
+    if outcome == "fail":
+        raise StepFailed(
+            f"revalidation for kernel {decision.kernel} failed",
+            hint="see the report and validation.json",
+        )
+
+
+@guarded
+def kernel_hook(dodo_dir: str, install: bool, yes: bool, root: str) -> None:
+    if not install:
+        target = Path(root).resolve() / kernel_upgrade.HOOK
+        state = "installed" if target.exists() else "not installed"
+        print(f"kernel hook: {state} ({target}); `doit kernel-hook --install --yes` installs it")
+        return
+    kernel_upgrade.install_hook(Path(dodo_dir), Path(root).resolve(), yes)
 
 
 @guarded

@@ -13,10 +13,15 @@ from xdnaforge.project import load_project
 
 def test_shipped_configuration_loads_with_the_seed_facts() -> None:
     project = load_project(REPO, {})
-    assert set(project.recipes) == {"ubuntu26-compat", "upstream-main", "xdna-2.21.75"}
+    assert set(project.recipes) == {
+        "ubuntu26-compat",
+        "upstream-main",
+        "xdna-2.21.75",
+        "ryzen-ai-ubuntu24",
+    }
     compat = project.recipes["ubuntu26-compat"]
-    assert compat.source.commit == "f0b7bd5fbc9d45892d050cb55701541350390b99"
-    assert compat.source.submodules[0].commit == "021204355eeaa034ff69aae407ace2265adf047a"
+    assert compat.pinned.commit == "f0b7bd5fbc9d45892d050cb55701541350390b99"
+    assert compat.pinned.submodules[0].commit == "021204355eeaa034ff69aae407ace2265adf047a"
     assert compat.validation.xrt_version == "2.20.0"
     assert compat.validation.firmware_version == "1.1.2.64"
     assert compat.validation.baseline is not None
@@ -35,7 +40,11 @@ def test_shipped_configuration_loads_with_the_seed_facts() -> None:
         "ubuntu26-compat": "supported",
         "upstream-main": "known-broken",
         "xdna-2.21.75": "supported",
+        "ryzen-ai-ubuntu24": "unverified",
     }
+    vendor = project.recipes["ryzen-ai-ubuntu24"]
+    assert vendor.kind == "prebuilt"
+    assert [p.package for p in vendor.prebuilt] == ["xrt-base", "xrt-npu", "xrt_plugin-amdxdna"]
     assert next(p.file for p in project.patches_for(compat)).startswith("0001-cmake-boost")
 
 

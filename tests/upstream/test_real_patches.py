@@ -58,7 +58,7 @@ def test_every_patch_applies_at_its_pinned_commit(tmp_path: Path) -> None:
     for recipe in project.recipes.values():
         for patch in project.patches_for(recipe):
             mirror, commit = _locate(
-                project.site, recipe.source.url, recipe.source.commit, patch.header.repository
+                project.site, recipe.pinned.url, recipe.pinned.commit, patch.header.repository
             )
             index = tmp_path / f"index-{checked}"
             _git(mirror, "read-tree", commit, index=index)

@@ -1,0 +1,165 @@
+"""After a kernel upgrade: revalidate only, or build another recipe? And the hooks that make
+sure someone asks: a kernel postinst.d script that records "revalidation needed for kernel X"
+(never more), and a boot-time unit that runs the check on the first boot into that kernel.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import StepFailed
+from .host import read_host_facts
+from .plan import matching_cells
+from .project import Project
+from .records import read_record, write_atomic, write_record
+
+ALLOW_ENV = "XDNAFORGE_ALLOW_SYSTEM_CHANGES"
+HOOK = "etc/kernel/postinst.d/zz-xdnaforge-revalidate"
+UNIT = "etc/systemd/system/xdnaforge-revalidate.service"
+WANTS = "etc/systemd/system/multi-user.target.wants/xdnaforge-revalidate.service"
+STATE_DIR = "/var/lib/xdnaforge"
+
+HOOK_SCRIPT = """#!/bin/sh
+# Installed by xdnaforge (doit kernel-hook). A new kernel means the NPU userspace must be
+# revalidated: this records that, and nothing else. It builds nothing, installs nothing and
+# never claims success; it never fails the kernel's installation either.
+version="$1"
+state="${XDNAFORGE_STATE_DIR:-%(state)s}"
+[ -n "$version" ] || exit 0
+mkdir -p "$state" 2>/dev/null || exit 0
+printf 'revalidation needed for kernel %%s (kernel installed %%s)\\n' "$version" \\
+    "$(date -u +%%Y-%%m-%%dT%%H:%%M:%%SZ)" > "$state/revalidate-$version" 2>/dev/null
+exit 0
+"""
+
+UNIT_FILE = """# Installed by xdnaforge (doit kernel-hook): on the first boot into a kernel that the
+# postinst.d hook marked, run the revalidation and write its outcome to the report.
+[Unit]
+Description=xdnaforge: revalidate the NPU userspace on the first boot of a new kernel
+ConditionPathExists=%(state)s/revalidate-%%v
+After=multi-user.target
+
+[Service]
+Type=oneshot
+User=%(user)s
+WorkingDirectory=%(project)s
+ExecStart=%(python)s -m doit -f %(project)s/dodo.py revalidate
+# "+": as root, since the marker belongs to root; it goes whatever the outcome
+ExecStopPost=+/bin/rm -f %(state)s/revalidate-%%v
+
+[Install]
+WantedBy=multi-user.target
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    kind: str  # revalidate, build, unverified
+    kernel: str
+    target: str | None  # the recipe to revalidate or build
+    installed: str | None  # the recipe xdnaforge installed on this system
+    message: str
+
+
+def installed_target(project: Project) -> str | None:
+    """The target whose install.json says it is installed into the inspected system."""
+    root = str(project.site.sysroot.resolve())
+    for record_path in sorted(project.site.artifacts_dir.glob("*/install.json")):
+        record = read_record(record_path)
+        if record and record.get("state") == "installed" and record.get("root") == root:
+            return str(record["target"])
+    return None
+
+
+def decide(project: Project, kernel: str | None) -> Decision:
+    facts = read_host_facts(project.site.sysroot)
+    if kernel:
+        facts = dataclasses.replace(facts, kernel=kernel)
+    release = facts.kernel or "unknown"
+    installed = installed_target(project)
+    cells = [c for c in matching_cells(project.cells(), facts) if c.expect == "supported"]
+    if not cells:
+        keep = (
+            f"keep {installed} and run `doit validate --target {installed}` to find out"
+            if installed
+            else "nothing is known to work here yet"
+        )
+        return Decision(
+            "unverified",
+            release,
+            installed,
+            installed,
+            f"no supported matrix cell matches kernel {release} on this host: unverified; {keep}",
+        )
+    cell = cells[0]
+    if cell.recipe == installed:
+        return Decision(
+            "revalidate",
+            release,
+            cell.recipe,
+            installed,
+            f"revalidate only: kernel {release} is in cell {cell.name}, whose recipe "
+            f"{cell.recipe} is installed; -nokmod userspace does not depend on the "
+            f"kernel, so nothing is compiled (doit validate --target {cell.recipe})",
+        )
+    was = f"installed is {installed}" if installed else "nothing is installed by xdnaforge"
+    return Decision(
+        "build",
+        release,
+        cell.recipe,
+        installed,
+        f"build {cell.recipe}: kernel {release} is in cell {cell.name}; {was} "
+        f"(doit build --target {cell.recipe}, then doit install)",
+    )
+
+
+def record_decision(project: Project, decision: Decision, outcome: str) -> None:
+    """Write kernel.json for the affected targets, so their reports show it."""
+    body = {
+        "time": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        "kernel": decision.kernel,
+        "decision": decision.kind,
+        "target": decision.target,
+        "installed": decision.installed,
+        "message": decision.message,
+        "outcome": outcome,
+    }
+    for target in {t for t in (decision.target, decision.installed) if t}:
+        write_record(project.site.artifacts_dir / target / "kernel.json", "kernel", body)
+
+
+def hook_files(dodo_dir: Path, user: str) -> dict[str, str]:
+    values = {"state": STATE_DIR, "user": user, "project": str(dodo_dir), "python": sys.executable}
+    return {HOOK: HOOK_SCRIPT % values, UNIT: UNIT_FILE % values}
+
+
+def install_hook(dodo_dir: Path, root: Path, yes: bool) -> None:
+    user = os.environ.get("SUDO_USER") or os.environ.get("USER") or "root"
+    files = hook_files(dodo_dir, user)
+    for path, text in files.items():
+        print(f"--- {root / path}\n{text}")
+    print(f"--- {root / WANTS} -> ../xdnaforge-revalidate.service (enables the unit)")
+    if not (yes or os.environ.get(ALLOW_ENV) == "1"):
+        raise StepFailed(
+            "not installed: adds a kernel hook and a boot-time unit",
+            hint=f"rerun with --yes (or {ALLOW_ENV}=1) to write the files above",
+        )
+    if root == Path("/") and os.geteuid() != 0:
+        raise StepFailed("installing into / needs root", hint="rerun with sudo -E")
+    for path, text in files.items():
+        write_atomic(root / path, text)
+    (root / HOOK).chmod(0o755)
+    link = root / WANTS
+    link.parent.mkdir(parents=True, exist_ok=True)
+    if link.is_symlink() or link.exists():
+        link.unlink()
+    link.symlink_to("../xdnaforge-revalidate.service")
+    print(
+        "installed: the next kernel package marks itself for revalidation, and the first "
+        "boot into it runs `doit revalidate`"
+    )

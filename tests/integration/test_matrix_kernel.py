@@ -1,0 +1,232 @@
+"""doit matrix, kernel upgrades (kernel-check, revalidate), the kernel hook, prebuilt recipes."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.debs import build_deb, plugin, xrt_base, xrt_npu
+from tests.fakes.fixture import FakeTools
+from tests.integration.conftest import Outcome, run_doit
+from tests.integration.npu import installed_xrt, npu_host, replay
+from tests.integration.test_build import DEPENDS
+from tests.integration.upstream import Upstream, make_upstream, write_recipe
+
+
+@pytest.fixture
+def upstream(tmp_path: Path) -> Upstream:
+    return make_upstream(tmp_path / "upstream")
+
+
+def doit(project: Path, fakes: FakeTools, *args: str, env: dict[str, str] | None = None) -> Outcome:
+    return run_doit(
+        project,
+        *args,
+        env={**fakes.env, "XDNAFORGE_PASS_ENV": "FAKE_SCENARIO FAKE_CALLS", **(env or {})},
+    )
+
+
+def matrix_file(path: Path, cells: list[tuple[str, str, str]]) -> Path:
+    text = "schema: 1\ncells:\n"
+    for name, recipe, expect in cells:
+        reason = "" if expect == "supported" else "    reason: test\n"
+        text += (
+            f"  - name: {name}\n    recipe: {recipe}\n    expect: {expect}\n{reason}"
+            '    evidence: test\n    host:\n      distro: {id: ubuntu, version: "26.04"}\n'
+            '      kernel: ">=7.0, <7.1"\n      npu: {pci: "1022:17f0", revision: "0x10"}\n'
+        )
+    path.write_text(text)
+    return path
+
+
+def test_matrix_keeps_going_after_a_failing_cell_and_prints_the_table(
+    project_dir: Path, upstream: Upstream, fake_tools: FakeTools, tmp_path: Path
+) -> None:
+    write_recipe(project_dir, upstream, name="good")
+    write_recipe(project_dir, upstream, name="payload", nokmod=False)
+    npu_host(project_dir / "sysroot")
+    fake_tools.installed(DEPENDS)
+    cells = matrix_file(
+        tmp_path / "m.yaml",
+        [("cell-payload", "payload", "supported"), ("cell-good", "good", "supported")],
+    )
+    outcome = doit(project_dir, fake_tools, "matrix", f"--matrix={cells}")
+    assert outcome.rc == 1
+    lines = outcome.stdout.splitlines()
+    header = next(i for i, line in enumerate(lines) if line.startswith("cell "))
+    table = "\n".join(lines[header : header + 4])
+    assert "cell-payload  payload" in table
+    assert "NEWS: a supported cell failed" in table
+    good = next(line for line in lines[header:] if line.startswith("cell-good"))
+    assert " yes " in good
+    assert " pass " in good
+    assert "as expected" in good
+    assert (project_dir / "artifacts/good/packages.json").exists()  # built after the failure
+    assert "!!! cell-payload: NEWS: a supported cell failed" in outcome.stdout
+
+
+def test_a_known_broken_cell_that_fails_is_not_news(
+    project_dir: Path, upstream: Upstream, fake_tools: FakeTools, tmp_path: Path
+) -> None:
+    write_recipe(project_dir, upstream, name="payload", nokmod=False)
+    npu_host(project_dir / "sysroot")
+    fake_tools.installed(DEPENDS)
+    cells = matrix_file(tmp_path / "m.yaml", [("cell-payload", "payload", "known-broken")])
+    outcome = doit(project_dir, fake_tools, "matrix", f"--matrix={cells}")
+    assert outcome.rc == 0, outcome.output
+    assert "fails as expected" in outcome.stdout
+
+
+def _installed(project: Path, target: str) -> None:
+    record = project / f"artifacts/{target}/install.json"
+    record.parent.mkdir(parents=True)
+    record.write_text(
+        json.dumps(
+            {
+                "schema": 1,
+                "kind": "install",
+                "xdnaforge": "0.1.0",
+                "target": target,
+                "root": str((project / "sysroot").resolve()),
+                "state": "installed",
+                "installed": [],
+            }
+        )
+    )
+
+
+def test_kernel_upgrade_within_the_cell_is_revalidate_only(
+    project_dir: Path, fake_tools: FakeTools
+) -> None:
+    npu_host(project_dir / "sysroot")
+    _installed(project_dir, "ubuntu26-compat")
+    (project_dir / "sysroot/proc/sys/kernel/osrelease").write_text("7.0.5-31-generic\n")
+    outcome = doit(project_dir, fake_tools, "kernel-check")
+    assert outcome.rc == 0, outcome.output
+    assert "revalidate only: kernel 7.0.5-31-generic is in cell ubuntu26-npu4" in outcome.stdout
+    assert "nothing is compiled" in outcome.stdout
+
+
+def test_kernel_upgrade_into_another_cell_says_build(
+    project_dir: Path, fake_tools: FakeTools
+) -> None:
+    npu_host(project_dir / "sysroot")
+    _installed(project_dir, "ubuntu26-compat")
+    # a later kernel lifts the 32 KiB command buffer limit (a hypothetical cell)
+    (project_dir / "matrices/later.yaml").write_text(
+        "schema: 1\ncells:\n  - name: ubuntu26-npu4-7.1\n    recipe: upstream-main\n"
+        "    expect: supported\n    evidence: test\n    host:\n"
+        '      distro: {id: ubuntu, version: "26.04"}\n      kernel: ">=7.1, <7.2"\n'
+        '      npu: {pci: "1022:17f0", revision: "0x10"}\n'
+    )
+    outcome = doit(project_dir, fake_tools, "kernel-check", "--kernel", "7.1.2-3-generic")
+    assert outcome.rc == 0, outcome.output
+    assert (
+        "build upstream-main: kernel 7.1.2-3-generic is in cell ubuntu26-npu4-7.1; "
+        "installed is ubuntu26-compat" in outcome.stdout
+    )
+    unknown = doit(project_dir, fake_tools, "kernel-check", "--kernel", "7.3.0-1-generic")
+    assert "unverified; keep ubuntu26-compat" in unknown.stdout
+
+
+def test_kernel_hook_installs_into_a_root_and_only_records(
+    project_dir: Path, fake_tools: FakeTools, tmp_path: Path
+) -> None:
+    root = tmp_path / "root"
+    root.mkdir()
+    shown = doit(project_dir, fake_tools, "kernel-hook", "--install", "--root", str(root))
+    assert shown.rc == 1
+    assert not (root / "etc").exists()
+    done = doit(project_dir, fake_tools, "kernel-hook", "--install", "--yes", "--root", str(root))
+    assert done.rc == 0, done.output
+    hook = root / "etc/kernel/postinst.d/zz-xdnaforge-revalidate"
+    assert hook.stat().st_mode & 0o111
+    unit = (root / "etc/systemd/system/xdnaforge-revalidate.service").read_text()
+    assert "ConditionPathExists=/var/lib/xdnaforge/revalidate-%v" in unit
+    assert "dodo.py revalidate" in unit
+    wants = root / "etc/systemd/system/multi-user.target.wants/xdnaforge-revalidate.service"
+    assert wants.is_symlink()
+    assert wants.resolve() == (root / "etc/systemd/system/xdnaforge-revalidate.service").resolve()
+    # the kernel package runs it with the new version; it writes a marker and nothing else
+    state = tmp_path / "state"
+    ran = subprocess.run(
+        [str(hook), "7.0.9-40-generic", "/boot/vmlinuz-7.0.9-40-generic"],
+        env={"PATH": "/usr/bin:/bin", "XDNAFORGE_STATE_DIR": str(state)},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert ran.returncode == 0
+    marker = (state / "revalidate-7.0.9-40-generic").read_text()
+    assert marker.startswith("revalidation needed for kernel 7.0.9-40-generic")
+    assert [p.name for p in state.iterdir()] == ["revalidate-7.0.9-40-generic"]
+
+
+def test_first_boot_revalidation_writes_the_outcome_to_the_report(
+    project_dir: Path, fake_tools: FakeTools
+) -> None:
+    npu_host(project_dir / "sysroot")
+    replay(fake_tools, "healthy-npu4")
+    installed_xrt(fake_tools)
+    _installed(project_dir, "ubuntu26-compat")
+    (project_dir / "sysroot/proc/sys/kernel/osrelease").write_text("7.0.5-31-generic\n")
+    outcome = doit(project_dir, fake_tools, "revalidate")
+    assert outcome.rc == 0, outcome.output
+    kernel = json.loads((project_dir / "artifacts/ubuntu26-compat/kernel.json").read_text())
+    assert (kernel["decision"], kernel["outcome"]) == ("revalidate", "pass")
+    report = (project_dir / "artifacts/ubuntu26-compat/BUILD_REPORT.md").read_text()
+    assert "Kernel 7.0.5-31-generic" in report
+    assert "Outcome: pass." in report
+    assert fake_tools.calls("apt-get") == []
+
+
+def _vendor(tmp_path: Path) -> dict[str, Path]:
+    folder = tmp_path / "vendor"
+    folder.mkdir()
+    return {spec.package: build_deb(folder, spec) for spec in (xrt_base(), xrt_npu(), plugin())}
+
+
+def _prebuilt_recipe(project: Path, debs: dict[str, Path], digests: dict[str, str]) -> None:
+    packages = "".join(
+        f"    - file: {path.name}\n      package: {name}\n      sha256: {digests[name]}\n"
+        for name, path in debs.items()
+    )
+    (project / "recipes/vendor.yaml").write_text(
+        "schema: 1\nname: vendor\nkind: prebuilt\ndescription: a vendor bundle\n"
+        'hosts:\n  distro: {id: ubuntu, version: "24.04"}\n  kernel: ">=6.14"\n'
+        '  npu:\n    - {pci: "1022:17f0", revision: "0x10"}\n'
+        "driver:\n  driver: amdxdna (in-tree)\n"
+        f"prebuilt:\n  packages:\n{packages}"
+        "install:\n  order: [xrt-base, xrt-npu, xrt_plugin-amdxdna]\n"
+        "validate:\n  gates: [host]\n"
+    )
+
+
+def test_prebuilt_packages_are_checked_collected_and_audited(
+    project_dir: Path, fake_tools: FakeTools, tmp_path: Path
+) -> None:
+    debs = _vendor(tmp_path)
+    site = tmp_path / "site.yaml"
+    site.write_text(f"vendor_dirs: [{tmp_path / 'vendor'}]\n")
+    env = {"XDNAFORGE_SITE": str(site)}
+    digests = {name: hashlib.sha256(path.read_bytes()).hexdigest() for name, path in debs.items()}
+
+    _prebuilt_recipe(project_dir, debs, {**digests, "xrt-npu": "unpinned"})
+    refused = doit(project_dir, fake_tools, "build", "--target", "vendor", env=env)
+    assert refused.rc == 1
+    assert f"has sha256 {digests['xrt-npu']}; the recipe does not pin its sha256 yet" in (
+        refused.output
+    )
+
+    _prebuilt_recipe(project_dir, debs, digests)
+    outcome = doit(project_dir, fake_tools, "build", "--target", "vendor", env=env)
+    assert outcome.rc == 0, outcome.output
+    assert "fetch" not in outcome.stdout  # nothing to fetch, patch or build
+    packages = json.loads((project_dir / "artifacts/vendor/packages.json").read_text())
+    assert {p["package"] for p in packages["packages"]} == set(debs)
+    audit = json.loads((project_dir / "artifacts/vendor/audit.json").read_text())
+    assert audit["verdict"] == "pass"
