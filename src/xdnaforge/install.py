@@ -12,6 +12,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from .consent import require, require_root
 from .debfile import DebError, read_deb
 from .errors import StepFailed
 from .host import read_text
@@ -37,7 +38,6 @@ from .tools.dpkg import (
     repack_argv,
 )
 
-ALLOW_ENV = "XDNAFORGE_ALLOW_SYSTEM_CHANGES"
 DPKG_TIMEOUT = 1800.0
 
 
@@ -49,10 +49,6 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _authorised(yes: bool) -> bool:
-    return yes or os.environ.get(ALLOW_ENV) == "1"
-
-
 def _admindir(root: Path) -> Path:
     admindir = root / "var/lib/dpkg"
     if not (admindir / "status").is_file():
@@ -61,14 +57,6 @@ def _admindir(root: Path) -> Path:
             hint="give --root a directory prepared for dpkg: var/lib/dpkg/{status,info,updates}",
         )
     return admindir
-
-
-def _require_privilege(root: Path) -> None:
-    if root == Path("/") and os.geteuid() != 0:
-        raise StepFailed(
-            "installing into / needs root",
-            hint="rerun with sudo, e.g. `sudo -E .venv/bin/doit install --target <T> --yes`",
-        )
 
 
 def _lock_busy(error: CommandFailed) -> bool:
@@ -181,12 +169,8 @@ def install(project: Project, plan: Plan, space: Workspace, root: Path, yes: boo
     commands.append(install_argv(root, [Path(c["file"]) for c in chosen]))
     for argv in commands:
         print(f"+ {' '.join(argv)}")
-    if not _authorised(yes):
-        raise StepFailed(
-            "not run: installing changes the system",
-            hint=f"rerun with --yes (or {ALLOW_ENV}=1) to run the commands above",
-        )
-    _require_privilege(root)
+    require(yes, "not run: installing changes the system")
+    require_root(root, f"install --target {plan.target}")
     keep_dir.mkdir(parents=True, exist_ok=True)
     for argv in commands[:-1]:
         run(argv, cwd=keep_dir, timeout=DPKG_TIMEOUT, log_file=log)
@@ -267,20 +251,22 @@ def verify(root: Path, chosen: list[dict[str, Any]], space: Workspace) -> list[s
     return problems
 
 
-def _restore(root: Path, items: list[dict[str, Any]], space: Workspace, log: Path) -> None:
-    """Put back what `items` replaced: reinstall kept versions, purge what was new."""
+def _undo(root: Path, items: list[dict[str, Any]]) -> list[list[str]]:
+    """The dpkg commands that put back what `items` replaced: purge what was new (in reverse
+    install order), reinstall the kept previous versions."""
     new = [i["package"] for i in items if i.get("replaced") is None]
     previous = [Path(i["kept"]) for i in items if i.get("replaced") is not None and i.get("kept")]
+    commands = []
     if new:
-        run(
-            purge_argv(root, list(reversed(new))),
-            cwd=space.work,
-            timeout=DPKG_TIMEOUT,
-            log_file=log,
-            ok_codes=(0, 1),
-        )
+        commands.append(purge_argv(root, list(reversed(new))))
     if previous:
-        run(install_argv(root, previous), cwd=space.work, timeout=DPKG_TIMEOUT, log_file=log)
+        commands.append(install_argv(root, previous))
+    return commands
+
+
+def _restore(root: Path, items: list[dict[str, Any]], space: Workspace, log: Path) -> None:
+    for argv in _undo(root, items):
+        run(argv, cwd=space.work, timeout=DPKG_TIMEOUT, log_file=log)
 
 
 def rollback(project: Project, plan: Plan, space: Workspace, root: Path, yes: bool) -> None:
@@ -298,21 +284,11 @@ def rollback(project: Project, plan: Plan, space: Workspace, root: Path, yes: bo
         )
     _admindir(root)
     items = record["installed"]
-    new = [i["package"] for i in items if i.get("replaced") is None]
-    previous = [Path(i["kept"]) for i in items if i.get("replaced") is not None]
-    commands = []
-    if new:
-        commands.append(purge_argv(root, list(reversed(new))))
-    if previous:
-        commands.append(install_argv(root, previous))
+    commands = _undo(root, items)
     for argv in commands:
         print(f"+ {' '.join(argv)}")
-    if not _authorised(yes):
-        raise StepFailed(
-            "not run: rolling back changes the system",
-            hint=f"rerun with --yes (or {ALLOW_ENV}=1) to run the commands above",
-        )
-    _require_privilege(root)
+    require(yes, "not run: rolling back changes the system")
+    require_root(root, f"rollback --target {plan.target}")
     log = space.logs / "install.log"
     for argv in commands:
         run(argv, cwd=space.work, timeout=DPKG_TIMEOUT, log_file=log)
@@ -345,12 +321,8 @@ def write_memlock(root: Path, yes: bool) -> None:
     """`doit memlock`: the limits.d and systemd drop-ins that lift RLIMIT_MEMLOCK."""
     for path, text in MEMLOCK_FILES.items():
         print(f"--- {root / path}\n{text}")
-    if not _authorised(yes):
-        raise StepFailed(
-            "not written: changes the system's limits",
-            hint=f"rerun with --yes (or {ALLOW_ENV}=1) to write the files above",
-        )
-    _require_privilege(root)
+    require(yes, "not written: changes the system's limits", "the files above")
+    require_root(root, "memlock")
     for path, text in MEMLOCK_FILES.items():
         write_atomic(root / path, text)
     print("written; log out and in again (or reboot) for the new limit to apply")

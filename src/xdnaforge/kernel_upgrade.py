@@ -12,13 +12,12 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import StepFailed
+from .consent import require, require_root
 from .host import read_host_facts
 from .plan import matching_cells
 from .project import Project
 from .records import read_record, write_atomic, write_record
 
-ALLOW_ENV = "XDNAFORGE_ALLOW_SYSTEM_CHANGES"
 HOOK = "etc/kernel/postinst.d/zz-xdnaforge-revalidate"
 UNIT = "etc/systemd/system/xdnaforge-revalidate.service"
 WANTS = "etc/systemd/system/multi-user.target.wants/xdnaforge-revalidate.service"
@@ -144,13 +143,8 @@ def install_hook(dodo_dir: Path, root: Path, yes: bool) -> None:
     for path, text in files.items():
         print(f"--- {root / path}\n{text}")
     print(f"--- {root / WANTS} -> ../xdnaforge-revalidate.service (enables the unit)")
-    if not (yes or os.environ.get(ALLOW_ENV) == "1"):
-        raise StepFailed(
-            "not installed: adds a kernel hook and a boot-time unit",
-            hint=f"rerun with --yes (or {ALLOW_ENV}=1) to write the files above",
-        )
-    if root == Path("/") and os.geteuid() != 0:
-        raise StepFailed("installing into / needs root", hint="rerun with sudo -E")
+    require(yes, "not installed: adds a kernel hook and a boot-time unit", "the files above")
+    require_root(root, "kernel-hook --install")
     for path, text in files.items():
         write_atomic(root / path, text)
     (root / HOOK).chmod(0o755)

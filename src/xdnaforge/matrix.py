@@ -6,7 +6,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from .kernel import KernelRange
-from .recipe import Npu, parse_distro, parse_kernel, parse_npu
+from .recipe import Npu
+from .recipe_parse import parse_distro, parse_kernel, parse_npu
 from .schema import Reader
 from .yamlfile import Document
 

@@ -14,7 +14,8 @@ from pathlib import Path
 
 from .errors import ConfigError, Problem
 from .matrix import Cell, Matrix, parse_matrix
-from .recipe import Recipe, parse_recipe
+from .recipe import Recipe
+from .recipe_parse import parse_recipe
 from .series import PatchHeader, parse_header, parse_series
 from .site import Site, load_site
 from .yamlfile import load

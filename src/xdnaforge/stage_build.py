@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from .audit import wants_text
-from .buildscript import parse_options, unknown_options
-from .debfile import DebError, read_deb
+from .buildscript import parse_options
+from .debfile import DebContents, DebError, read_deb
 from .errors import StepFailed
 from .host import choose_jobs, read_host_facts, read_memory_available_kib
 from .paths import Workspace
@@ -28,94 +28,12 @@ from .progress import Progress
 from .project import Project
 from .recipe import BuildStep
 from .records import read_record, write_atomic, write_record
-from .run import PASS_ENV, CommandFailed, run, run_streaming
+from .run import PASS_ENV, CommandFailed, run_streaming
 from .site import Site
 from .tools.ctest import CtestSummary, parse_ctest
-from .tools.dpkg import install_command, query_installed
 from .tools.git import git
 
-ALLOW_ENV = "XDNAFORGE_ALLOW_SYSTEM_CHANGES"
 CONFIGURED_MARK = "-- Build files have been written to"
-
-
-def _depends(plan: Plan) -> tuple[str, ...]:
-    packages = plan.recipe.depends_for(*plan.distro)
-    if packages is None:
-        known = ", ".join(key for key, _ in plan.recipe.build_depends) or "none"
-        raise StepFailed(
-            f"recipe {plan.target} has no build dependency list for "
-            f"{plan.distro[0]}-{plan.distro[1]} (it has: {known})",
-            hint=f"add build.depends.{plan.distro[0]}-{plan.distro[1]} to "
-            f"{plan.recipe.origin.rsplit(':', 1)[0]}, or build on a distro it lists",
-        )
-    return packages
-
-
-def missing_depends(plan: Plan, space: Workspace) -> list[str]:
-    packages = _depends(plan)
-    installed = query_installed(packages, cwd=space.work, log_file=space.logs / "deps.log")
-    return [p for p in packages if p not in installed]
-
-
-def _check_options(plan: Plan, space: Workspace) -> None:
-    """Every option a step passes must exist in the pinned script (never a silent fallback)."""
-    for step in plan.recipe.steps:
-        script = space.source_tree / step.cwd / step.argv[0]
-        if not script.is_file():
-            raise StepFailed(
-                f"build step {step.name}: {script} does not exist in the pinned tree",
-                hint=f"check build.steps ({step.origin})",
-            )
-        accepted = parse_options(script.read_text(encoding="utf-8", errors="replace"))
-        unknown = unknown_options(step.argv, accepted)
-        if unknown:
-            raise StepFailed(
-                f"build step {step.name}: {script.relative_to(space.source_tree)} at the pinned "
-                f"commit does not accept {', '.join(unknown)}",
-                hint="this userspace line predates the option; pin a line that has it. "
-                "xdnaforge never falls back to a build with the kernel module",
-            )
-
-
-def deps(project: Project, plan: Plan, space: Workspace) -> None:
-    del project
-    space.work.mkdir(parents=True, exist_ok=True)
-    _check_options(plan, space)
-    missing = missing_depends(plan, space)
-    if missing:
-        command = " ".join(install_command(missing))
-        raise StepFailed(
-            f"missing build dependencies for {plan.distro[0]} {plan.distro[1]}: "
-            f"{', '.join(missing)}",
-            hint=f"install them: sudo {command}\n(or: doit deps --target {plan.target} --yes)",
-        )
-    print(f"  {len(_depends(plan))} build dependencies installed; build options accepted")
-
-
-def install_deps(plan: Plan, space: Workspace, yes: bool) -> None:
-    """`doit deps --target T [--yes]`: show, and with authorisation run, the apt-get command."""
-    space.work.mkdir(parents=True, exist_ok=True)
-    missing = missing_depends(plan, space)
-    if not missing:
-        print(f"all build dependencies for {plan.distro[0]} {plan.distro[1]} are installed")
-        return
-    argv = install_command(missing)
-    if os.geteuid() != 0:
-        argv = ["sudo", *argv]
-    print(f"+ {' '.join(argv)}")
-    if not (yes or os.environ.get(ALLOW_ENV) == "1"):
-        raise StepFailed(
-            "not run: installing packages changes the system",
-            hint=f"rerun with --yes (or {ALLOW_ENV}=1) to run the command above",
-        )
-    run(
-        argv,
-        cwd=space.work,
-        timeout=3600,
-        log_file=space.logs / "deps.log",
-        env={"DEBIAN_FRONTEND": "noninteractive"},
-    )
-    print(f"installed {len(missing)} package(s)")
 
 
 def build_environment(space: Workspace, site: Site, epoch: str) -> dict[str, str]:
@@ -300,6 +218,44 @@ def build_step(project: Project, plan: Plan, space: Workspace, step: BuildStep) 
     write_record(space.record("build"), "build", body)
 
 
+def _entry(deb: DebContents, path: Path, step: str) -> dict[str, Any]:
+    """One packages.json entry: what the control file says, not what the file name says."""
+    return {
+        "file": f"debs/{path.name}",
+        "package": deb.package,
+        "version": deb.control.get("Version", ""),
+        "architecture": deb.control.get("Architecture", ""),
+        "size": deb.size,
+        "sha256": deb.sha256,
+        "step": step,
+        "source": str(path),
+    }
+
+
+def _publish(
+    plan: Plan, space: Workspace, files: list[Path], entries: list[dict[str, Any]]
+) -> None:
+    """Swap the packages in, then write packages.json: the stage's last act."""
+    stage = plan.stage("package")
+    _replace_packages(space, files)
+    write_record(
+        space.record("packages"),
+        "packages",
+        {
+            "target": plan.target,
+            "packages": entries,
+            "fingerprints": {"package": stage.fingerprint},
+            "inputs": {"package": stage.inputs},
+        },
+    )
+    for entry in entries:
+        print(
+            f"  {entry['package']} {entry['version']} {entry['architecture']} "
+            f"{entry['size']} bytes  {entry['file']}"
+        )
+    sys.stdout.flush()
+
+
 def _replace_packages(space: Workspace, files: list[Path]) -> None:
     """Copy into a new directory, then swap: a failure leaves the previous packages in place."""
     staging = space.packages.with_name("debs.new")
@@ -322,7 +278,6 @@ def _replace_packages(space: Workspace, files: list[Path]) -> None:
 def package(project: Project, plan: Plan, space: Workspace) -> None:
     """Collect each step's .deb files, read their control data, compare with the recipe."""
     del project
-    stage = plan.stage("package")
     found: list[tuple[Path, str]] = []
     for step in plan.recipe.steps:
         cwd = space.source_tree / step.cwd
@@ -336,18 +291,7 @@ def package(project: Project, plan: Plan, space: Workspace) -> None:
         except DebError as error:
             raise StepFailed(f"package: {error.message}") from None
         names.setdefault(deb.package, []).append(path.name)
-        entries.append(
-            {
-                "file": f"debs/{path.name}",
-                "package": deb.package,
-                "version": deb.control.get("Version", ""),
-                "architecture": deb.control.get("Architecture", ""),
-                "size": deb.size,
-                "sha256": deb.sha256,
-                "step": step_name,
-                "source": str(path),
-            }
-        )
+        entries.append(_entry(deb, path, step_name))
     expected = set(plan.recipe.produced_packages())
     missing = sorted(expected - set(names))
     unexpected = sorted(set(names) - expected)
@@ -365,28 +309,11 @@ def package(project: Project, plan: Plan, space: Workspace) -> None:
             hint="file names are not a contract: the Package fields were compared; adjust "
             "build.steps[].produces or packages in the recipe if upstream changed them",
         )
-    _replace_packages(space, [path for path, _ in found])
-    write_record(
-        space.record("packages"),
-        "packages",
-        {
-            "target": plan.target,
-            "packages": entries,
-            "fingerprints": {"package": stage.fingerprint},
-            "inputs": {"package": stage.inputs},
-        },
-    )
-    for entry in entries:
-        print(
-            f"  {entry['package']} {entry['version']} {entry['architecture']} "
-            f"{entry['size']} bytes  {entry['file']}"
-        )
-    sys.stdout.flush()
+    _publish(plan, space, [path for path, _ in found], entries)
 
 
 def collect_prebuilt(project: Project, plan: Plan, space: Workspace) -> None:
     """The package stage of a prebuilt recipe: the vendor's files, each at its pinned sha256."""
-    stage = plan.stage("package")
     folders = project.site.vendor_dirs
     found: list[tuple[Path, str]] = []
     entries = []
@@ -420,31 +347,6 @@ def collect_prebuilt(project: Project, plan: Plan, space: Workspace) -> None:
                 f"{item.file} is package {deb.package}, the recipe says {item.package}"
             )
         found.append((path, item.file))
-        entries.append(
-            {
-                "file": f"debs/{path.name}",
-                "package": deb.package,
-                "version": deb.control.get("Version", ""),
-                "architecture": deb.control.get("Architecture", ""),
-                "size": deb.size,
-                "sha256": deb.sha256,
-                "step": "prebuilt",
-                "source": str(path),
-            }
-        )
-    _replace_packages(space, [p for p, _ in found])
-    write_record(
-        space.record("packages"),
-        "packages",
-        {
-            "target": plan.target,
-            "packages": entries,
-            "fingerprints": {"package": stage.fingerprint},
-            "inputs": {"package": stage.inputs},
-        },
-    )
-    for entry in entries:
-        print(
-            f"  {entry['package']} {entry['version']} {entry['architecture']} "
-            f"{entry['size']} bytes  {entry['file']} (pinned sha256 matches)"
-        )
+        entries.append(_entry(deb, path, "prebuilt"))
+    # every file matched its pinned sha256 above
+    _publish(plan, space, [p for p, _ in found], entries)

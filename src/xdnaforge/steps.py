@@ -19,6 +19,7 @@ from . import (
     kernel_upgrade,
     stage_audit,
     stage_build,
+    stage_deps,
     stage_matrix,
     stage_report,
     stage_sources,
@@ -102,7 +103,7 @@ def stage_body(stage_name: str, plan: Plan) -> StageBody:
     bodies: dict[str, StageBody] = {
         "fetch": stage_sources.fetch,
         "patch": stage_sources.patch,
-        "deps": stage_build.deps,
+        "deps": stage_deps.deps,
         "package": (
             stage_build.collect_prebuilt if plan.recipe.kind == "prebuilt" else stage_build.package
         ),
@@ -171,7 +172,7 @@ def run_tasks(namespace: dict[str, Any], project: Project, stage_name: str, targ
 @guarded
 def deps(project: Project, target: str, yes: bool) -> None:
     name = resolve_target(project, target or None)
-    stage_build.install_deps(make_plan(project, name), workspace(project, name), yes)
+    stage_deps.install_deps(make_plan(project, name), workspace(project, name), yes)
 
 
 @guarded

@@ -1,0 +1,489 @@
+"""Recipe validation from YAML data: every problem collected with its key path.
+
+Pure: takes a parsed Document and returns a frozen Recipe or the list of problems.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from .kernel import KernelRange, parse_range
+from .recipe import (
+    GATES,
+    KINDS,
+    PLACEHOLDERS,
+    UNPINNED,
+    Baseline,
+    BuildStep,
+    CtestExpectation,
+    DriverContract,
+    HostSpec,
+    Justified,
+    Npu,
+    PrebuiltPackage,
+    Recipe,
+    Source,
+    Submodule,
+    Thresholds,
+    UnusedSubmodule,
+    Validation,
+)
+from .schema import Reader
+from .yamlfile import Document, KeyPath
+
+_PCI_RE = re.compile(r"^[0-9a-f]{4}:[0-9a-f]{4}$")
+_REVISION_RE = re.compile(r"^0x[0-9a-f]{2}$")
+_PLACEHOLDER_RE = re.compile(r"\{([^{}]*)\}")
+_NAME_RE = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
+
+
+def parse_recipe(document: Document, digest: str) -> tuple[Recipe | None, Reader]:
+    """Validate one recipe document; the Reader holds every problem found."""
+    reader = Reader(document)
+    prebuilt_kind = isinstance(document.data, dict) and document.data.get("kind") == "prebuilt"
+    # a prebuilt recipe names the vendor's files instead of sources and build steps
+    specific = ("prebuilt",) if prebuilt_kind else ("source", "build")
+    top = reader.mapping(
+        document.data,
+        (),
+        required=(
+            "schema",
+            "name",
+            "description",
+            "hosts",
+            "driver",
+            *specific,
+            "install",
+            "validate",
+        ),
+        optional=("kind", "patches", "audit"),
+    )
+    if top is None:
+        return None, reader
+    schema = reader.integer(top, "schema", ())
+    if schema is not None and schema != 1:
+        reader.problem(("schema",), f"unsupported schema {schema}; this xdnaforge reads schema 1")
+    name = reader.string(top, "name", ())
+    if name is not None and not _NAME_RE.match(name):
+        reader.problem(("name",), f"'{name}' must be lowercase letters, digits, '.', '_' or '-'")
+    kind = reader.choice(top, "kind", (), KINDS) if "kind" in top else "source"
+    description = reader.string(top, "description", ())
+    hosts = _hosts(reader, top.get("hosts"), ("hosts",))
+    driver = _driver(reader, top.get("driver"), ("driver",))
+    source = None if prebuilt_kind else _source(reader, top.get("source"), ("source",))
+    prebuilt = _prebuilt(reader, top.get("prebuilt"), ("prebuilt",)) if prebuilt_kind else ()
+    patch_sets = reader.strings(top, "patches", ())
+    if prebuilt_kind and patch_sets:
+        reader.problem(("patches",), "a prebuilt recipe has nothing to patch")
+    steps, depends, known_failures = (
+        ((), (), ()) if prebuilt_kind else _build(reader, top.get("build"), ("build",))
+    )
+    waivers = _audit(reader, top.get("audit", {}), ("audit",))
+    install_order = _install(reader, top.get("install"), ("install",))
+    validation = _validation(reader, top.get("validate"), ("validate",))
+
+    produced = {p for step in steps for p in step.produces} | {p.package for p in prebuilt}
+    for index, package in enumerate(install_order):
+        if package not in produced:
+            reader.problem(
+                ("install", "order", index),
+                f"'{package}' is not produced by any build step or prebuilt package",
+                hint=f"the recipe produces: {', '.join(sorted(produced)) or 'nothing'}",
+            )
+    for index, waiver in enumerate(waivers):
+        if waiver.package is not None and waiver.package not in produced:
+            reader.problem(
+                ("audit", "waivers", index, "package"),
+                f"waiver names '{waiver.package}', which no build step produces",
+            )
+
+    if (
+        reader.problems
+        or name is None
+        or kind is None
+        or description is None
+        or hosts is None
+        or driver is None
+        or (source is None and not prebuilt_kind)
+        or validation is None
+    ):
+        return None, reader
+    line = document.where(())[0]
+    return (
+        Recipe(
+            name=name,
+            kind=kind,
+            description=description,
+            origin=f"{document.source}:{line}",
+            digest=digest,
+            hosts=hosts,
+            driver=driver,
+            source=source,
+            prebuilt=prebuilt,
+            patch_sets=patch_sets,
+            steps=steps,
+            build_depends=depends,
+            known_test_failures=known_failures,
+            waivers=waivers,
+            install_order=install_order,
+            validation=validation,
+        ),
+        reader,
+    )
+
+
+def parse_npu(reader: Reader, value: Any, path: KeyPath) -> Npu | None:
+    npu = reader.mapping(value, path, required=("pci",), optional=("revision", "name"))
+    if npu is None:
+        return None
+    pci = reader.string(npu, "pci", path)
+    if pci is not None and not _PCI_RE.match(pci):
+        reader.problem(
+            (*path, "pci"), f"'{pci}' is not vendor:device in lowercase hex, e.g. 1022:17f0"
+        )
+        pci = None
+    revision = reader.string(npu, "revision", path)
+    if revision is not None and not _REVISION_RE.match(revision):
+        reader.problem((*path, "revision"), f"'{revision}' is not a PCI revision like 0x10")
+        revision = None
+    if pci is None:
+        return None
+    return Npu(pci=pci, revision=revision, name=reader.string(npu, "name", path))
+
+
+def parse_distro(reader: Reader, value: Any, path: KeyPath) -> tuple[str, str] | None:
+    distro = reader.mapping(value, path, required=("id", "version"))
+    if distro is None:
+        return None
+    distro_id = reader.string(distro, "id", path)
+    version = reader.string(distro, "version", path)
+    if distro_id is None or version is None:
+        return None
+    return distro_id, version
+
+
+def parse_kernel(reader: Reader, parent: dict[str, Any], path: KeyPath) -> KernelRange | None:
+    text = reader.string(parent, "kernel", path)
+    if text is None:
+        return None
+    try:
+        return parse_range(text)
+    except ValueError as error:
+        reader.problem((*path, "kernel"), str(error))
+        return None
+
+
+def _hosts(reader: Reader, value: Any, path: KeyPath) -> HostSpec | None:
+    hosts = reader.mapping(value, path, required=("distro", "kernel", "npu"))
+    if hosts is None:
+        return None
+    distro = parse_distro(reader, hosts.get("distro"), (*path, "distro"))
+    kernel = parse_kernel(reader, hosts, path)
+    npus = []
+    for index, item in enumerate(reader.sequence(hosts, "npu", path)):
+        npu = parse_npu(reader, item, (*path, "npu", index))
+        if npu is not None:
+            npus.append(npu)
+    if "npu" in hosts and not npus and not reader.problems:
+        reader.problem((*path, "npu"), "list at least one NPU PCI function")
+    if distro is None or kernel is None:
+        return None
+    return HostSpec(distro_id=distro[0], distro_version=distro[1], kernel=kernel, npus=tuple(npus))
+
+
+def _driver(reader: Reader, value: Any, path: KeyPath) -> DriverContract | None:
+    driver = reader.mapping(
+        value,
+        path,
+        required=("driver",),
+        optional=(
+            "drm_version",
+            "firmware_version",
+            "firmware_protocol_major",
+            "cmd_bo_max_bytes",
+            "notes",
+        ),
+    )
+    if driver is None:
+        return None
+    name = reader.string(driver, "driver", path)
+    if name is None:
+        return None
+    return DriverContract(
+        driver=name,
+        drm_version=reader.string(driver, "drm_version", path),
+        firmware_version=reader.string(driver, "firmware_version", path),
+        firmware_protocol_major=reader.integer(driver, "firmware_protocol_major", path, minimum=0),
+        cmd_bo_max_bytes=reader.integer(driver, "cmd_bo_max_bytes", path, minimum=1),
+        notes=reader.string(driver, "notes", path),
+    )
+
+
+def _source(reader: Reader, value: Any, path: KeyPath) -> Source | None:
+    source = reader.mapping(
+        value,
+        path,
+        required=("name", "url", "commit"),
+        optional=("ref", "submodules", "unused_submodules"),
+    )
+    if source is None:
+        return None
+    submodules = []
+    seen: set[str] = set()
+    for index, item in enumerate(reader.sequence(source, "submodules", path)):
+        here = (*path, "submodules", index)
+        sub = reader.mapping(item, here, required=("path", "commit"), optional=("ref",))
+        if sub is None:
+            continue
+        sub_path = reader.string(sub, "path", here)
+        commit = reader.commit(sub, "commit", here)
+        if sub_path in seen:
+            reader.problem((*here, "path"), f"submodule '{sub_path}' is listed twice")
+        if sub_path is not None and commit is not None:
+            seen.add(sub_path)
+            submodules.append(
+                Submodule(path=sub_path, commit=commit, ref=reader.string(sub, "ref", here))
+            )
+    unused = []
+    for index, item in enumerate(reader.sequence(source, "unused_submodules", path)):
+        here = (*path, "unused_submodules", index)
+        sub = reader.mapping(item, here, required=("path", "reason"))
+        if sub is None:
+            continue
+        sub_path = reader.string(sub, "path", here)
+        reason = reader.string(sub, "reason", here)
+        if sub_path in seen:
+            reader.problem((*here, "path"), f"'{sub_path}' is both pinned and listed as unused")
+        if sub_path is not None and reason is not None:
+            unused.append(UnusedSubmodule(path=sub_path, reason=reason))
+    name = reader.string(source, "name", path)
+    url = reader.string(source, "url", path)
+    commit = reader.commit(source, "commit", path)
+    ref = reader.string(source, "ref", path)
+    if name is None or url is None or commit is None:
+        return None
+    return Source(
+        name=name,
+        url=url,
+        commit=commit,
+        ref=ref,
+        submodules=tuple(submodules),
+        unused_submodules=tuple(unused),
+    )
+
+
+def _prebuilt(reader: Reader, value: Any, path: KeyPath) -> tuple[PrebuiltPackage, ...]:
+    section = reader.mapping(value, path, required=("packages",))
+    if section is None:
+        return ()
+    packages = []
+    for index, item in enumerate(reader.sequence(section, "packages", path)):
+        here = (*path, "packages", index)
+        entry = reader.mapping(item, here, required=("file", "package", "sha256"))
+        if entry is None:
+            continue
+        file = reader.string(entry, "file", here)
+        package = reader.string(entry, "package", here)
+        digest = reader.string(entry, "sha256", here)
+        if digest is not None and digest != UNPINNED and not re.fullmatch(r"[0-9a-f]{64}", digest):
+            reader.problem(
+                (*here, "sha256"),
+                f"'{digest}' is not a sha256 (64 lowercase hex)",
+                hint=f"or '{UNPINNED}' until the digest is checked against the "
+                "vendor's published checksums",
+            )
+            digest = None
+        if file and package and digest:
+            packages.append(PrebuiltPackage(file=file, package=package, sha256=digest))
+    if "packages" in section and not packages and not reader.problems:
+        reader.problem((*path, "packages"), "list at least one package")
+    return tuple(packages)
+
+
+def _step(reader: Reader, value: Any, path: KeyPath) -> BuildStep | None:
+    step = reader.mapping(
+        value,
+        path,
+        required=("name", "cwd", "argv", "packages", "produces"),
+        optional=("timeout_minutes", "ctest"),
+    )
+    if step is None:
+        return None
+    argv = reader.strings(step, "argv", path)
+    if "argv" in step and not argv:
+        reader.problem((*path, "argv"), "must list the program and its arguments")
+    for index, arg in enumerate(argv):
+        for placeholder in _PLACEHOLDER_RE.findall(arg):
+            if placeholder not in PLACEHOLDERS:
+                reader.problem(
+                    (*path, "argv", index),
+                    f"unknown placeholder '{{{placeholder}}}'",
+                    hint=f"known placeholders: {', '.join('{' + p + '}' for p in PLACEHOLDERS)}",
+                )
+    ctest = None
+    if "ctest" in step:
+        here = (*path, "ctest")
+        expected = reader.mapping(step["ctest"], here, required=("total", "skipped"))
+        if expected is not None:
+            total = reader.integer(expected, "total", here, minimum=0)
+            skipped = reader.integer(expected, "skipped", here, minimum=0)
+            if total is not None and skipped is not None:
+                ctest = CtestExpectation(total=total, skipped=skipped)
+    name = reader.string(step, "name", path)
+    cwd = reader.string(step, "cwd", path)
+    packages = reader.strings(step, "packages", path)
+    produces = reader.strings(step, "produces", path)
+    # a bad timeout is reported; the default keeps the step so later checks still see it
+    timeout = reader.integer(step, "timeout_minutes", path, minimum=1, default=240) or 240
+    if name is None or cwd is None or not argv:
+        return None
+    line = reader.document.where(path)[0]
+    return BuildStep(
+        name=name,
+        cwd=cwd,
+        argv=argv,
+        packages=packages,
+        produces=produces,
+        timeout_minutes=timeout,
+        ctest=ctest,
+        origin=f"{reader.source}:{line}",
+    )
+
+
+def _justified(reader: Reader, value: Any, path: KeyPath, key: str) -> Justified | None:
+    item = reader.mapping(value, path, required=(key, "justification"), optional=("package",))
+    if item is None:
+        return None
+    name = reader.string(item, key, path)
+    justification = reader.string(item, "justification", path)
+    if name is None or justification is None:
+        return None
+    return Justified(
+        name=name, package=reader.string(item, "package", path), justification=justification
+    )
+
+
+def _build(
+    reader: Reader, value: Any, path: KeyPath
+) -> tuple[tuple[BuildStep, ...], tuple[tuple[str, tuple[str, ...]], ...], tuple[Justified, ...]]:
+    build = reader.mapping(
+        value, path, required=("steps", "depends"), optional=("known_test_failures",)
+    )
+    if build is None:
+        return (), (), ()
+    steps = []
+    names: set[str] = set()
+    for index, item in enumerate(reader.sequence(build, "steps", path)):
+        step = _step(reader, item, (*path, "steps", index))
+        if step is None:
+            continue
+        if step.name in names:
+            reader.problem((*path, "steps", index, "name"), f"step '{step.name}' is defined twice")
+        names.add(step.name)
+        steps.append(step)
+    depends = []
+    here = (*path, "depends")
+    table = (
+        reader.mapping(build.get("depends"), here, free_keys=True) if "depends" in build else None
+    )
+    for key in table or {}:
+        if isinstance(key, str):
+            packages = reader.strings(table or {}, key, here)
+            depends.append((key, packages))
+    failures = []
+    for index, item in enumerate(reader.sequence(build, "known_test_failures", path)):
+        failure = _justified(reader, item, (*path, "known_test_failures", index), "test")
+        if failure is not None:
+            failures.append(failure)
+    return tuple(steps), tuple(depends), tuple(failures)
+
+
+def _audit(reader: Reader, value: Any, path: KeyPath) -> tuple[Justified, ...]:
+    audit = reader.mapping(value, path, optional=("waivers",))
+    if audit is None:
+        return ()
+    waivers = []
+    for index, item in enumerate(reader.sequence(audit, "waivers", path)):
+        waiver = _justified(reader, item, (*path, "waivers", index), "rule")
+        if waiver is not None:
+            if waiver.package is None:
+                reader.problem(
+                    (*path, "waivers", index), "a waiver must name the package it applies to"
+                )
+            waivers.append(waiver)
+    return tuple(waivers)
+
+
+def _install(reader: Reader, value: Any, path: KeyPath) -> tuple[str, ...]:
+    install = reader.mapping(value, path, required=("order",))
+    if install is None:
+        return ()
+    return reader.strings(install, "order", path)
+
+
+def _validation(reader: Reader, value: Any, path: KeyPath) -> Validation | None:
+    section = reader.mapping(
+        value,
+        path,
+        required=("gates",),
+        optional=(
+            "memlock_min_kib",
+            "xrt_version",
+            "plugin_version",
+            "firmware_version",
+            "thresholds",
+            "baseline",
+        ),
+    )
+    if section is None:
+        return None
+    gates = reader.strings(section, "gates", path)
+    for index, gate in enumerate(gates):
+        if gate not in GATES:
+            reader.problem(
+                (*path, "gates", index), f"unknown gate '{gate}'", hint=f"gates: {', '.join(GATES)}"
+            )
+    memlock: int | None = None
+    if section.get("memlock_min_kib", "unlimited") != "unlimited":
+        memlock = reader.integer(section, "memlock_min_kib", path, minimum=1)
+    here = (*path, "thresholds")
+    limits = (
+        reader.mapping(
+            section.get("thresholds", {}),
+            here,
+            optional=("gemm_tops_min", "latency_us_max", "throughput_ops_min"),
+        )
+        or {}
+    )
+    thresholds = Thresholds(
+        gemm_tops_min=reader.number(limits, "gemm_tops_min", here),
+        latency_us_max=reader.number(limits, "latency_us_max", here),
+        throughput_ops_min=reader.number(limits, "throughput_ops_min", here),
+    )
+    baseline = None
+    if "baseline" in section:
+        here = (*path, "baseline")
+        base = reader.mapping(
+            section["baseline"],
+            here,
+            required=("gemm_tops", "latency_us", "throughput_ops", "evidence"),
+        )
+        if base is not None:
+            tops = reader.number(base, "gemm_tops", here)
+            latency = reader.number(base, "latency_us", here)
+            throughput = reader.number(base, "throughput_ops", here)
+            evidence = reader.string(base, "evidence", here)
+            if tops is not None and latency is not None and throughput is not None and evidence:
+                baseline = Baseline(
+                    gemm_tops=tops, latency_us=latency, throughput_ops=throughput, evidence=evidence
+                )
+    return Validation(
+        gates=gates,
+        memlock_min_kib=memlock,
+        xrt_version=reader.string(section, "xrt_version", path),
+        plugin_version=reader.string(section, "plugin_version", path),
+        firmware_version=reader.string(section, "firmware_version", path),
+        thresholds=thresholds,
+        baseline=baseline,
+    )

@@ -1,0 +1,94 @@
+"""The deps stage and `doit deps`: build dependencies per distro, and the options the pinned
+build scripts accept, checked before anything compiles.
+
+Edge module: dpkg-query for what is installed, apt-get (only with --yes) for what is not.
+"""
+
+from __future__ import annotations
+
+import os
+
+from .buildscript import parse_options, unknown_options
+from .consent import require
+from .errors import StepFailed
+from .paths import Workspace
+from .plan import Plan
+from .project import Project
+from .run import run
+from .tools.dpkg import install_command, query_installed
+
+
+def _depends(plan: Plan) -> tuple[str, ...]:
+    packages = plan.recipe.depends_for(*plan.distro)
+    if packages is None:
+        known = ", ".join(key for key, _ in plan.recipe.build_depends) or "none"
+        raise StepFailed(
+            f"recipe {plan.target} has no build dependency list for "
+            f"{plan.distro[0]}-{plan.distro[1]} (it has: {known})",
+            hint=f"add build.depends.{plan.distro[0]}-{plan.distro[1]} to "
+            f"{plan.recipe.origin.rsplit(':', 1)[0]}, or build on a distro it lists",
+        )
+    return packages
+
+
+def missing_depends(plan: Plan, space: Workspace) -> list[str]:
+    packages = _depends(plan)
+    installed = query_installed(packages, cwd=space.work, log_file=space.logs / "deps.log")
+    return [p for p in packages if p not in installed]
+
+
+def _check_options(plan: Plan, space: Workspace) -> None:
+    """Every option a step passes must exist in the pinned script (never a silent fallback)."""
+    for step in plan.recipe.steps:
+        script = space.source_tree / step.cwd / step.argv[0]
+        if not script.is_file():
+            raise StepFailed(
+                f"build step {step.name}: {script} does not exist in the pinned tree",
+                hint=f"check build.steps ({step.origin})",
+            )
+        accepted = parse_options(script.read_text(encoding="utf-8", errors="replace"))
+        unknown = unknown_options(step.argv, accepted)
+        if unknown:
+            raise StepFailed(
+                f"build step {step.name}: {script.relative_to(space.source_tree)} at the pinned "
+                f"commit does not accept {', '.join(unknown)}",
+                hint="this userspace line predates the option; pin a line that has it. "
+                "xdnaforge never falls back to a build with the kernel module",
+            )
+
+
+def deps(project: Project, plan: Plan, space: Workspace) -> None:
+    del project
+    space.work.mkdir(parents=True, exist_ok=True)
+    _check_options(plan, space)
+    missing = missing_depends(plan, space)
+    if missing:
+        command = " ".join(install_command(missing))
+        raise StepFailed(
+            f"missing build dependencies for {plan.distro[0]} {plan.distro[1]}: "
+            f"{', '.join(missing)}",
+            hint=f"install them: sudo {command}\n(or: doit deps --target {plan.target} --yes)",
+        )
+    print(f"  {len(_depends(plan))} build dependencies installed; build options accepted")
+
+
+def install_deps(plan: Plan, space: Workspace, yes: bool) -> None:
+    """`doit deps --target T [--yes]`: show, and with authorisation run, the apt-get command."""
+    space.work.mkdir(parents=True, exist_ok=True)
+    missing = missing_depends(plan, space)
+    if not missing:
+        print(f"all build dependencies for {plan.distro[0]} {plan.distro[1]} are installed")
+        return
+    argv = install_command(missing)
+    if os.geteuid() != 0:
+        argv = ["sudo", *argv]
+    print(f"+ {' '.join(argv)}")
+    require(yes, "not run: installing packages changes the system", "the command above")
+    run(
+        argv,
+        cwd=space.work,
+        timeout=3600,
+        log_file=space.logs / "deps.log",
+        env={"DEBIAN_FRONTEND": "noninteractive"},
+    )
+    print(f"installed {len(missing)} package(s)")
