@@ -19,6 +19,8 @@ from .tools.dpkg import install_command, query_installed
 
 
 def _depends(plan: Plan) -> tuple[str, ...]:
+    if plan.recipe.kind == "prebuilt":
+        return ()  # nothing is built from a vendor's packages
     packages = plan.recipe.depends_for(*plan.distro)
     if packages is None:
         known = ", ".join(key for key, _ in plan.recipe.build_depends) or "none"
@@ -75,6 +77,9 @@ def deps(project: Project, plan: Plan, space: Workspace) -> None:
 def install_deps(plan: Plan, space: Workspace, yes: bool) -> None:
     """`doit deps --target T [--yes]`: show, and with authorisation run, the apt-get command."""
     space.work.mkdir(parents=True, exist_ok=True)
+    if plan.recipe.kind == "prebuilt":
+        print(f"{plan.target} is prebuilt: nothing to build, no build dependencies")
+        return
     missing = missing_depends(plan, space)
     if not missing:
         print(f"all build dependencies for {plan.distro[0]} {plan.distro[1]} are installed")

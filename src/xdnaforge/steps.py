@@ -153,6 +153,10 @@ def run_tasks(namespace: dict[str, Any], project: Project, stage_name: str, targ
     name = resolve_target(project, target or None)
     plan = make_plan(project, name)
     stages = [s.name for s in plan.pipeline()]
+    if stage_name not in stages:
+        raise UsageError(
+            f"{name} has no {stage_name} stage (a {plan.recipe.kind} recipe: {', '.join(stages)})"
+        )
     with held(project.site.build_dir / ".lock", f"the build directory {project.site.build_dir}"):
         chain = plan.pipeline()[: stages.index(stage_name) + 1]
         fresh = {stage.name for stage in chain if _fresh(project, plan, stage)[0]}
