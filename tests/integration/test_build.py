@@ -337,3 +337,12 @@ def test_resuming_after_a_packaging_failure_does_not_reconfigure(
     assert "resuming the previous attempt without reconfiguring (-nocmake)" in outcome.stdout
     assert len(configured.read_text().splitlines()) == 1
     assert "-nocmake" in record(setup, "build")["steps"]["xrt"]["command"]  # type: ignore[index]
+
+
+def test_plan_after_a_build_says_what_is_up_to_date(setup: Path, fake_tools: FakeTools) -> None:
+    assert build(setup, fake_tools).rc == 0
+    outcome = build(setup, fake_tools, "plan", "--target", "synthetic")
+    assert outcome.rc == 0, outcome.output
+    for stage in ("fetch", "patch", "build-xrt", "build-shim", "package", "audit"):
+        assert f". {stage}: up to date" in outcome.stdout
+    assert "deps: runs every time" in outcome.stdout
