@@ -36,8 +36,3 @@ class Workspace:
     @property
     def packages(self) -> Path:
         return self.records / "debs"
-
-    @property
-    def lock_file(self) -> Path:
-        """Held while a stage runs, so two builds never share a build directory."""
-        return self.build_dir / f".{self.target}.lock"

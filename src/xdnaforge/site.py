@@ -12,6 +12,7 @@ from pathlib import Path
 
 from .errors import ConfigError, Problem
 from .schema import Reader
+from .tools.git import normalize_url
 from .yamlfile import load
 
 SITE_ENV = "XDNAFORGE_SITE"
@@ -35,8 +36,10 @@ class Site:
     tool_timeout_s: float  # a hardware tool taking longer is considered hung
 
     def mirror_for(self, url: str) -> str | None:
+        """The mirror for an upstream URL (`.git`, a trailing slash and host case ignored)."""
+        wanted = normalize_url(url)
         for upstream, mirror in self.mirrors:
-            if upstream == url:
+            if normalize_url(upstream) == wanted:
                 return mirror
         return None
 

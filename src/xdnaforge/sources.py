@@ -27,7 +27,6 @@ from .tools.git import (
     cache_name,
     git,
     is_local,
-    normalize_url,
     parse_gitlinks,
     parse_gitmodules,
     resolve_url,
@@ -64,11 +63,8 @@ def _label(node_path: str, url: str) -> str:
 
 
 def source_for(site: Site, url: str) -> str:
-    wanted = normalize_url(url)
-    for upstream, mirror in site.mirrors:
-        if normalize_url(upstream) == wanted:
-            return mirror
-    return url
+    """Where a repository is fetched from: its mirror, or the upstream URL itself."""
+    return site.mirror_for(url) or url
 
 
 def _has_commit(cache: Path, commit: str) -> bool:

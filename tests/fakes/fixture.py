@@ -6,7 +6,6 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 BIN = Path(__file__).resolve().parent / "bin"
 
@@ -40,9 +39,6 @@ class FakeTools:
         self.write(
             "dpkg-query/installed.tsv", "".join(f"{p}\tii \t{v}\n" for p, v in packages.items())
         )
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"scenario": str(self.scenario), "calls": str(self.calls_file)}
 
 
 def make_fake_tools(root: Path) -> FakeTools:
