@@ -7,6 +7,7 @@ Run `doit list` for the tasks and `doit help <task>` for their options.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -32,31 +33,60 @@ DOIT_CONFIG = {
     "action_string_formatting": "new",
 }
 
+
+def _option(name: str, kind: type, default: Any, help_text: str) -> dict[str, Any]:
+    """A command-line option of a task (`--name`)."""
+    return {"name": name, "long": name, "type": kind, "default": default, "help": help_text}
+
+
 TARGET = {
-    "name": "target",
+    **_option(
+        "target",
+        str,
+        "",
+        "recipe to act on (default: the supported matrix cell matching this host)",
+    ),
     "short": "t",
-    "long": "target",
-    "type": str,
-    "default": "",
-    "help": "recipe to act on (default: the supported matrix cell matching this host)",
 }
-YES = {
-    "name": "yes",
-    "long": "yes",
-    "type": bool,
-    "default": False,
-    "help": "run the system changes shown (same as XDNAFORGE_ALLOW_SYSTEM_CHANGES=1)",
-}
+YES = _option(
+    "yes", bool, False, "run the system changes shown (same as XDNAFORGE_ALLOW_SYSTEM_CHANGES=1)"
+)
+ROOT_DIR = _option(
+    "root", str, "/", "install into this root instead of / (dpkg --root; for images and tests)"
+)
+KERNEL = _option("kernel", str, "", "judge this kernel release instead of the running one")
+
+
+def _task(
+    action: Any,
+    *args: Any,
+    params: Sequence[dict[str, Any]] = (TARGET,),
+    basename: str | None = None,
+) -> dict[str, Any]:
+    """A task that runs `action(*args, **options)` every time it is asked for."""
+    task: dict[str, Any] = {
+        "actions": [(action, list(args))],
+        "params": list(params),
+        "uptodate": [False],
+        "verbosity": 2,
+    }
+    if basename:
+        task["basename"] = basename  # task names with a dash (function names cannot have one)
+    return task
+
+
+def _stage(stage: str) -> dict[str, Any]:
+    return _task(steps.run_tasks, globals(), PROJECT, stage)
 
 
 def task_check() -> dict[str, Any]:
     """Validate every recipe, matrix, patch series and site.yaml (all problems at once)."""
-    return {"actions": [(steps.check, [PROJECT])], "uptodate": [False], "verbosity": 2}
+    return _task(steps.check, PROJECT, params=())
 
 
 def task_plan() -> dict[str, Any]:
     """Show a target's stages, pins, inputs, outputs and fingerprints; changes nothing."""
-    return _with_target(steps.show_plan, PROJECT)
+    return _task(steps.show_plan, PROJECT)
 
 
 def task_fetch() -> dict[str, Any]:
@@ -71,9 +101,7 @@ def task_patch() -> dict[str, Any]:
 
 def task_deps() -> dict[str, Any]:
     """Show the missing build dependencies and the command to install them (runs with --yes)."""
-    task = _with_target(steps.deps, PROJECT)
-    task["params"] = [TARGET, YES]
-    return task
+    return _task(steps.deps, PROJECT, params=(TARGET, YES))
 
 
 def task_build() -> dict[str, Any]:
@@ -83,167 +111,92 @@ def task_build() -> dict[str, Any]:
 
 def task_audit() -> dict[str, Any]:
     """Prove that .deb files carry no kernel payload: --deb FILE (repeatable) or --target T."""
-    task = _with_target(steps.audit, PROJECT)
-    task["params"] = [
-        TARGET,
-        {
-            "name": "deb",
-            "long": "deb",
-            "type": list,
-            "default": [],
-            "help": "a .deb to audit (repeat for more); no target needed",
-        },
-        {
-            "name": "json",
-            "long": "json",
-            "type": str,
-            "default": "",
-            "help": "with --deb: also write the verdicts as JSON to this file",
-        },
-    ]
-    return task
-
-
-ROOT_DIR = {
-    "name": "root",
-    "long": "root",
-    "type": str,
-    "default": "/",
-    "help": "install into this root instead of / (dpkg --root; for images and tests)",
-}
+    return _task(
+        steps.audit,
+        PROJECT,
+        params=(
+            TARGET,
+            _option("deb", list, [], "a .deb to audit (repeat for more); no target needed"),
+            _option("json", str, "", "with --deb: also write the verdicts as JSON to this file"),
+        ),
+    )
 
 
 def task_install() -> dict[str, Any]:
     """Install the audited packages in recipe order (shows the commands; runs them with --yes)."""
-    task = _with_target(steps.install, PROJECT)
-    task["params"] = [TARGET, YES, ROOT_DIR]
-    return task
+    return _task(steps.install, PROJECT, params=(TARGET, YES, ROOT_DIR))
 
 
 def task_rollback() -> dict[str, Any]:
     """Restore the packages the last install replaced (shows the commands; runs with --yes)."""
-    task = _with_target(steps.rollback, PROJECT)
-    task["params"] = [TARGET, YES, ROOT_DIR]
-    return task
+    return _task(steps.rollback, PROJECT, params=(TARGET, YES, ROOT_DIR))
 
 
 def task_memlock() -> dict[str, Any]:
     """Show (and with --yes write) the limits.d and systemd drop-ins for an unlimited memlock."""
-    return {
-        "actions": [(steps.memlock, [])],
-        "params": [YES, ROOT_DIR],
-        "uptodate": [False],
-        "verbosity": 2,
-    }
+    return _task(steps.memlock, params=(YES, ROOT_DIR))
 
 
 def task_validate() -> dict[str, Any]:
     """Bottom-up hardware gates (host ... xrt-smi validate, pyxrt), figures and diagnoses."""
-    return _with_target(steps.validate, PROJECT)
+    return _task(steps.validate, PROJECT)
 
 
 def task_doctor() -> dict[str, Any]:
     """Diagnose this host (no build needed) or a saved log: --log FILE (repeatable)."""
-    task = _with_target(steps.doctor, PROJECT)
-    task["params"] = [
-        TARGET,
-        {
-            "name": "log",
-            "long": "log",
-            "type": list,
-            "default": [],
-            "help": "a saved kernel log, xrt-smi or build output to diagnose (repeatable)",
-        },
-    ]
-    return task
+    return _task(
+        steps.doctor,
+        PROJECT,
+        params=(
+            TARGET,
+            _option(
+                "log",
+                list,
+                [],
+                "a saved kernel log, xrt-smi or build output to diagnose (repeatable)",
+            ),
+        ),
+    )
 
 
 def task_matrix() -> dict[str, Any]:
     """Build every matrix cell that changed, revalidate the ones for this host, print a table."""
-    return {
-        "actions": [(steps.matrix, [globals(), PROJECT])],
-        "params": [
-            {
-                "name": "matrix",
-                "long": "matrix",
-                "type": str,
-                "default": "",
-                "help": "a matrix file (default: every file in matrices/)",
-            }
-        ],
-        "uptodate": [False],
-        "verbosity": 2,
-    }
-
-
-KERNEL = {
-    "name": "kernel",
-    "long": "kernel",
-    "type": str,
-    "default": "",
-    "help": "judge this kernel release instead of the running one",
-}
+    return _task(
+        steps.matrix,
+        globals(),
+        PROJECT,
+        params=(_option("matrix", str, "", "a matrix file (default: every file in matrices/)"),),
+    )
 
 
 def task_kernel_check() -> dict[str, Any]:
     """After a kernel upgrade: say whether to revalidate only or to build another recipe."""
-    return {
-        "basename": "kernel-check",
-        "actions": [(steps.kernel_check, [PROJECT])],
-        "params": [KERNEL],
-        "uptodate": [False],
-        "verbosity": 2,
-    }
+    return _task(steps.kernel_check, PROJECT, params=(KERNEL,), basename="kernel-check")
 
 
 def task_revalidate() -> dict[str, Any]:
     """First boot into a new kernel: kernel-check, validate if that is all, record the outcome."""
-    return {
-        "actions": [(steps.revalidate, [PROJECT])],
-        "params": [KERNEL],
-        "uptodate": [False],
-        "verbosity": 2,
-    }
+    return _task(steps.revalidate, PROJECT, params=(KERNEL,))
 
 
 def task_kernel_hook() -> dict[str, Any]:
     """Show, or with --install --yes install, the kernel hook and first-boot revalidation unit."""
-    return {
-        "basename": "kernel-hook",
-        "actions": [(steps.kernel_hook, [str(ROOT)])],
-        "params": [
-            {
-                "name": "install",
-                "long": "install",
-                "type": bool,
-                "default": False,
-                "help": "install the hook and the unit",
-            },
+    return _task(
+        steps.kernel_hook,
+        str(ROOT),
+        basename="kernel-hook",
+        params=(
+            _option("install", bool, False, "install the hook and the unit"),
             YES,
             ROOT_DIR,
-        ],
-        "uptodate": [False],
-        "verbosity": 2,
-    }
+        ),
+    )
 
 
 def task_report() -> dict[str, Any]:
     """Render BUILD_REPORT.md (and a JSON twin) from a target's records; builds nothing."""
-    return _with_target(steps.report, PROJECT)
+    return _task(steps.report, PROJECT)
 
 
 def task__stages() -> Any:
     yield from tasks.stage_tasks(PROJECT)
-
-
-def _stage(stage: str) -> dict[str, Any]:
-    return _with_target(steps.run_tasks, globals(), PROJECT, stage)
-
-
-def _with_target(action: Any, *args: Any) -> dict[str, Any]:
-    return {
-        "actions": [(action, list(args))],
-        "params": [TARGET],
-        "uptodate": [False],
-        "verbosity": 2,
-    }
