@@ -8,7 +8,15 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import REPO
+from tests.fakes.fixture import FakeTools
+from tests.integration.upstream import Upstream, make_upstream, write_recipe
+from tests.unit.test_host import make_sysroot
+
+# what the fake dpkg-query reports installed for the synthetic recipe's build dependencies
+DEPENDS = {"cmake": "4.2.3-1", "g++": "4:15.2.0-5ubuntu1", "libboost-dev": "1.90.0.1ubuntu3"}
 
 
 @dataclass(frozen=True)
@@ -52,3 +60,25 @@ def tree(root: Path) -> dict[str, int]:
         for p in sorted(root.rglob("*"))
         if p.is_file() or p.is_dir()
     }
+
+
+def build(project: Path, fakes: FakeTools, *args: str) -> Outcome:
+    """`doit build --target synthetic` (or `doit <args>`) with the fake tools on PATH."""
+    env = {**fakes.env, "XDNAFORGE_PASS_ENV": "FAKE_SCENARIO FAKE_CALLS"}
+    return run_doit(project, *(args or ("build", "--target", "synthetic")), env=env)
+
+
+@pytest.fixture
+def upstream(tmp_path: Path) -> Upstream:
+    """The synthetic upstream: xdna-driver -> xrt -> aiebu, real git, file:// URLs."""
+    return make_upstream(tmp_path / "upstream")
+
+
+@pytest.fixture
+def setup(project_dir: Path, upstream: Upstream, fake_tools: FakeTools) -> Path:
+    """A project with the `synthetic` recipe, a fake Ubuntu 26.04 host, its deps installed."""
+    write_recipe(project_dir, upstream)
+    make_sysroot(project_dir / "sysroot")
+    fake_tools.installed(DEPENDS)
+    (project_dir / "home").mkdir()
+    return project_dir

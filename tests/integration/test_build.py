@@ -17,30 +17,9 @@ import pytest
 
 from tests.conftest import REPO
 from tests.fakes.fixture import FakeTools
-from tests.integration.conftest import Outcome, run_doit
-from tests.integration.upstream import BOOST_PATCH, Upstream, make_upstream, write_recipe
+from tests.integration.conftest import DEPENDS, build
+from tests.integration.upstream import BOOST_PATCH, Upstream, write_recipe
 from tests.unit.test_host import make_sysroot
-
-DEPENDS = {"cmake": "4.2.3-1", "g++": "4:15.2.0-5ubuntu1", "libboost-dev": "1.90.0.1ubuntu3"}
-
-
-@pytest.fixture
-def upstream(tmp_path: Path) -> Upstream:
-    return make_upstream(tmp_path / "upstream")
-
-
-@pytest.fixture
-def setup(project_dir: Path, upstream: Upstream, fake_tools: FakeTools) -> Path:
-    write_recipe(project_dir, upstream)
-    make_sysroot(project_dir / "sysroot")
-    fake_tools.installed(DEPENDS)
-    (project_dir / "home").mkdir()
-    return project_dir
-
-
-def build(project: Path, fakes: FakeTools, *args: str) -> Outcome:
-    env = {**fakes.env, "XDNAFORGE_PASS_ENV": "FAKE_SCENARIO FAKE_CALLS"}
-    return run_doit(project, *(args or ("build", "--target", "synthetic")), env=env)
 
 
 def record(project: Path, name: str) -> dict[str, object]:

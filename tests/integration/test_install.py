@@ -11,10 +11,8 @@ import pytest
 
 from tests.debs import Spec, build_deb
 from tests.fakes.fixture import FakeTools
-from tests.integration.conftest import Outcome, run_doit
-from tests.integration.test_build import DEPENDS, build
-from tests.integration.upstream import BOOST_PATCH, Upstream, make_upstream, write_recipe
-from tests.unit.test_host import make_sysroot
+from tests.integration.conftest import Outcome, build, run_doit
+from tests.integration.upstream import BOOST_PATCH, Upstream, write_recipe
 from tests.unit.test_install_checks import LIMITS_8M
 
 # dpkg refuses to install, even into another root, without superuser privileges
@@ -22,19 +20,10 @@ pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="dpkg --root needs roo
 
 
 @pytest.fixture
-def upstream(tmp_path: Path) -> Upstream:
-    return make_upstream(tmp_path / "upstream")
-
-
-@pytest.fixture
-def built(project_dir: Path, upstream: Upstream, fake_tools: FakeTools) -> Path:
-    write_recipe(project_dir, upstream)
-    make_sysroot(project_dir / "sysroot")
-    fake_tools.installed(DEPENDS)
-    (project_dir / "home").mkdir()
-    outcome = build(project_dir, fake_tools)
+def built(setup: Path, fake_tools: FakeTools) -> Path:
+    outcome = build(setup, fake_tools)
     assert outcome.rc == 0, outcome.output
-    return project_dir
+    return setup
 
 
 @pytest.fixture

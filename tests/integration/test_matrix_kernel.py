@@ -7,19 +7,11 @@ import json
 import subprocess
 from pathlib import Path
 
-import pytest
-
 from tests.debs import build_deb, plugin, xrt_base, xrt_npu
 from tests.fakes.fixture import FakeTools
-from tests.integration.conftest import Outcome, run_doit
+from tests.integration.conftest import DEPENDS, Outcome, run_doit
 from tests.integration.npu import installed_xrt, npu_host, replay
-from tests.integration.test_build import DEPENDS
-from tests.integration.upstream import Upstream, make_upstream, write_recipe
-
-
-@pytest.fixture
-def upstream(tmp_path: Path) -> Upstream:
-    return make_upstream(tmp_path / "upstream")
+from tests.integration.upstream import Upstream, write_recipe
 
 
 def doit(project: Path, fakes: FakeTools, *args: str, env: dict[str, str] | None = None) -> Outcome:

@@ -5,9 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.fakes.fixture import FakeTools
-from tests.integration.conftest import run_doit
+from tests.integration.conftest import DEPENDS, run_doit
 from tests.integration.npu import npu_host, replay
-from tests.integration.test_build import DEPENDS
 from tests.integration.upstream import make_upstream, write_recipe
 
 FULL_VALIDATION = """validate:

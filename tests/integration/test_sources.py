@@ -6,15 +6,9 @@ import json
 from pathlib import Path
 
 import git
-import pytest
 
 from tests.integration.conftest import Outcome, run_doit, tree
-from tests.integration.upstream import BOOST_PATCH, Upstream, make_upstream, write_recipe
-
-
-@pytest.fixture
-def upstream(tmp_path: Path) -> Upstream:
-    return make_upstream(tmp_path / "upstream")
+from tests.integration.upstream import BOOST_PATCH, Upstream, write_recipe
 
 
 def lock(project: Path, target: str = "synthetic") -> dict[str, object]:
