@@ -14,6 +14,7 @@ from pathlib import Path
 
 from .consent import require, require_root
 from .host import read_host_facts
+from .matrix import USABLE
 from .plan import matching_cells
 from .project import Project
 from .records import read_record, write_atomic, write_record
@@ -81,7 +82,7 @@ def decide(project: Project, kernel: str | None) -> Decision:
         facts = dataclasses.replace(facts, kernel=kernel)
     release = facts.kernel or "unknown"
     installed = installed_target(project)
-    cells = [c for c in matching_cells(project.cells(), facts) if c.expect == "supported"]
+    cells = [c for c in matching_cells(project.cells(), facts) if c.expect in USABLE]
     if not cells:
         keep = (
             f"keep {installed} and run `doit validate --target {installed}` to find out"

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import ConfigError, Problem
+from .knowledge import load_knowledge
 from .matrix import Cell, Matrix, parse_matrix
 from .recipe import Recipe
 from .recipe_parse import parse_recipe
@@ -213,6 +214,7 @@ def check_cells(
                         f"'{cell.recipe}' is for ({hosts.distro_id} {hosts.distro_version})",
                     )
                 )
+            _check_expectation(cell, recipes[cell.recipe], problems)
             if not any(
                 n.pci == cell.npu.pci and n.revision in (None, cell.npu.revision)
                 for n in hosts.npus
@@ -225,6 +227,71 @@ def check_cells(
                         f"recipe '{cell.recipe}' hosts.npu",
                     )
                 )
+
+
+def stage_names(recipe: Recipe) -> tuple[str, ...]:
+    """The stages a cell can fail at, in order (plan.py's build pipeline and validate)."""
+    built = (
+        ()
+        if recipe.source is None
+        else ("fetch", "patch", "deps", *(f"build-{step.name}" for step in recipe.steps))
+    )
+    return (*built, "package", "audit", "validate")
+
+
+def _check_expectation(cell: Cell, recipe: Recipe, problems: list[Problem]) -> None:
+    """The stages, gates and diagnosis codes an expectation names exist for this recipe."""
+    if cell.breaks is not None:
+        stages = stage_names(recipe)
+        stage = cell.breaks.stage
+        if stage not in stages:
+            close = difflib.get_close_matches(stage, stages, n=1)
+            problems.append(
+                _cell_problem(
+                    cell,
+                    "fails.stage",
+                    f"recipe '{cell.recipe}' has no stage '{stage}'",
+                    f"did you mean '{close[0]}'?" if close else f"stages: {', '.join(stages)}",
+                )
+            )
+        elif cell.breaks.codes and stage not in ("validate",) and not stage.startswith("build-"):
+            problems.append(
+                _cell_problem(
+                    cell,
+                    "fails.codes[0]",
+                    f"no diagnosis is made at stage {stage}; codes are judged at validate "
+                    "and at the build steps (from their logs)",
+                    "leave out 'codes' for this stage",
+                )
+            )
+    for key, gate in cell.named_gates():
+        if gate not in recipe.validation.gates:
+            problems.append(
+                _cell_problem(
+                    cell,
+                    key,
+                    f"gate '{gate}' is not in recipe '{cell.recipe}' validate.gates: "
+                    "it never runs, so it cannot be judged",
+                    f"the recipe runs: {', '.join(recipe.validation.gates)}",
+                )
+            )
+    named = cell.named_codes()
+    if not named:
+        return
+    codes = {entry.code for entry in load_knowledge()}
+    for key, code in named:
+        if code not in codes:
+            close = difflib.get_close_matches(code, sorted(codes), n=1)
+            problems.append(
+                _cell_problem(
+                    cell,
+                    key,
+                    f"unknown diagnosis code '{code}' (not in the knowledge base)",
+                    f"did you mean '{close[0]}'?"
+                    if close
+                    else "codes are the `code:` keys of xdnaforge/data/knowledge.yaml",
+                )
+            )
 
 
 def load_matrix_file(project: Project, path: Path) -> Matrix:

@@ -12,7 +12,17 @@ from typing import Any
 
 import jinja2
 
-RECORDS = ("lock", "build", "packages", "audit", "install", "validation", "bench", "kernel")
+RECORDS = (
+    "lock",
+    "build",
+    "packages",
+    "audit",
+    "install",
+    "validation",
+    "bench",
+    "kernel",
+    "matrix",
+)
 
 
 def _short(sha: str | None) -> str:
@@ -130,6 +140,7 @@ def build_model(
         "metrics": (bench or {}).get("latest_metrics", []),
         "bench": bench,
         "kernel": records.get("kernel"),
+        "matrix": records.get("matrix"),
     }
     model["changes"] = _changes(model, previous)
     return model

@@ -1,19 +1,31 @@
 """`doit matrix`: build every cell's recipe that changed, revalidate what applies to this
-host, keep going after a failure, and end with a table that says which outcomes are news."""
+host, keep going after a failure, judge each cell against its expectation (verdict.py),
+record the verdicts per target (matrix.json, shown in the report) and end with a table that
+says which outcomes are news."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import datetime
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from .errors import StepFailed
 from .host import read_host_facts
+from .knowledge import diagnose
 from .matrix import Cell
 from .paths import Workspace
 from .plan import matching_cells
-from .project import Project
-from .records import read_record
+from .project import Project, stage_names
+from .records import read_record, write_record
+from .stage_report import write_report
+from .verdict import GateSeen, Outcome, Verdict, judge
+
+# a build: the recipe's name -> the stage that failed, None when every stage passed
+Build = Callable[[str], str | None]
+# a validation: the recipe's name -> the validation.json this run wrote, None if it wrote none
+Validate = Callable[[str], Mapping[str, Any] | None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,78 +33,110 @@ class Row:
     cell: str
     recipe: str
     expect: str
+    expected: str  # the expectation in words
     built: str
     audited: str
     installed: str
     validated: str
-    outcome: str  # passed, failed, built
-    verdict: str  # what it means against the expectation
-    news: bool
+    verdict: Verdict
+
+    def as_record(self) -> dict[str, Any]:
+        return {
+            "cell": self.cell,
+            "recipe": self.recipe,
+            "expect": self.expect,
+            "expected": self.expected,
+            "built": self.built,
+            "audited": self.audited,
+            "installed": self.installed,
+            "validated": self.validated,
+            "verdict": self.verdict.kind,
+            "why": self.verdict.why,
+            "news": self.verdict.news,
+        }
 
 
-def judge(cell: Cell, outcome: str) -> tuple[str, bool]:
-    if cell.expect == "supported":
-        return (
-            ("as expected", False)
-            if outcome != "failed"
-            else ("NEWS: a supported cell failed", True)
+def gates_seen(validation: Mapping[str, Any]) -> tuple[GateSeen, ...]:
+    """The gates of a validation.json, with the codes of their non-info diagnoses."""
+    return tuple(
+        GateSeen(
+            name=str(gate["name"]),
+            status=str(gate["status"]),
+            codes=tuple(
+                str(d["code"]) for d in gate.get("diagnoses", []) if d.get("severity") != "info"
+            ),
         )
-    if cell.expect == "known-broken":
-        return (
-            ("fails as expected", False)
-            if outcome == "failed"
-            else (
-                "NEWS: expected broken, but it passed"
-                if outcome == "passed"
-                else "built; breakage not checked on this host",
-                outcome == "passed",
-            )
-        )
-    return (f"unverified: {outcome}", False)
+        for gate in validation.get("gates", [])
+    )
+
+
+def _stage_codes(space: Workspace, stage: str) -> tuple[str, ...]:
+    """What the knowledge base recognises in the log of a failed build step."""
+    log = space.logs / f"{stage}.log"
+    if not stage.startswith("build-") or not log.is_file():
+        return ()
+    text = log.read_text(encoding="utf-8", errors="replace")
+    return tuple(d.code for d in diagnose(text) if d.severity != "info")
 
 
 def row_for(
     cell: Cell,
     space: Workspace,
-    built_ok: bool,
+    failed_stage: str | None,
+    stages: Sequence[str],
     applies: bool,
-    validate: Callable[[str], bool],
+    validate: Validate,
     root: str,
 ) -> Row:
-    packages = read_record(space.record("packages"))
     audit = read_record(space.record("audit")) or {}
     install = read_record(space.record("install")) or {}
-    built = "yes" if built_ok and packages else ("failed" if not built_ok else "no")
-    audited = str(audit.get("verdict", "no"))
+    reached_audit = failed_stage not in stages or stages.index(failed_stage) >= stages.index(
+        "audit"
+    )
+    built = "yes" if failed_stage is None else f"failed at {failed_stage}"
+    audited = str(audit.get("verdict", "no")) if reached_audit else "not reached"
     installed_here = install.get("state") == "installed" and install.get("root") == root
     installed = "yes" if installed_here else "no"
-    if not applies:
-        validated = "n/a (this host is not in the cell)"
+    gates = None
+    not_validated = ""
+    if failed_stage is not None:
+        validated = "not run (the build failed)"
+    elif not applies:
+        validated = not_validated = "this host is not in the cell"
     elif not installed_here:
-        validated = f"n/a (not installed: doit install --target {cell.recipe} --yes)"
+        validated = not_validated = (
+            f"not installed here (doit install --target {cell.recipe} --yes)"
+        )
     else:
-        validated = "pass" if validate(cell.recipe) else "fail"
-    failed = built != "yes" or audited != "pass" or validated == "fail"
-    outcome = "failed" if failed else ("passed" if validated == "pass" else "built")
-    verdict, news = judge(cell, outcome)
+        record = validate(cell.recipe)
+        if record is None:
+            validated = not_validated = "validate recorded no result (see its message above)"
+        else:
+            gates = gates_seen(record)
+            validated = str(record.get("verdict", "fail"))
+    outcome = Outcome(
+        failed_stage=failed_stage,
+        stage_codes=_stage_codes(space, failed_stage) if failed_stage else (),
+        gates=gates,
+        not_validated=not_validated,
+    )
     return Row(
         cell=cell.name,
         recipe=cell.recipe,
         expect=cell.expect,
+        expected=cell.expectation(),
         built=built,
         audited=audited,
         installed=installed,
         validated=validated,
-        outcome=outcome,
-        verdict=verdict,
-        news=news,
+        verdict=judge(cell, outcome),
     )
 
 
 def format_table(rows: Sequence[Row]) -> str:
     header = ("cell", "recipe", "expect", "built", "audited", "installed", "validated", "verdict")
     table = [header] + [
-        (r.cell, r.recipe, r.expect, r.built, r.audited, r.installed, r.validated, r.verdict)
+        (r.cell, r.recipe, r.expect, r.built, r.audited, r.installed, r.validated, r.verdict.text)
         for r in rows
     ]
     widths = [max(len(line[i]) for line in table) for i in range(len(header))]
@@ -104,35 +148,67 @@ def format_table(rows: Sequence[Row]) -> str:
     return "\n".join(lines)
 
 
+def _record(rows: Sequence[Row], workspace: Callable[[str], Workspace], host: str) -> None:
+    """Each target's verdicts in its matrix.json, then its report again (it shows them)."""
+    now = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+    for recipe in sorted({r.recipe for r in rows}):
+        space = workspace(recipe)
+        write_record(
+            space.record("matrix"),
+            "matrix",
+            {
+                "target": recipe,
+                "time": now,
+                "host": host,
+                "cells": [r.as_record() for r in rows if r.recipe == recipe],
+            },
+        )
+        write_report(recipe, space)
+
+
 def run_matrix(
     project: Project,
     cells: Sequence[Cell],
-    build: Callable[[str], bool],
-    validate: Callable[[str], bool],
+    build: Build,
+    validate: Validate,
     workspace: Callable[[str], Workspace],
 ) -> list[Row]:
     host = read_host_facts(project.site.sysroot)
-    built: dict[str, bool] = {}
+    failed: dict[str, str | None] = {}
     for cell in cells:
-        if cell.recipe not in built:
+        if cell.recipe not in failed:
             print(f"== {cell.recipe} (cell {cell.name})", flush=True)
-            built[cell.recipe] = build(cell.recipe)
+            failed[cell.recipe] = build(cell.recipe)
     applying = {c.name for c in matching_cells(cells, host)}
     root = str(Path(project.site.sysroot).resolve())
+    validations: dict[str, Mapping[str, Any] | None] = {}
+
+    def validate_once(recipe: str) -> Mapping[str, Any] | None:
+        if recipe not in validations:
+            validations[recipe] = validate(recipe)
+        return validations[recipe]
+
     rows = [
         row_for(
-            cell, workspace(cell.recipe), built[cell.recipe], cell.name in applying, validate, root
+            cell,
+            workspace(cell.recipe),
+            failed[cell.recipe],
+            stage_names(project.recipes[cell.recipe]),
+            cell.name in applying,
+            validate_once,
+            root,
         )
         for cell in cells
     ]
+    _record(rows, workspace, host.describe())
     print(format_table(rows))
-    news = [r for r in rows if r.news]
+    news = [r for r in rows if r.verdict.news]
     for row in news:
-        print(f"!!! {row.cell}: {row.verdict}")
+        print(f"!!! {row.cell}: {row.verdict.text}")
     if news:
         raise StepFailed(
             f"{len(news)} cell(s) did not behave as the matrix expects: "
             f"{', '.join(r.cell for r in news)}",
-            hint="update the matrix (expect, reason, evidence) or fix the cell",
+            hint="update the matrix (expect, fails, gates, reason, evidence) or fix the cell",
         )
     return rows

@@ -13,6 +13,7 @@ from typing import Any, ParamSpec
 from doit.cmd_base import ModuleTaskLoader
 from doit.doit_cmd import DoitMain
 from doit.exceptions import TaskFailed
+from doit.reporter import ConsoleReporter
 
 from . import install as install_module
 from . import (
@@ -28,6 +29,7 @@ from . import (
 from .errors import StepFailed, UsageError, XdnaforgeError
 from .host import read_host_facts
 from .lockfile import held
+from .matrix import USABLE
 from .paths import Workspace
 from .plan import Plan, Stage, matching_cells, plan_target, stage_status
 from .project import Project, load_matrix_file
@@ -67,7 +69,7 @@ def resolve_target(project: Project, target: str | None) -> str:
         return target
     host = read_host_facts(project.site.sysroot)
     cells = matching_cells(project.cells(), host)
-    supported = sorted({c.recipe for c in cells if c.expect == "supported"})
+    supported = sorted({c.recipe for c in cells if c.expect in USABLE})
     if len(supported) == 1:
         return supported[0]
     if len(supported) > 1:
@@ -249,9 +251,25 @@ def doctor(project: Project, target: str, log: list[str]) -> None:
     stage_validate.doctor(project, make_plan(project, name), workspace(project, name))
 
 
-def _build(namespace: dict[str, Any], target: str) -> bool:
-    code: int = DoitMain(ModuleTaskLoader(namespace)).run([f"_report:{target}"])
-    return code == 0
+def _build(namespace: dict[str, Any], target: str) -> str | None:
+    """Build `target` through doit; the stage that failed, or None when all passed."""
+    failed: list[str] = []
+
+    class Reporter(ConsoleReporter):  # type: ignore[misc]
+        """doit's console output, remembering which task failed (the matrix judges it)."""
+
+        def add_failure(self, task: Any, fail: Any) -> None:
+            failed.append(str(task.name))
+            super().add_failure(task, fail)
+
+    code: int = DoitMain(
+        ModuleTaskLoader(namespace), extra_config={"GLOBAL": {"reporter": Reporter}}
+    ).run([f"_report:{target}"])
+    if code == 0:
+        return None
+    # private stage tasks are named _<stage>:<target>
+    stages = [name.split(":", 1)[0].removeprefix("_") for name in failed]
+    return stages[0] if stages else "build"
 
 
 def _validate_ok(project: Project, target: str) -> bool:
@@ -263,6 +281,16 @@ def _validate_ok(project: Project, target: str) -> bool:
     return True
 
 
+def _validation(project: Project, target: str) -> dict[str, Any] | None:
+    """Validate `target`; the validation.json this run wrote (None if it wrote none: a
+    record left by an earlier run says nothing about this one)."""
+    path = workspace(project, target).record("validation")
+    before = read_record(path)
+    _validate_ok(project, target)
+    after = read_record(path)
+    return after if after is not None and after != before else None
+
+
 @guarded
 def matrix(namespace: dict[str, Any], project: Project, matrix: str) -> None:
     cells = load_matrix_file(project, Path(matrix)).cells if matrix else project.cells()
@@ -271,7 +299,7 @@ def matrix(namespace: dict[str, Any], project: Project, matrix: str) -> None:
             project,
             cells,
             build=lambda target: _build(namespace, target),
-            validate=lambda target: _validate_ok(project, target),
+            validate=lambda target: _validation(project, target),
             workspace=lambda target: workspace(project, target),
         )
 

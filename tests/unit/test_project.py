@@ -39,9 +39,14 @@ def test_shipped_configuration_loads_with_the_seed_facts() -> None:
     assert expects == {
         "ubuntu26-compat": "supported",
         "upstream-main": "known-broken",
-        "xdna-2.21.75": "supported",
+        "xdna-2.21.75": "partial",
         "ryzen-ai-ubuntu24": "unverified",
     }
+    expected = {c.name: c.expectation() for c in project.cells()}
+    assert expected["ubuntu26-npu4-upstream-main"] == (
+        "known-broken: gate validate fails with exec-cmd-cmd-bo-limit"
+    )
+    assert expected["zimaos17-npu5"] == "partial: examine, pyxrt pass"
     vendor = project.recipes["ryzen-ai-ubuntu24"]
     assert vendor.kind == "prebuilt"
     assert [p.package for p in vendor.prebuilt] == ["xrt-base", "xrt-npu", "xrt_plugin-amdxdna"]
