@@ -24,9 +24,12 @@ from .errors import ToolNotFound
 from .host import HostFacts, read_host_facts, read_text
 from .install_checks import memlock, parse_memlock, stale_library_path
 from .knowledge import Diagnosis, by_code, diagnose
+from .paths import Workspace
 from .plan import Plan, matching_cells
 from .project import Project
+from .records import read_record
 from .run import CommandFailed, CommandResult, run
+from .runtime_check import check_packages, expected_packages
 from .tools.dpkg import query_installed
 from .tools.xrt_smi import (
     examine_argv,
@@ -47,7 +50,6 @@ DEPENDS = {
     "pyxrt": ("examine", "memlock"),
 }
 ORDER = tuple(DEPENDS)
-PACKAGES = ("xrt-base", "xrt-npu", "xrt_plugin-amdxdna")
 # one buffer, written and read back through the NPU's driver: pyxrt, device, BO all work
 PYXRT_PROBE = """
 import json, sys
@@ -260,32 +262,39 @@ def gate_device(context: Context, gate: Gate) -> Gate:
 
 
 def gate_runtime(context: Context, gate: Gate) -> Gate:
-    admindir = None if context.sysroot == Path("/") else context.sysroot / "var/lib/dpkg"
+    """The recipe's packages at the versions recorded for this target, files as dpkg
+    installed them, the plugin library present, no stale XRT ahead in the library path."""
+    admindir = context.sysroot / "var/lib/dpkg"
+    order = context.plan.recipe.install_order
     installed = query_installed(
-        PACKAGES, cwd=context.work, log_file=context.work / "tools.log", admindir=admindir
+        order,
+        cwd=context.work,
+        log_file=context.work / "tools.log",
+        admindir=None if context.sysroot == Path("/") else admindir,
     )
-    gate.evidence.extend(f"{p} {installed.get(p, 'not installed')}" for p in PACKAGES)
-    expected = context.plan.recipe.validation
-    problems = []
-    version = installed.get("xrt-base")
-    if version is None:
-        problems.append("xrt-base is not installed")
-    elif expected.xrt_version and version.split("-")[0] != expected.xrt_version:
-        problems.append(f"xrt-base is {version}, the recipe expects {expected.xrt_version}")
-    plugin = installed.get("xrt_plugin-amdxdna")
-    if expected.plugin_version and plugin and plugin != expected.plugin_version:
-        problems.append(f"the plugin is {plugin}, the recipe expects {expected.plugin_version}")
-    libs = context.under_root(context.project.site.xrt_prefix / "lib")
+    site = context.project.site
+    space = Workspace(context.plan.target, site.build_dir, site.artifacts_dir)
+    expected = expected_packages(
+        order,
+        read_record(space.record("install")),
+        read_record(space.record("packages")),
+        str(context.sysroot.resolve()),
+        context.plan.recipe.validation.plugin_version,
+    )
+    check = check_packages(expected, installed, context.sysroot, admindir)
+    gate.evidence.extend(check.evidence)
+    problems = list(check.problems)
+    libs = context.under_root(site.xrt_prefix / "lib")
     diagnoses = []
     if not list(libs.glob("libxrt_driver_xdna.so*")):
-        problems.append(f"no libxrt_driver_xdna.so* in {context.project.site.xrt_prefix}/lib")
+        problems.append(f"no libxrt_driver_xdna.so* in {site.xrt_prefix}/lib")
         diagnoses.append(by_code("no-plugin", f"xdnaforge: no libxrt_driver_xdna.so* in {libs}"))
     stale = stale_library_path(os.environ.get("LD_LIBRARY_PATH", ""))
     if stale is not None:
         problems.append(stale.message)
     if problems:
         return gate.failed("; ".join(problems), *diagnoses)
-    return gate.passed(f"XRT {version}, plugin {plugin or 'present'}")
+    return gate.passed(check.summary)
 
 
 def _run_tool(context: Context, gate: Gate, argv: list[str]) -> tuple[CommandResult | None, str]:

@@ -30,9 +30,9 @@ from .plan import Plan
 from .project import Project
 from .records import read_record, write_atomic, write_record
 from .run import CommandFailed, run
+from .runtime_check import changed_files
 from .tools.dpkg import (
     install_argv,
-    parse_md5sums,
     purge_argv,
     query_installed,
     repack_argv,
@@ -237,13 +237,9 @@ def verify(root: Path, chosen: list[dict[str, Any]], space: Workspace) -> list[s
                 f"{name}: dpkg reports {versions.get(name)}, expected {item['version']}"
             )
             continue
-        sums = next(iter(sorted((admindir / "info").glob(f"{name}*.md5sums"))), None)
-        for digest, path in parse_md5sums(sums.read_text() if sums else ""):
-            file = root / path
-            if not file.is_file():
-                problems.append(f"{name}: /{path} is missing")
-            elif hashlib.md5(file.read_bytes(), usedforsecurity=False).hexdigest() != digest:
-                problems.append(f"{name}: /{path} differs from what dpkg installed")
+        # exactly this package's md5sums: a prefix glob would take xrt-base-dev's for xrt-base
+        files = changed_files(root, admindir, name)
+        problems.extend(files[1] if files else [])
     if "xrt_plugin-amdxdna" in names and not list(
         (root / "opt/xilinx/xrt/lib").glob("libxrt_driver_xdna.so*")
     ):
