@@ -1,0 +1,133 @@
+"""doit matrix judges each cell against where and how it is expected to fail: as expected,
+fails differently, passes unexpectedly, not judged here; in the table and in the report."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.fakes.fixture import FakeTools
+from tests.integration.conftest import DEPENDS, Outcome, run_doit
+from tests.integration.npu import npu_host, replay
+from tests.integration.upstream import Upstream, write_recipe
+
+HOST = (
+    '      distro: {id: ubuntu, version: "26.04"}\n'
+    '      kernel: "KERNEL"\n'
+    '      npu: {pci: "1022:17f0", revision: "0x10"}\n'
+)
+
+
+def cell(name: str, recipe: str, fails: str, kernel: str = ">=7.0, <7.1") -> str:
+    return (
+        f"  - name: {name}\n    recipe: {recipe}\n    expect: known-broken\n"
+        f"    reason: test\n    evidence: test\n    fails: {fails}\n"
+        f"    host:\n{HOST.replace('KERNEL', kernel)}"
+    )
+
+
+def installed_here(project: Path, target: str) -> None:
+    """install.json as `doit install --root <sysroot>` leaves it (no packages listed)."""
+    record = project / f"artifacts/{target}/install.json"
+    record.parent.mkdir(parents=True, exist_ok=True)
+    record.write_text(
+        json.dumps(
+            {
+                "schema": 1,
+                "kind": "install",
+                "xdnaforge": "0.1.0",
+                "target": target,
+                "root": str((project / "sysroot").resolve()),
+                "state": "installed",
+                "installed": [],
+            }
+        )
+    )
+
+
+def matrix(project: Path, fakes: FakeTools, cells: Path) -> Outcome:
+    env = {**fakes.env, "XDNAFORGE_PASS_ENV": "FAKE_SCENARIO FAKE_CALLS"}
+    return run_doit(project, "matrix", f"--matrix={cells}", env=env)
+
+
+def test_four_verdicts_in_the_table_and_the_report(
+    project_dir: Path, upstream: Upstream, fake_tools: FakeTools, tmp_path: Path
+) -> None:
+    # synthetic: runs xrt-smi validate, which fails with EXEC_CMD EINVAL on this host;
+    # examined: stops at examine, which passes; unreachable: its source cannot be fetched
+    every_gate = "gates: [host, memlock, device, runtime, examine, validate]"
+    for name, url, gates in (
+        ("examined", None, "gates: [host, examine]"),
+        ("synthetic", None, every_gate),
+        ("unreachable", (tmp_path / "gone").as_uri(), every_gate),
+    ):
+        recipe = write_recipe(project_dir, upstream, name=name, url=url)
+        recipe.write_text(recipe.read_text().replace("gates: [host]", gates))
+    npu_host(project_dir / "sysroot")
+    replay(fake_tools, "healthy-npu4", "exec-cmd-einval")
+    (fake_tools.scenario / "xrt-smi/validate.json").unlink()  # validate stops before writing it
+    fake_tools.installed(
+        {**DEPENDS, "xrt-base": "2.20.0", "xrt-npu": "2.20.0", "xrt_plugin-amdxdna": "2.20.1"}
+    )
+    for target in ("synthetic", "examined"):
+        installed_here(project_dir, target)
+    at_validate = "{stage: validate, gate: validate, codes: [CODE]}"
+    cells = tmp_path / "m.yaml"
+    cells.write_text(
+        "schema: 1\ncells:\n"
+        + cell("at-fetch", "unreachable", at_validate.replace("CODE", "exec-cmd-cmd-bo-limit"))
+        + cell("known-code", "synthetic", at_validate.replace("CODE", "exec-cmd-cmd-bo-limit"))
+        + cell("other-code", "synthetic", at_validate.replace("CODE", "hwctx-not-ready"))
+        + cell("passes", "examined", "{stage: validate, gate: examine, codes: [no-devices-found]}")
+        + cell(
+            "elsewhere",
+            "synthetic",
+            at_validate.replace("CODE", "exec-cmd-cmd-bo-limit"),
+            kernel=">=6.18, <6.19",
+        )
+    )
+    outcome = matrix(project_dir, fake_tools, cells)
+    assert outcome.rc == 1, outcome.output
+    names = ("at-fetch", "known-code", "other-code", "passes", "elsewhere")
+    rows = {
+        line.split()[0]: line
+        for line in outcome.stdout.splitlines()
+        if line.split() and line.split()[0] in names
+    }
+    assert "failed at fetch" in rows["at-fetch"]
+    assert (
+        "NEWS: fails differently: fails at fetch (no known diagnosis); expected known-broken: "
+        "gate validate fails with exec-cmd-cmd-bo-limit" in rows["at-fetch"]
+    )
+    assert "as expected: gate validate fails with exec-cmd-cmd-bo-limit" in rows["known-code"]
+    assert "NEWS" not in rows["known-code"]
+    assert (
+        "NEWS: fails differently: gate validate fails with exec-cmd-cmd-bo-limit; "
+        "expected hwctx-not-ready" in rows["other-code"]
+    )
+    assert (
+        "NEWS: passes unexpectedly: gate examine passed; expected known-broken: gate examine "
+        "fails with no-devices-found" in rows["passes"]
+    )
+    assert "not judged here: built and audited; this host is not in the cell" in rows["elsewhere"]
+    assert "NEWS" not in rows["elsewhere"]
+    assert "3 cell(s) did not behave as the matrix expects: at-fetch, other-code, passes" in (
+        outcome.output
+    )
+    # the same verdicts in each target's record and report
+    record = json.loads((project_dir / "artifacts/synthetic/matrix.json").read_text())
+    assert [(c["cell"], c["verdict"], c["news"]) for c in record["cells"]] == [
+        ("known-code", "as expected", False),
+        ("other-code", "fails differently", True),
+        ("elsewhere", "not judged here", False),
+    ]
+    report = (project_dir / "artifacts/synthetic/BUILD_REPORT.md").read_text()
+    assert "| known-code | known-broken: gate validate fails with exec-cmd-cmd-bo-limit |" in report
+    assert "| as expected: gate validate fails with exec-cmd-cmd-bo-limit |" in report
+    assert "**NEWS: fails differently**: gate validate fails with exec-cmd-cmd-bo-limit;" in report
+    assert "| not judged here: built and audited; this host is not in the cell |" in report
+    fetch_report = (project_dir / "artifacts/unreachable/BUILD_REPORT.md").read_text()
+    assert "| at-fetch |" in fetch_report
+    assert "**NEWS: fails differently**: fails at fetch" in fetch_report
+    passes_report = (project_dir / "artifacts/examined/BUILD_REPORT.md").read_text()
+    assert "**NEWS: passes unexpectedly**: gate examine passed" in passes_report
