@@ -56,7 +56,7 @@ def format_plan(
     lines.append(f"  this host: {host.describe()}")
     for cell in cells:
         reason = f": {cell.reason.strip()}" if cell.reason else ""
-        lines.append(f"  matrix cell {cell.name}: {cell.expect}{reason}")
+        lines.append(f"  matrix cell {cell.name}: {cell.expectation()}{reason}")
     if source is None:
         lines += ["", "prebuilt packages (nothing to build)"]
         lines.extend(f"  {p.package}: {p.file} sha256 {p.sha256}" for p in recipe.prebuilt)
