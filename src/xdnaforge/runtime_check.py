@@ -132,6 +132,8 @@ def check_packages(
             checked += count
             problems.extend(changed)
             line += f"; {count} files against dpkg's md5sums, {len(changed)} differ"
+        elif version:
+            line += "; dpkg keeps no md5sums for it"
         evidence.append(line)
     sources = {item.source for item in expected}
     how = (
