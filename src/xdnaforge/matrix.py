@@ -261,7 +261,7 @@ def _breakage(
     if stage == "validate":
         if gate is None and "gate" not in fails:
             reader.problem(here, "a failure at validate names the gate that fails in 'gate'")
-        if not codes and "codes" not in fails:
+        if fails.get("codes") in (None, []):  # a wrong type is reported by strings()
             reader.problem(
                 here, "a failure at validate names the diagnosis codes expected in 'codes'"
             )
