@@ -15,6 +15,7 @@ from doit.exceptions import InvalidDodoFile
 
 from xdnaforge import steps, tasks
 from xdnaforge.errors import ConfigError
+from xdnaforge.fleet import actions as fleet
 from xdnaforge.project import load_project
 
 ROOT = Path(__file__).resolve().parent
@@ -200,3 +201,9 @@ def task_report() -> dict[str, Any]:
 
 def task__stages() -> Any:
     yield from tasks.stage_tasks(PROJECT)
+
+
+def task_publish() -> dict[str, Any]:
+    """Publish a target's audited packages to the site's APT repository (aptly snapshot)."""
+    snapshot = _option("snapshot", str, "", "republish this earlier snapshot (fleet rollback)")
+    return _task(fleet.publish, PROJECT, params=(TARGET, snapshot))

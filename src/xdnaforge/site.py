@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import ConfigError, Problem
+from .fleet.settings import NONE as NO_FLEET
+from .fleet.settings import FleetSettings, parse_fleet
 from .schema import Reader
 from .tools.git import normalize_url
 from .yamlfile import load
@@ -34,6 +36,7 @@ class Site:
     xrt_prefix: Path  # where the installed XRT lives (tools, plugin, pyxrt)
     vendor_dirs: tuple[Path, ...]  # where prebuilt recipes' .deb files are looked for
     tool_timeout_s: float  # a hardware tool taking longer is considered hung
+    fleet: FleetSettings = NO_FLEET  # publishing and lab settings (`fleet:`)
 
     def mirror_for(self, url: str) -> str | None:
         """The mirror for an upstream URL (`.git`, a trailing slash and host case ignored)."""
@@ -57,6 +60,7 @@ KEYS = (
     "xrt_prefix",
     "tool_timeout_s",
     "vendor_dirs",
+    "fleet",
 )
 
 
@@ -107,6 +111,7 @@ def load_site(project_root: Path, environ: Mapping[str, str]) -> Site:
     build = artifacts = cache = ccache = sysroot = prefix = None
     vendor: tuple[str, ...] = ()
     tool_timeout = 600
+    fleet = NO_FLEET
     if reader is not None:
         build = reader.string(data, "build_dir", ())
         artifacts = reader.string(data, "artifacts_dir", ())
@@ -119,6 +124,8 @@ def load_site(project_root: Path, environ: Mapping[str, str]) -> Site:
         jobs = reader.integer(data, "jobs", (), minimum=1)
         offline = reader.boolean(data, "offline", (), default=False)
         pythons = reader.strings(data, "python", ())
+        if "fleet" in data:
+            fleet = parse_fleet(reader, data["fleet"], base)
         table = (
             reader.mapping(data["mirrors"], ("mirrors",), free_keys=True)
             if "mirrors" in data
@@ -153,4 +160,5 @@ def load_site(project_root: Path, environ: Mapping[str, str]) -> Site:
         xrt_prefix=_path(base, prefix, Path("/opt/xilinx/xrt")),
         vendor_dirs=tuple(_path(base, v, base) for v in vendor) or (project_root / "vendor",),
         tool_timeout_s=float(tool_timeout),
+        fleet=fleet,
     )
