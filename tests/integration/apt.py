@@ -139,15 +139,16 @@ class AptClient:
             self.root / f"etc/preferences.d/xdnaforge-{target}.pref",
         )
 
-    def installed(self, versions: dict[str, str]) -> None:
-        """What the private dpkg status says is installed."""
-        (self.root / "status").write_text(
-            "\n".join(
-                f"Package: {name}\nStatus: install ok installed\nVersion: {version}\n"
-                "Architecture: amd64\nMaintainer: x <x@example.invalid>\nDescription: x\n"
-                for name, version in versions.items()
-            )
-        )
+    def installed(self, debs: list[Path]) -> None:
+        """The private dpkg status says these .deb files are installed (their own control
+        fields, as dpkg would record them: apt tells versions apart by them too)."""
+        paragraphs = []
+        for deb in debs:
+            control = subprocess.run(
+                ["dpkg-deb", "-f", str(deb)], check=True, capture_output=True, text=True
+            ).stdout
+            paragraphs.append("Status: install ok installed\n" + control.strip() + "\n")
+        (self.root / "status").write_text("\n".join(paragraphs))
 
     def apt_get(self, *args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
