@@ -207,3 +207,19 @@ def task_publish() -> dict[str, Any]:
     """Publish a target's audited packages to the site's APT repository (aptly snapshot)."""
     snapshot = _option("snapshot", str, "", "republish this earlier snapshot (fleet rollback)")
     return _task(fleet.publish, PROJECT, params=(TARGET, snapshot))
+
+
+def task_lava_job() -> dict[str, Any]:
+    """Write a LAVA job per matrix cell (ssh or docker device) into artifacts/lava/."""
+    device = {
+        **_option("device_type", str, "ssh", "LAVA device type: ssh (bare metal) or docker"),
+        "long": "device-type",
+    }
+    return _task(fleet.lava_job, PROJECT, params=(TARGET, device), basename="lava-job")
+
+
+def task_lava_results() -> dict[str, Any]:
+    """Read LAVA's results export (YAML) into the cell's validation record and bench history."""
+    host = _option("host", str, "", "the device's name (default: lava-job-<job id>)")
+    task = _task(fleet.lava_results, PROJECT, params=(host,), basename="lava-results")
+    return {**task, "pos_arg": "files"}  # doit lava-results FILE...

@@ -45,6 +45,13 @@ def read_history(space: Workspace) -> list[dict[str, Any]]:
     return entries
 
 
+def append_history(space: Workspace, entry: dict[str, Any]) -> None:
+    """One more line in the benchmark history (rewritten atomically, never torn)."""
+    path = _history_file(space)
+    lines = path.read_text() if path.exists() else ""
+    write_atomic(path, lines + json.dumps(entry, sort_keys=True) + "\n")
+
+
 def format_gate(gate: Gate) -> str:
     lines = [f"{gate.status.upper():4} {gate.name}: {gate.summary}"]
     lines.extend(format_diagnosis(d, indent="     ") for d in gate.diagnoses)
@@ -112,9 +119,7 @@ def validate(project: Project, plan: Plan, space: Workspace) -> None:
             "lock_fingerprint": lock.get("fingerprints", {}).get("patch"),
             "metrics": context.found.get("metrics", {}),
         }
-        path = _history_file(space)
-        lines = path.read_text() if path.exists() else ""
-        write_atomic(path, lines + json.dumps(entry, sort_keys=True) + "\n")
+        append_history(space, entry)
         write_record(
             space.record("bench"),
             "bench",

@@ -3,8 +3,20 @@ fleet-report); each gathers inputs and hands them to the fleet modules. Edge mod
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from pathlib import Path
+
+import yaml
+
+from xdnaforge import yamlfile
+from xdnaforge.errors import StepFailed, UsageError
+from xdnaforge.fleet import lava
+from xdnaforge.fleet import lava_results as lava_results_module
 from xdnaforge.lockfile import held
+from xdnaforge.paths import Workspace
 from xdnaforge.project import Project
+from xdnaforge.records import read_record, write_atomic, write_record
+from xdnaforge.stage_validate import append_history, read_history
 from xdnaforge.steps import guarded, resolve_target, workspace
 
 from . import publish as publish_module
@@ -15,3 +27,84 @@ def publish(project: Project, target: str, snapshot: str) -> None:
     name = resolve_target(project, target or None)
     with held(project.site.build_dir / ".lock", f"the build directory {project.site.build_dir}"):
         publish_module.publish(project, workspace(project, name), snapshot or None)
+
+
+def _lava_site_hint(missing: Sequence[str]) -> str:
+    lines = "\n".join(f"    {key}: ..." for key in missing)
+    return f"add to site.yaml:\n  fleet:\n{lines}\n(docs/configuration.md says what each is)"
+
+
+@guarded
+def lava_job(project: Project, target: str, device_type: str) -> None:
+    """One LAVA job per matrix cell (of `target` only, when given)."""
+    if device_type not in lava.DEVICE_TYPES:
+        raise UsageError(
+            f"unknown device type '{device_type}'",
+            hint=f"choose one of {', '.join(lava.DEVICE_TYPES)}",
+        )
+    fleet = project.site.fleet
+    missing = lava.missing_settings(fleet, device_type)
+    if missing:
+        raise UsageError(
+            f"a LAVA job needs site.yaml fleet.{', fleet.'.join(missing)}",
+            hint=_lava_site_hint(missing),
+        )
+    if target:
+        resolve_target(project, target)
+    cells = [c for c in project.cells() if not target or c.recipe == target]
+    if not cells:
+        raise UsageError(f"no matrix cell uses {target}", hint="see matrices/*.yaml")
+    out = project.site.artifacts_dir / "lava"
+    for cell in cells:
+        recipe = project.recipes[cell.recipe]
+        published = read_record(workspace(project, cell.recipe).record("publish")) or {}
+        job = lava.job(cell, recipe, fleet, device_type, published.get("snapshot"))
+        path = out / f"{cell.name}.{device_type}.yaml"
+        write_atomic(path, yaml.safe_dump(job, sort_keys=False, width=100))
+        print(f"{path}  (tags: {', '.join(job['tags'])})")
+        if device_type == "docker":
+            device = out / "devices" / f"{cell.name}.jinja2"
+            write_atomic(device, lava.docker_device_dictionary(cell))
+            print(f"{device}  (the docker device's dictionary: NPU node, memlock)")
+
+
+@guarded
+def lava_results(project: Project, host: str, files: Sequence[str]) -> None:
+    """LAVA's results exports -> artifacts/fleet/<host>/<target>/ records per cell."""
+    if not files:
+        raise UsageError("name the results file: doit lava-results results.yaml")
+    for file in files:
+        _lava_results_file(project, Path(file), host)
+
+
+def _lava_results_file(project: Project, path: Path, host: str) -> None:
+    document = yamlfile.load(path)
+    cases = lava_results_module.parse_cases(
+        document.data, str(path), lambda index: document.where((index, "name"))[0]
+    )
+    names = lava_results_module.cells_in(cases)
+    if not names:
+        raise StepFailed(
+            f"{path}: no xdnaforge test definition reported here "
+            "(no suite named <n>_xdnaforge-<cell>)",
+            hint="is this the export of a job `doit lava-job` wrote?",
+        )
+    known = {c.name: c for c in project.cells()}
+    for name in names:
+        cell = known.get(name)
+        if cell is None:
+            raise StepFailed(f"{path}: cell '{name}' is in no matrix", hint="see matrices/*.yaml")
+        recipe = project.recipes[cell.recipe]
+        job = next(c.job for c in cases if c.suite.endswith(f"_xdnaforge-{name}"))
+        who = host or f"lava-job-{job}"
+        space = Workspace(
+            cell.recipe, project.site.build_dir, project.site.artifacts_dir / "fleet" / who
+        )
+        history = read_history(space)
+        body, entry = lava_results_module.to_records(
+            cases, cell, recipe, who, [h.get("metrics", {}) for h in history]
+        )
+        write_record(space.record("validation"), "validation", body)
+        if entry is not None:
+            append_history(space, entry)
+        print(f"{name} on {who}: {body['verdict']} -> {space.record('validation')}")
