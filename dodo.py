@@ -223,3 +223,13 @@ def task_lava_results() -> dict[str, Any]:
     host = _option("host", str, "", "the device's name (default: lava-job-<job id>)")
     task = _task(fleet.lava_results, PROJECT, params=(host,), basename="lava-results")
     return {**task, "pos_arg": "files"}  # doit lava-results FILE...
+
+
+def task_fleet_report() -> dict[str, Any]:
+    """Merge hosts' record directories into one cells x hosts report (Markdown, JSON, HTML)."""
+    sources = {
+        **_option("sources", list, [], "a host's records directory (repeatable)"),
+        "long": "from",
+    }
+    task = _task(fleet.fleet_report_task, PROJECT, params=(sources,), basename="fleet-report")
+    return {**task, "pos_arg": "dirs"}  # `--from A --from B` or `doit fleet-report A B`

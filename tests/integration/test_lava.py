@@ -82,7 +82,9 @@ def test_a_job_per_cell_that_lavas_schema_accepts(
         "https://lab.example/xdnaforge/apt/ubuntu26-compat/xdnaforge-ubuntu26-compat.pref" in text
     )
     assert "doit validate --target ubuntu26-compat" in text
-    assert "https://lab.example/xdnaforge/results/ubuntu26-npu4/$(hostname)/validation.json" in text
+    assert (
+        "https://lab.example/xdnaforge/results/$(hostname)/ubuntu26-compat/validation.json" in text
+    )
     assert steps["run"]["steps"][-1].startswith("apt-get purge -y -q xrt-base xrt-npu")
     # the validator bites: a job LAVA would reject is rejected here too
     broken = dict(rendered["ubuntu26-npu4"], tags="npu4")

@@ -3,6 +3,7 @@ fleet-report); each gathers inputs and hands them to the fleet modules. Edge mod
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -10,7 +11,7 @@ import yaml
 
 from xdnaforge import yamlfile
 from xdnaforge.errors import StepFailed, UsageError
-from xdnaforge.fleet import lava
+from xdnaforge.fleet import fleet_report, lava
 from xdnaforge.fleet import lava_results as lava_results_module
 from xdnaforge.lockfile import held
 from xdnaforge.paths import Workspace
@@ -108,3 +109,57 @@ def _lava_results_file(project: Project, path: Path, host: str) -> None:
         if entry is not None:
             append_history(space, entry)
         print(f"{name} on {who}: {body['verdict']} -> {space.record('validation')}")
+
+
+def _host_records(directory: Path) -> list[fleet_report.HostRecords]:
+    """A host's records: <dir>/<target>/{validation.json, bench/history.jsonl, kernel.json}.
+
+    The host is named after the directory (its parent when it is an `artifacts` directory).
+    """
+    if not directory.is_dir():
+        raise StepFailed(f"{directory}: no such directory", hint="--from takes a host's records")
+    host = directory.resolve().parent.name if directory.name == "artifacts" else directory.name
+    found = []
+    for target_dir in sorted(p for p in directory.iterdir() if p.is_dir()):
+        validation = read_record(target_dir / "validation.json")
+        kernel = read_record(target_dir / "kernel.json")
+        space = Workspace(target_dir.name, directory, directory)
+        if validation is None and kernel is None:
+            continue
+        found.append(
+            fleet_report.HostRecords(
+                host=host,
+                target=target_dir.name,
+                validation=validation,
+                history=read_history(space),
+                kernel=kernel,
+            )
+        )
+    return found
+
+
+@guarded
+def fleet_report_task(project: Project, sources: Sequence[str], dirs: Sequence[str]) -> None:
+    """Merge host record directories into the fleet report (Markdown, JSON, HTML)."""
+    chosen = [*sources, *dirs]
+    if not chosen:
+        raise UsageError(
+            "name the hosts' record directories: doit fleet-report --from DIR [--from DIR ...]"
+        )
+    records = [r for d in chosen for r in _host_records(Path(d))]
+    if not records:
+        raise StepFailed(
+            f"no validation.json or kernel.json under {', '.join(chosen)}",
+            hint="each directory is a host's artifacts/: <target>/validation.json",
+        )
+    model = fleet_report.build_model(records, project.cells(), project.recipes)
+    now = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+    out = project.site.artifacts_dir / "fleet-report"
+    write_atomic(out / "FLEET_REPORT.md", fleet_report.render_markdown(model, now))
+    write_atomic(out / "index.html", fleet_report.render_html(model, now))
+    write_record(
+        out / "FLEET_REPORT.json", "fleet-report", {"time": now, **fleet_report.as_json(model)}
+    )
+    for entry in model.entries:
+        print(f"{entry.state.upper():13} {entry.cell} on {entry.host}: {entry.verdict}")
+    print(f"{out / 'FLEET_REPORT.md'}, {out / 'FLEET_REPORT.json'}, {out / 'index.html'}")

@@ -51,7 +51,7 @@ def _fetch(url: str, path: str) -> str:
     return f"curl -fsSL --retry 3 -o {shlex.quote(path)} {shlex.quote(url)}"
 
 
-def test_steps(cell: Cell, recipe: Recipe, fleet: FleetSettings) -> list[str]:
+def definition_steps(recipe: Recipe, fleet: FleetSettings) -> list[str]:
     """The shell lines of the inline test definition, run as root on the device.
 
     Each line stands alone and reports its own outcome, so a failure never skips the
@@ -61,7 +61,9 @@ def test_steps(cell: Cell, recipe: Recipe, fleet: FleetSettings) -> list[str]:
     packages = " ".join(recipe.install_order)
     apt = f"{fleet.apt_url}/{target}"
     records = f"{CHECKOUT}/artifacts/{target}"
-    results = f"{fleet.results_url}/{cell.name}/$(hostname)"
+    # <results_url>/<host>/<target>/: the layout of a host's artifacts, so the lab can hand
+    # these directories to `doit fleet-report --from` as they are
+    results = f"{fleet.results_url}/$(hostname)/{target}"
     sources = f"/etc/apt/sources.list.d/xdnaforge-{target}.list"
     pins = f"/etc/apt/preferences.d/xdnaforge-{target}.pref"
     keyring = f"{HOST_KEYRING_DIR}/{KEYRING}"
@@ -87,7 +89,7 @@ def test_steps(cell: Cell, recipe: Recipe, fleet: FleetSettings) -> list[str]:
         # the records go where the lab collects them (LAVA keeps no files of its own)
         f"for f in bench/history.jsonl kernel.json; do "
         f"[ -f {records}/$f ] && curl -fsS --retry 3 -T {records}/$f "
-        f"{results}/$(basename $f) || true; done; "
+        f"{results}/$f || true; done; "
         f"curl -fsS --retry 3 -T {records}/validation.json {results}/validation.json "
         "&& lava-test-case push-records --result pass "
         "|| lava-test-case push-records --result fail",
@@ -111,7 +113,7 @@ def job(
             "os": [cell.distro_id],
             "devices": [generation(cell.npu)],
         },
-        "run": {"steps": test_steps(cell, recipe, fleet)},
+        "run": {"steps": definition_steps(recipe, fleet)},
     }
     actions: list[dict[str, Any]]
     if device_type == "ssh":
