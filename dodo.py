@@ -233,3 +233,8 @@ def task_fleet_report() -> dict[str, Any]:
     }
     task = _task(fleet.fleet_report_task, PROJECT, params=(sources,), basename="fleet-report")
     return {**task, "pos_arg": "dirs"}  # `--from A --from B` or `doit fleet-report A B`
+
+
+def task_ci_workflow() -> dict[str, Any]:
+    """Write a GitHub Actions workflow (build, publish, validate per cell, fleet report)."""
+    return _task(fleet.ci_workflow, PROJECT, params=(), basename="ci-workflow")

@@ -11,7 +11,7 @@ import yaml
 
 from xdnaforge import yamlfile
 from xdnaforge.errors import StepFailed, UsageError
-from xdnaforge.fleet import fleet_report, lava
+from xdnaforge.fleet import fleet_report, lava, workflow
 from xdnaforge.fleet import lava_results as lava_results_module
 from xdnaforge.lockfile import held
 from xdnaforge.paths import Workspace
@@ -163,3 +163,24 @@ def fleet_report_task(project: Project, sources: Sequence[str], dirs: Sequence[s
     for entry in model.entries:
         print(f"{entry.state.upper():13} {entry.cell} on {entry.host}: {entry.verdict}")
     print(f"{out / 'FLEET_REPORT.md'}, {out / 'FLEET_REPORT.json'}, {out / 'index.html'}")
+
+
+@guarded
+def ci_workflow(project: Project) -> None:
+    """The GitHub Actions workflow, for the user to copy into .github/workflows/."""
+    fleet = project.site.fleet
+    if not fleet.apt_url:
+        raise UsageError(
+            "the workflow's validate jobs install from the published repository, "
+            "and site.yaml names no fleet.apt_url",
+            hint=_lava_site_hint(["apt_url"]),
+        )
+    data = workflow.workflow(project.cells(), project.recipes, fleet.apt_url)
+    path = project.site.artifacts_dir / "ci" / "xdnaforge-fleet.yml"
+    header = (
+        "# Written by `doit ci-workflow`: copy to .github/workflows/. Runners: hosted for the\n"
+        "# builds; self-hosted `xdnaforge-publisher` (aptly root, signing key) and one per\n"
+        "# cell labelled with its NPU generation and distro release.\n"
+    )
+    write_atomic(path, header + yaml.safe_dump(data, sort_keys=False, width=100))
+    print(f"{path}: {len(data['jobs'])} jobs ({', '.join(data['jobs'])})")
