@@ -56,6 +56,16 @@ def make_key(home: Path) -> str:
     return next(line.split(":")[9] for line in listing.splitlines() if line.startswith("fpr:"))
 
 
+def stop_agent(home: Path) -> None:
+    """gpg starts a gpg-agent per GNUPGHOME that outlives the command: stop it."""
+    subprocess.run(
+        ["gpgconf", "--homedir", str(home), "--kill", "all"],
+        env={"PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        check=False,
+    )
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,7 @@ from tests.integration.apt import (
     free_port,
     make_key,
     sha256,
+    stop_agent,
     write_built,
 )
 from tests.integration.conftest import build, run_doit
@@ -29,6 +31,14 @@ pytestmark = pytest.mark.skipif(
 
 TARGET = "ubuntu26-compat"
 PACKAGES = ("xrt-base", "xrt-npu", "xrt_plugin-amdxdna")
+
+
+@pytest.fixture(autouse=True)
+def no_agents_left(tmp_path: Path) -> Iterator[None]:
+    """Every gpg-agent the test's keys started is stopped with the test."""
+    yield
+    for home in tmp_path.glob("*gnupg"):
+        stop_agent(home)
 
 
 def fleet_site(project: Path, home: Path, port: int) -> None:
