@@ -107,7 +107,7 @@ def test_docker_jobs_and_the_device_dictionary(
     assert job["actions"][0]["deploy"]["image"] == "ghcr.io/lab/zimaos-userspace:1.7"
     device = (project_dir / "artifacts/lava/devices/zimaos17-npu5.jinja2").read_text()
     assert "{% extends 'docker.jinja2' %}" in device
-    assert '"--device=/dev/accel/accel0"' in device
+    assert '{% set docker_devices = ["/dev/accel/accel0"] %}' in device
     assert '"--ulimit=memlock=-1:-1"' in device
 
 

@@ -176,15 +176,14 @@ def job(
 
 def docker_device_dictionary(cell: Cell) -> str:
     """What the lab's docker device needs in its device dictionary: LAVA jobs cannot pass
-    devices or ulimits to docker themselves, the device does (docker.jinja2's
-    docker_extra_arguments)."""
-    arguments = [f"--device={ACCEL_NODE}", "--ulimit=memlock=-1:-1"]
-    quoted = ", ".join(f'"{a}"' for a in arguments)
+    devices or ulimits to docker themselves, the device does (docker.jinja2's docker_devices
+    and docker_extra_arguments; checked by rendering LAVA 2023.01's template)."""
     return (
         "{% extends 'docker.jinja2' %}\n"
         f"{{# xdnaforge: a container host for cell {cell.name} (tags: "
         f"{', '.join(tags(cell))}) #}}\n"
-        f"{{% set docker_extra_arguments = [{quoted}] %}}\n"
+        f'{{% set docker_devices = ["{ACCEL_NODE}"] %}}\n'
+        '{% set docker_extra_arguments = ["--ulimit=memlock=-1:-1"] %}\n'
     )
 
 
