@@ -65,7 +65,7 @@ def test_snapshot_name_is_the_build_not_the_order_of_files() -> None:
     assert one == aptly.snapshot_name("t", "f" * 64, ["b" * 64, "a" * 64])
     assert one.startswith("t-ffffffffffff-")
     assert one != aptly.snapshot_name("t", "f" * 64, ["a" * 64, "c" * 64])
-    assert aptly.snapshot_name("t", None, ["a" * 64]).startswith("t-prebuilt-")
+    assert aptly.snapshot_name("t", None, ["a" * 64]).startswith("t-nolock-")
 
 
 def test_aptly_config_keeps_everything_under_our_directories(tmp_path: Path) -> None:

@@ -77,7 +77,7 @@ def snapshot_name(target: str, lock_digest: str | None, package_digests: Sequenc
     tells two builds of the same sources apart (another toolchain makes other files).
     """
     packages = hashlib.sha256("\n".join(sorted(package_digests)).encode()).hexdigest()
-    lock = (lock_digest or "prebuilt")[:12]
+    lock = (lock_digest or "nolock")[:12]  # a prebuilt recipe has no source lock
     return f"{target}-{lock}-{packages[:8]}"
 
 
