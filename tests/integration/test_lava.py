@@ -18,6 +18,9 @@ import yaml
 
 from tests.conftest import REPO
 from tests.integration.conftest import run_doit
+from xdnaforge.fleet import lava
+from xdnaforge.fleet.settings import FleetSettings
+from xdnaforge.project import load_project
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "lava"
 DIST_PACKAGES = "/usr/lib/python3/dist-packages"
@@ -85,7 +88,7 @@ def test_a_job_per_cell_that_lavas_schema_accepts(
     assert (
         "https://lab.example/xdnaforge/results/$(hostname)/ubuntu26-compat/validation.json" in text
     )
-    assert steps["run"]["steps"][-1].startswith("apt-get purge -y -q xrt-base xrt-npu")
+    assert steps["run"]["steps"][-1].startswith("(apt-get purge -y -q xrt-base xrt-npu")
     # the validator bites: a job LAVA would reject is rejected here too
     broken = dict(rendered["ubuntu26-npu4"], tags="npu4")
     with pytest.raises(Exception, match="tags"):
@@ -223,3 +226,57 @@ def test_a_file_that_is_not_a_results_export_is_refused(project_dir: Path, tmp_p
     outcome = run_doit(project_dir, "lava-results", str(export))
     assert outcome.rc == 1
     assert f"{export}:1: entry 0 (host): result 'maybe' is not one of pass, fail" in outcome.output
+
+
+def test_every_failure_is_reported_and_the_rollback_still_runs(tmp_path: Path) -> None:
+    """LAVA runs the steps as one `set -e` script: with every tool failing, each step still
+    reports its case and the last one, the rollback, is reached."""
+    steps = lava.definition_steps(
+        load_project(REPO, {}).recipes["ubuntu26-compat"],
+        FleetSettings(
+            signing_key=None,
+            gnupg_home=None,
+            apt_url="http://127.0.0.1:9/apt",
+            results_url="http://127.0.0.1:9/results",
+            xdnaforge_url="file:///nowhere",
+            docker_image=None,
+        ),
+    )
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    # every program the steps name fails (and touches nothing); lava-test-case records
+    for tool in (
+        "mkdir",
+        "rm",
+        "dpkg-query",
+        "dpkg-repack",
+        "dpkg",
+        "curl",
+        "apt-get",
+        "git",
+        "python3",
+        "ls",
+        "hostname",
+    ):
+        (bin_dir / tool).write_text("#!/bin/sh\nexit 1\n")
+        (bin_dir / tool).chmod(0o755)
+    (bin_dir / "lava-test-case").write_text(f'#!/bin/sh\necho "$1 $3" >> {tmp_path}/cases\n')
+    (bin_dir / "lava-test-case").chmod(0o755)
+    work = tmp_path / "work"
+    work.mkdir()
+    done = subprocess.run(
+        ["/bin/sh", "-e", "-c", "\n".join(steps)],
+        cwd=work,
+        env={"PATH": str(bin_dir)},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "cases").read_text().splitlines() == [
+        "install fail",
+        "setup fail",
+        "validation-record fail",
+        "push-records fail",
+        "rollback fail",
+    ]

@@ -54,8 +54,10 @@ def _fetch(url: str, path: str) -> str:
 def definition_steps(recipe: Recipe, fleet: FleetSettings) -> list[str]:
     """The shell lines of the inline test definition, run as root on the device.
 
-    Each line stands alone and reports its own outcome, so a failure never skips the
-    rollback at the end: the next job must find the host as this one found it.
+    LAVA runs them as one `set -e` script (seen in a real lava-run: a failed `( ... ); true`
+    ended the run there), so every line is a single `a && b || c` list or ends in
+    `|| true`: a failure is reported and never skips the rollback at the end, which must
+    leave the host as this job found it.
     """
     target = recipe.name
     packages = " ".join(recipe.install_order)
@@ -69,10 +71,10 @@ def definition_steps(recipe: Recipe, fleet: FleetSettings) -> list[str]:
     keyring = f"{HOST_KEYRING_DIR}/{KEYRING}"
     kept = f"{KEPT}/{target}"
     return [
-        f"mkdir -p {HOST_KEYRING_DIR} {kept} && rm -f {kept}/*.deb",
+        f"mkdir -p {HOST_KEYRING_DIR} {kept} && rm -f {kept}/*.deb || true",
         # what is installed now is kept as .deb files, so the rollback restores exactly it
-        f'for p in {packages}; do dpkg-query -W "$p" >/dev/null 2>&1 && '
-        f'(cd {kept} && dpkg-repack "$p"); done; true',
+        f'for p in {packages}; do if dpkg-query -W "$p" >/dev/null 2>&1; then '
+        f'(cd {kept} && dpkg-repack "$p") || true; fi; done',
         f"{_fetch(f'{fleet.apt_url}/{KEYRING}', keyring)} && "
         f"{_fetch(f'{apt}/xdnaforge-{target}.list', sources)} && "
         f"{_fetch(f'{apt}/xdnaforge-{target}.pref', pins)} && "
@@ -83,18 +85,18 @@ def definition_steps(recipe: Recipe, fleet: FleetSettings) -> list[str]:
         f"python3 -m venv {CHECKOUT}/.venv && {CHECKOUT}/.venv/bin/pip install -q -e ./{CHECKOUT}"
         " && lava-test-case setup --result pass || lava-test-case setup --result fail",
         # validate exits 1 when a gate fails; each gate is reported on its own below
-        f"(cd {CHECKOUT} && .venv/bin/doit validate --target {target}); true",
+        f"(cd {CHECKOUT} && .venv/bin/doit validate --target {target}) || true",
         f"{CHECKOUT}/.venv/bin/python -m xdnaforge.fleet.lava_cases "
-        f"{records}/validation.json > lava-cases.sh && sh lava-cases.sh",
+        f"{records}/validation.json > lava-cases.sh && sh lava-cases.sh "
+        "|| lava-test-case validation-record --result fail",
         # the records go where the lab collects them (LAVA keeps no files of its own)
-        f"for f in bench/history.jsonl kernel.json; do "
-        f"[ -f {records}/$f ] && curl -fsS --retry 3 -T {records}/$f "
-        f"{results}/$f || true; done; "
+        f"for f in bench/history.jsonl kernel.json; do if [ -f {records}/$f ]; then "
+        f"curl -fsS --retry 3 -T {records}/$f {results}/$f || true; fi; done",
         f"curl -fsS --retry 3 -T {records}/validation.json {results}/validation.json "
         "&& lava-test-case push-records --result pass "
         "|| lava-test-case push-records --result fail",
-        f"apt-get purge -y -q {packages}; rm -f {sources} {pins}; "
-        f"if ls {kept}/*.deb >/dev/null 2>&1; then dpkg -i {kept}/*.deb; fi && "
+        f"(apt-get purge -y -q {packages} || true) && rm -f {sources} {pins} && "
+        f"(if ls {kept}/*.deb >/dev/null 2>&1; then dpkg -i {kept}/*.deb; fi) && "
         "apt-get update -q && "
         "lava-test-case rollback --result pass || lava-test-case rollback --result fail",
     ]
