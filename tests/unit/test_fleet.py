@@ -162,6 +162,10 @@ def test_fleet_model_judges_against_the_matrix() -> None:
                 fleet_report.HostRecords(host=host, target=target_dir.name, validation=validation)
             )
     records.append(fleet_report.HostRecords(host="x", target="nowhere", validation=None))
+    stranger = {"verdict": "fail", "host": {"cell": "none", "distro": "debian 12", "kernel": "6.1"}}
+    records.append(
+        fleet_report.HostRecords(host="vm", target="ubuntu26-compat", validation=stranger)
+    )
     model = fleet_report.build_model(records, loaded.cells(), loaded.recipes)
     states = {(e.cell, e.host): (e.label, e.state) for e in model.entries}
     assert states == {
@@ -169,7 +173,10 @@ def test_fleet_model_judges_against_the_matrix() -> None:
         ("ubuntu26-npu4-upstream-main", "strix-lab-2"): ("FAIL", "expected-fail"),
         ("zimaos17-npu5", "halo-lab-1"): ("FAIL", "news"),
     }
-    assert model.unplaced == ("x: nowhere (no matrix cell uses it)",)
+    assert model.unplaced == (
+        "x: nowhere (no matrix cell uses it)",
+        "vm: ubuntu26-compat (the host (debian 12, kernel 6.1) is in no cell)",
+    )
     news = model.entry("zimaos17-npu5", "halo-lab-1")
     assert news is not None
     assert news.diagnosis is not None

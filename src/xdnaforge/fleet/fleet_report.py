@@ -78,6 +78,8 @@ class FleetModel:
 def _cell_for(records: HostRecords, cells: Sequence[Cell]) -> Cell | None:
     """The cell the host said it matched, if it uses this target; else the only one that does."""
     named = (records.validation or {}).get("host", {}).get("cell")
+    if named == "none":
+        return None  # gate 1 found that this host is in no cell: not a verdict on any cell
     ours = [c for c in cells if c.recipe == records.target]
     for cell in ours:
         if cell.name == named:
@@ -188,7 +190,13 @@ def build_model(
     for item in records:
         cell = _cell_for(item, cells)
         if cell is None:
-            unplaced.append(f"{item.host}: {item.target} (no matrix cell uses it)")
+            host = (item.validation or {}).get("host", {})
+            why = (
+                f"the host ({host.get('distro')}, kernel {host.get('kernel')}) is in no cell"
+                if host.get("cell") == "none"
+                else "no matrix cell uses it"
+            )
+            unplaced.append(f"{item.host}: {item.target} ({why})")
             continue
         entries.append(entry_for(item, cell, recipes.get(item.target)))
     used = {e.cell for e in entries}
