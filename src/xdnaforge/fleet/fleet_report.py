@@ -17,7 +17,8 @@ import jinja2
 from xdnaforge.bench import HIGHER_IS_BETTER
 from xdnaforge.matrix import Cell
 from xdnaforge.recipe import Recipe
-from xdnaforge.stage_matrix import judge
+from xdnaforge.stage_matrix import gates_seen
+from xdnaforge.verdict import AS_EXPECTED, UNVERIFIED, Outcome, judge
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -50,7 +51,7 @@ class Entry:
     outcome: str  # passed, failed, none
     verdict: str  # against the matrix's expectation
     news: bool
-    state: str  # css class: pass, expected-fail, fail, news, none
+    state: str  # css class: pass, expected-fail, news, unverified, none
     time: str
     kernel: str
     firmware: str
@@ -143,19 +144,32 @@ def _diagnosis(validation: Mapping[str, Any]) -> tuple[tuple[str, ...], Mapping[
     return names, None
 
 
-def _state(outcome: str, news: bool) -> str:
-    if outcome == "none":
-        return "none"
-    if news:
-        return "news"
-    return "pass" if outcome == "passed" else "expected-fail"
+def _judge(cell: Cell, validation: Mapping[str, Any]) -> tuple[str, bool, str]:
+    """(verdict text, news, css state) of a host's validation against the cell's expectation,
+    judged exactly as `doit matrix` judges this host's own run."""
+    if validation.get("verdict") not in ("pass", "fail"):
+        return "no validation", False, "none"
+    outcome = Outcome(
+        failed_stage=None, stage_codes=(), gates=gates_seen(validation), not_validated=""
+    )
+    verdict = judge(cell, outcome)
+    if verdict.news:
+        state = "news"
+    elif verdict.kind == UNVERIFIED:
+        state = "unverified"
+    elif verdict.kind == AS_EXPECTED and validation.get("verdict") == "fail":
+        state = "expected-fail"
+    elif verdict.kind == AS_EXPECTED:
+        state = "pass"
+    else:
+        state = "none"  # not judged here (the gate that would judge it did not run)
+    return verdict.text, verdict.news, state
 
 
 def entry_for(records: HostRecords, cell: Cell, recipe: Recipe | None) -> Entry:
     validation = records.validation or {}
-    verdict = validation.get("verdict")
-    outcome = {"pass": "passed", "fail": "failed"}.get(str(verdict), "none")
-    judged, news = judge(cell, outcome) if outcome != "none" else ("no validation", False)
+    outcome = {"pass": "passed", "fail": "failed"}.get(str(validation.get("verdict")), "none")
+    judged, news, state = _judge(cell, validation)
     failed, diagnosis = _diagnosis(validation)
     host = validation.get("host", {})
     kernel_note = None
@@ -171,7 +185,7 @@ def entry_for(records: HostRecords, cell: Cell, recipe: Recipe | None) -> Entry:
         outcome=outcome,
         verdict=judged,
         news=news,
-        state=_state(outcome, news),
+        state=state,
         time=str(validation.get("time", "")),
         kernel=str(host.get("kernel", "unknown")),
         firmware=str(host.get("firmware", "unknown")),
