@@ -56,6 +56,15 @@ ROOT_DIR = _option(
     "root", str, "/", "install into this root instead of / (dpkg --root; for images and tests)"
 )
 KERNEL = _option("kernel", str, "", "judge this kernel release instead of the running one")
+STOP_STALE = {
+    **_option(
+        "stop_stale",
+        bool,
+        False,
+        "stop the processes a killed earlier run left behind in the build directory, then run",
+    ),
+    "long": "stop-stale",
+}
 
 
 def _task(
@@ -77,7 +86,7 @@ def _task(
 
 
 def _stage(stage: str) -> dict[str, Any]:
-    return _task(steps.run_tasks, globals(), PROJECT, stage)
+    return _task(steps.run_tasks, globals(), PROJECT, stage, params=(TARGET, STOP_STALE))
 
 
 def task_check() -> dict[str, Any]:
@@ -166,7 +175,10 @@ def task_matrix() -> dict[str, Any]:
         steps.matrix,
         globals(),
         PROJECT,
-        params=(_option("matrix", str, "", "a matrix file (default: every file in matrices/)"),),
+        params=(
+            _option("matrix", str, "", "a matrix file (default: every file in matrices/)"),
+            STOP_STALE,
+        ),
     )
 
 

@@ -1,11 +1,12 @@
 """The exception hierarchy and the exit-code table; nothing else.
 
 Exit codes follow doit: 0 ok, 1 a step failed, 2 internal error (a bug), 3 invalid
-configuration or environment, 130 interrupted.
+configuration or environment, 128 + the signal when interrupted (130 Ctrl-C, 143 SIGTERM).
 """
 
 from __future__ import annotations
 
+import signal
 from dataclasses import dataclass
 
 EXIT_OK = 0
@@ -82,3 +83,26 @@ class StepFailed(XdnaforgeError):
     """A stage could not complete for a reason the user can act on."""
 
     exit_code = EXIT_FAILED
+
+
+class Interrupted(BaseException):
+    """SIGINT or SIGTERM reached xdnaforge; what ran was stopped (`stopped` says what and how).
+
+    A BaseException, as KeyboardInterrupt is: doit's runner and our adapters catch Exception,
+    and an interruption must pass through them (and through the nested doit of `doit build`)
+    to the one place that prints it and exits with 128 + the signal number.
+    """
+
+    def __init__(self, signum: int, stopped: str = "") -> None:
+        super().__init__(signum, stopped)
+        self.signum = signum
+        self.stopped = stopped
+        self.what = ""  # the stage that was running, once known ("build-xrt synthetic")
+
+    @property
+    def signal_name(self) -> str:
+        return signal.Signals(self.signum).name
+
+    @property
+    def exit_code(self) -> int:
+        return 128 + self.signum

@@ -1,11 +1,12 @@
 """The JSON records every stage writes: atomic write, schema version, read.
 
 A record is replaced with a temp file + fsync + rename, so a killed stage leaves the
-previous good record in place.
+previous good record in place; an interrupted stage adds only an `interrupted` entry.
 """
 
 from __future__ import annotations
 
+import datetime
 import json
 import os
 import tempfile
@@ -28,6 +29,12 @@ def write_atomic(path: Path, text: str) -> None:
             handle.flush()
             os.fsync(handle.fileno())
         Path(temp).replace(path)
+    except OSError as error:
+        Path(temp).unlink(missing_ok=True)
+        if error.filename is None:
+            # a failed write or fsync (disk full) names no file: name the record
+            raise OSError(error.errno, error.strerror, str(path)) from None
+        raise
     except BaseException:
         Path(temp).unlink(missing_ok=True)
         raise
@@ -60,3 +67,26 @@ def read_record(path: Path) -> dict[str, Any] | None:
             hint="written by another xdnaforge version; rerun the stage that writes it",
         )
     return data
+
+
+def mark_interrupted(
+    path: Path, *, stage: str, signal: str, stopped: str, log: Path | None
+) -> None:
+    """Note in the stage's record that it was interrupted, keeping every other field: what the
+    last good run recorded stays valid, and the next completed run writes the record anew."""
+    try:
+        record = read_record(path)
+    except StepFailed:
+        return  # a damaged record stays as it is for its own clear error
+    if record is None and path.stem != "build":
+        return  # other records' readers expect their whole body; build.json's read .get()
+    entry = {
+        "stage": stage,
+        "signal": signal,
+        "stopped": stopped,
+        "time": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        "log": str(log) if log is not None else None,
+    }
+    body = {k: v for k, v in (record or {}).items() if k not in ("schema", "kind", "xdnaforge")}
+    kind = str((record or {}).get("kind", path.stem))
+    write_record(path, kind, {**body, "interrupted": entry})

@@ -1,18 +1,23 @@
 """The only module that starts processes: argv lists, a rebuilt environment, logs, timeouts.
 
 Every command is echoed as `+ argv` to the log (and to stderr when asked), runs with stdin
-from /dev/null in its own process group, and on expiry of its timeout is terminated, then
-killed, with the group, so a hung NPU tool or a build never outlives its stage.
+from /dev/null in its own process group, and on expiry of its timeout, on Ctrl-C or SIGTERM
+is terminated, then killed, with its whole tree, so a hung NPU tool or a build never outlives
+its stage. Build steps run in a PID namespace tied to xdnaforge (containment.py), so not even
+a SIGKILL of xdnaforge leaves their processes behind.
 """
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
+import functools
 import os
 import shlex
 import shutil
 import signal
 import subprocess
+import sys
 import threading
 import time
 from collections import deque
@@ -21,7 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from .errors import StepFailed, ToolNotFound
+from . import containment
+from .errors import Interrupted, StepFailed, ToolNotFound
 
 # The child environment is rebuilt from this allowlist (mkosi's approach): a user's
 # LD_LIBRARY_PATH, PYTHONPATH or GIT_DIR must not leak into builds and tools.
@@ -138,6 +144,8 @@ def run(
         )
         try:
             stdout, stderr = process.communicate(input_text, timeout=timeout)
+        except (KeyboardInterrupt, Interrupted) as stop:
+            raise _interrupted(stop, args, _stop(process)) from None
         except subprocess.TimeoutExpired:
             how = _stop(process)
             stdout, stderr = process.communicate()
@@ -177,6 +185,33 @@ def _die_with_parent() -> None:
         pass  # not Linux: the timeout still bounds the child
 
 
+@functools.cache
+def pid_namespace_prefix() -> tuple[str, ...]:
+    """The argv prefix that holds a host step's tree (containment.py), or () where bwrap is
+    missing or a user namespace is refused; that fallback (process group + PDEATHSIG, which
+    a daemonising descendant escapes) is said once per run."""
+    probe = [*containment.PID_NAMESPACE_PREFIX, "true"]
+    why = None
+    if shutil.which(probe[0]) is None:
+        why = "bwrap is not installed (Debian/Ubuntu package bubblewrap)"
+    else:
+        done = subprocess.run(
+            probe, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=30, check=False
+        )
+        if done.returncode != 0:
+            why = (
+                f"bwrap cannot make a PID namespace here ({done.stderr.strip() or done.returncode})"
+            )
+    if why is None:
+        return containment.PID_NAMESPACE_PREFIX
+    print(
+        f"note: {why}; build steps run in a process group that dies with xdnaforge, "
+        "but a process that leaves the group could outlive a killed xdnaforge",
+        file=sys.stderr,
+    )
+    return ()
+
+
 def run_streaming(
     argv: Sequence[str | os.PathLike[str]],
     *,
@@ -185,16 +220,23 @@ def run_streaming(
     env: Mapping[str, str],
     log_file: Path,
     on_line: Callable[[str], None] = lambda _: None,
+    contain: bool = True,
+    grace: float = containment.GRACE_S,
 ) -> CommandResult:
     """Run a long command (a build): output goes line by line to the log and to `on_line`.
 
     The environment is exactly `env` (the caller builds it: builds get a private HOME).
     Nothing is kept in memory but the last lines; stdout and stderr are merged in order.
+    `contain` runs it in a PID namespace tied to xdnaforge; a caller whose argv is already
+    such a wrapper (an environment's bwrap) passes False, so nothing is wrapped twice.
+    Ctrl-C or SIGTERM stops the whole tree (SIGTERM, `grace` seconds, SIGKILL) and raises
+    Interrupted.
     """
     args = [os.fspath(a) for a in argv]
     program = shutil.which(args[0], path=env.get("PATH")) if "/" not in args[0] else args[0]
     if program is None:
         raise ToolNotFound(f"{args[0]} not found on PATH ({env.get('PATH')})")
+    prefix = list(pid_namespace_prefix()) if contain else []
     log_file.parent.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
     tail: deque[str] = deque(maxlen=TAIL_LINES)
@@ -202,7 +244,7 @@ def run_streaming(
     with log_file.open("a", encoding="utf-8", buffering=1) as log:
         log.write(f"+ {shlex.join(args)}  (cwd {cwd})\n")
         process = subprocess.Popen(
-            [program, *args[1:]],
+            [*prefix, program, *args[1:]],
             cwd=cwd,
             env=dict(env),
             stdin=subprocess.DEVNULL,
@@ -211,6 +253,8 @@ def run_streaming(
             text=True,
             encoding="utf-8",
             errors="replace",
+            # own session: the terminal's Ctrl-C reaches xdnaforge only, which stops the tree
+            # in order (SIGTERM first, so make deletes the targets it was writing)
             start_new_session=True,
             preexec_fn=_die_with_parent,  # only a prctl call: safe between fork and exec
         )
@@ -218,7 +262,7 @@ def run_streaming(
 
         def expire() -> None:
             expired.set()
-            _stop(process)
+            _stop_tree(process, grace)
 
         timer = threading.Timer(timeout, expire)
         timer.start()
@@ -229,6 +273,22 @@ def run_streaming(
                 tail.append(line.rstrip("\n"))
                 on_line(line.rstrip("\n"))
             process.wait()
+        except (KeyboardInterrupt, Interrupted) as stop:
+            timer.cancel()
+            how = _stop_tree(process, grace)
+            log.write(f"xdnaforge: interrupted; {how}\n")
+            raise _interrupted(stop, args, how) from None
+        except OSError as error:
+            # a full disk while writing the log: the step must not run on unseen
+            timer.cancel()
+            _stop_tree(process, grace)
+            if error.filename is None:
+                raise OSError(error.errno, error.strerror, str(log_file)) from None
+            raise
+        except BaseException:
+            timer.cancel()
+            _stop_tree(process, grace)
+            raise
         finally:
             timer.cancel()
     output = "\n".join(tail)
@@ -251,6 +311,36 @@ def run_streaming(
     )
 
 
+def _interrupted(stop: BaseException, argv: Sequence[str], how: str) -> Interrupted:
+    signum = stop.signum if isinstance(stop, Interrupted) else signal.SIGINT
+    return Interrupted(signum, f"{shlex.join(argv[:3])}{' ...' if len(argv) > 3 else ''}: {how}")
+
+
+def _stop_tree(process: subprocess.Popen[str], grace: float) -> str:
+    """Stop the process and every descendant: SIGTERM, `grace` seconds, SIGKILL.
+
+    Wrappers (bwrap) are left to the end: killing one ends its PID namespace with SIGKILL,
+    so they go when their command has gone, or with the SIGKILL of the stragglers.
+    """
+    tree = [p for p in containment.descendants(process.pid) if p.name not in containment.WRAPPERS]
+    own = containment.read_process(process.pid)
+    wrapped = own is not None and own.name in containment.WRAPPERS
+    pids = [p.pid for p in tree] + ([] if wrapped else [process.pid])
+    if not wrapped:
+        # the group also holds orphans that are no longer below the process
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(process.pid, signal.SIGTERM)
+    how = containment.stop(pids, grace=grace) if pids else "it had already exited"
+    if process.poll() is None:
+        with contextlib.suppress(ProcessLookupError):
+            # the wrapper (or a group member): its namespace and what is left in it go too
+            os.kill(process.pid, signal.SIGKILL)
+            if not wrapped:
+                os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+    return how
+
+
 def _log(log: TextIO | None, stdout: str, stderr: str) -> None:
     if log is not None:
         log.write(stdout)
@@ -266,6 +356,10 @@ def _stop(process: subprocess.Popen[str]) -> str:
     try:
         process.wait(timeout=5)
         return "terminated (SIGTERM)"
+    except (KeyboardInterrupt, Interrupted):
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+        return "killed (SIGKILL) at the second interruption"
     except subprocess.TimeoutExpired:
         os.killpg(process.pid, signal.SIGKILL)
         process.wait()

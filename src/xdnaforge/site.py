@@ -37,6 +37,10 @@ class Site:
     vendor_dirs: tuple[Path, ...]  # where prebuilt recipes' .deb files are looked for
     tool_timeout_s: float  # a hardware tool taking longer is considered hung
     fleet: FleetSettings = NO_FLEET  # publishing and lab settings (`fleet:`)
+    # how a build step's processes are held: "pid-namespace" (bwrap; falls back when refused)
+    # or "process-group" (only PDEATHSIG and the group: what escapes it can outlive xdnaforge)
+    containment: str = "pid-namespace"
+    npu_user: str | None = None  # whom validation runs as; None: the user recorded by `doit install`
 
     def mirror_for(self, url: str) -> str | None:
         """The mirror for an upstream URL (`.git`, a trailing slash and host case ignored)."""
@@ -61,7 +65,10 @@ KEYS = (
     "tool_timeout_s",
     "vendor_dirs",
     "fleet",
+    "containment",
+    "npu_user",
 )
+CONTAINMENTS = ("pid-namespace", "process-group")
 
 
 def _path(root: Path, value: str | None, default: Path) -> Path:
@@ -112,7 +119,11 @@ def load_site(project_root: Path, environ: Mapping[str, str]) -> Site:
     vendor: tuple[str, ...] = ()
     tool_timeout = 600
     fleet = NO_FLEET
+    containment: str | None = None
+    npu_user = None
     if reader is not None:
+        containment = reader.choice(data, "containment", (), CONTAINMENTS)
+        npu_user = reader.string(data, "npu_user", ())
         build = reader.string(data, "build_dir", ())
         artifacts = reader.string(data, "artifacts_dir", ())
         cache = reader.string(data, "cache_dir", ())
@@ -161,4 +172,6 @@ def load_site(project_root: Path, environ: Mapping[str, str]) -> Site:
         vendor_dirs=tuple(_path(base, v, base) for v in vendor) or (project_root / "vendor",),
         tool_timeout_s=float(tool_timeout),
         fleet=fleet,
+        containment=containment or CONTAINMENTS[0],
+        npu_user=npu_user,
     )

@@ -17,10 +17,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from . import containment, lockfile
 from .audit import wants_text
 from .buildscript import parse_options
 from .debfile import DebContents, DebError, read_deb
-from .errors import StepFailed
+from .errors import Interrupted, StepFailed
 from .host import choose_jobs, read_host_facts, read_memory_available_kib
 from .paths import Workspace
 from .plan import Plan
@@ -106,6 +107,13 @@ def build_step(project: Project, plan: Plan, space: Workspace, step: BuildStep) 
         ["log", "-1", "--format=%ct", "HEAD"], cwd=space.source_tree, log_file=None
     ).stdout.strip()
     env = build_environment(space, site, epoch)
+    # every process of the step inherits these: a later run finds any that outlive this one
+    owner = lockfile.held_by_us(site.build_dir / ".lock")
+    markers = {
+        containment.RUN_VARIABLE: owner.run if owner else f"pid-{os.getpid()}",
+        containment.STEP_VARIABLE: f"{stage.name}@{plan.target}",
+    }
+    contain = site.containment == "pid-namespace"
     accepted = parse_options((cwd / step.argv[0]).read_text(errors="replace"))
     argv = [a.replace("{jobs}", str(_jobs(site))) for a in step.argv]
     state = _state(space)
@@ -131,11 +139,21 @@ def build_step(project: Project, plan: Plan, space: Workspace, step: BuildStep) 
             run_streaming(
                 [*argv, *extra],
                 cwd=cwd,
-                env=env,
+                env={**env, **markers},
                 timeout=step.timeout_minutes * 60,
                 log_file=log,
                 on_line=progress.update,
+                contain=contain,
             )
+        except Interrupted:
+            # configured before the interruption: the rerun resumes without reconfiguring
+            state[stage.name] = {
+                "fingerprint": stage.fingerprint,
+                "configured": CONFIGURED_MARK in log.read_text(errors="replace"),
+            }
+            _save_state(space, state)
+            progress.done("interrupted")
+            raise
         except CommandFailed:
             text = log.read_text(errors="replace")
             state[stage.name] = {
@@ -162,10 +180,11 @@ def build_step(project: Project, plan: Plan, space: Workspace, step: BuildStep) 
             run_streaming(
                 [*argv, *extra],
                 cwd=cwd,
-                env=env,
+                env={**env, **markers},
                 timeout=step.timeout_minutes * 60,
                 log_file=log,
                 on_line=progress.update,
+                contain=contain,
             )
     except (CommandFailed, StepFailed):
         progress.done("failed")

@@ -1,4 +1,5 @@
-"""The bodies of the doit actions; each turns an expected failure into doit's TaskFailed.
+"""The bodies of the doit actions; each turns an expected failure into doit's TaskFailed,
+a disk-full or read-only error into one line, and an interruption into its exit status.
 
 Edge module: gathers inputs (records, host facts), calls the pure core, prints or writes.
 """
@@ -17,6 +18,7 @@ from doit.reporter import ConsoleReporter
 
 from . import install as install_module
 from . import (
+    interrupt,
     kernel_upgrade,
     stage_audit,
     stage_build,
@@ -25,15 +27,16 @@ from . import (
     stage_report,
     stage_sources,
     stage_validate,
+    storage,
 )
-from .errors import StepFailed, UsageError, XdnaforgeError
+from .errors import Interrupted, StepFailed, UsageError, XdnaforgeError
 from .host import read_host_facts
-from .lockfile import held
+from .lockfile import held, mark_step
 from .matrix import USABLE
 from .paths import Workspace
 from .plan import Plan, Stage, matching_cells, plan_target, stage_status
 from .project import Project, load_matrix_file
-from .records import read_record
+from .records import mark_interrupted, read_record
 from .show import format_cells, format_check, format_plan
 from .toolchain import query_toolchain
 
@@ -47,10 +50,20 @@ def guarded(func: Callable[P, Any]) -> Callable[P, TaskFailed | None]:
     @functools.wraps(func)
     def action(*args: P.args, **kwargs: P.kwargs) -> TaskFailed | None:
         try:
-            func(*args, **kwargs)
+            with interrupt.signals_interrupt():
+                func(*args, **kwargs)
         except XdnaforgeError as error:
             # doit prints the TaskFailed message; printing it here too would say it twice
             return TaskFailed(str(error))
+        except OSError as error:
+            if not storage.is_storage_error(error):
+                raise  # anything else is a bug: doit shows the traceback
+            return TaskFailed(str(storage.describe(error)))
+        except (KeyboardInterrupt, Interrupted) as stop:
+            # SystemExit passes doit's runners (they catch Exception) and exits with 128+signal;
+            # the innermost action says it, the outer ones (doit build's nested run) let it pass
+            stopped = interrupt.as_interrupted(stop)
+            raise interrupt.leave(stopped, stopped.what or "the run") from None
         return None
 
     return action
@@ -141,11 +154,29 @@ def run_stage(project: Project, target: str, stage_name: str) -> None:
     plan = make_plan(project, target)
     stage = plan.stage(stage_name)
     print(f"{stage_name} {target}: {_fresh(project, plan, stage)[1]}", flush=True)
-    stage_body(stage_name, plan)(project, plan, workspace(project, target))
+    space = workspace(project, target)
+    mark_step(project.site.build_dir / ".lock", f"{stage_name}@{target}")
+    try:
+        stage_body(stage_name, plan)(project, plan, space)
+    except (KeyboardInterrupt, Interrupted) as stop:
+        stopped = interrupt.as_interrupted(stop)
+        log = space.logs / f"{stage_name}.log"
+        if stage.record:
+            mark_interrupted(
+                space.record(stage.record),
+                stage=stage_name,
+                signal=stopped.signal_name,
+                stopped=stopped.stopped,
+                log=log if log.exists() else None,
+            )
+        stopped.what = f"{stage_name} {target}"
+        raise stopped from None
 
 
 @guarded
-def run_tasks(namespace: dict[str, Any], project: Project, stage_name: str, target: str) -> None:
+def run_tasks(
+    namespace: dict[str, Any], project: Project, stage_name: str, target: str, stop_stale: bool
+) -> None:
     """Run `_<stage>:<target>` and what it depends on through doit itself (nested run).
 
     doit gives a task's command-line parameters to that task only, so `doit build --target T`
@@ -159,7 +190,11 @@ def run_tasks(namespace: dict[str, Any], project: Project, stage_name: str, targ
         raise UsageError(
             f"{name} has no {stage_name} stage (a {plan.recipe.kind} recipe: {', '.join(stages)})"
         )
-    with held(project.site.build_dir / ".lock", f"the build directory {project.site.build_dir}"):
+    with held(
+        project.site.build_dir / ".lock",
+        f"the build directory {project.site.build_dir}",
+        stop_stale=stop_stale,
+    ):
         chain = plan.pipeline()[: stages.index(stage_name) + 1]
         fresh = {stage.name for stage in chain if _fresh(project, plan, stage)[0]}
         for stage in chain:
@@ -292,9 +327,13 @@ def _validation(project: Project, target: str) -> dict[str, Any] | None:
 
 
 @guarded
-def matrix(namespace: dict[str, Any], project: Project, matrix: str) -> None:
+def matrix(namespace: dict[str, Any], project: Project, matrix: str, stop_stale: bool) -> None:
     cells = load_matrix_file(project, Path(matrix)).cells if matrix else project.cells()
-    with held(project.site.build_dir / ".lock", f"the build directory {project.site.build_dir}"):
+    with held(
+        project.site.build_dir / ".lock",
+        f"the build directory {project.site.build_dir}",
+        stop_stale=stop_stale,
+    ):
         stage_matrix.run_matrix(
             project,
             cells,

@@ -77,7 +77,7 @@ class Upstream:
 # XRT's build/build.sh, in miniature: the real option names, cd to its own directory,
 # configure (skipped by -nocmake), "compile", ctest (skipped by -noctest), then packaging
 # with dpkg-deb into Release/. Marker files make test conditions: ../SLOW_BUILD sleeps (to
-# be killed), ../FAIL_TEST fails a test. set -e stops packaging when ctest fails.
+# be interrupted or killed), ../FAIL_TEST fails a test. set -e stops packaging when ctest fails.
 XRT_BUILD_SH = r"""#!/bin/bash
 set -e
 cd "$(dirname "$0")"
@@ -105,8 +105,13 @@ echo "[ 50%] Building CXX object with -j $jobs"
 echo compile >> Release/compile-count
 if [ -f ../SLOW_BUILD ]; then
   echo "slow compile unit"
-  # short sleeps: when xdnaforge is killed, this script dies with it (PDEATHSIG) and no
-  # long-lived orphan is left behind
+  # ../IGNORE_TERM: a step that ignores SIGTERM (only SIGKILL stops it)
+  [ -f ../IGNORE_TERM ] && trap '' TERM
+  # a compiler job that leaves the process group and the session, as make's jobs may: only a
+  # PID namespace holds it. Its command line carries "slow-unit <this tree>" for the tests
+  setsid sh -c 'trap "" TERM; for _ in $(seq 300); do sleep 0.2; done' "slow-unit $PWD" \
+    </dev/null >/dev/null 2>&1 &
+  # short sleeps, so that a signal is acted on at once
   for _ in $(seq 600); do sleep 0.1; done
 fi
 if [ "$noctest" = 0 ]; then
