@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from . import containment, lockfile
+from . import containment, lockfile, storage
 from .audit import wants_text
 from .buildscript import parse_options
 from .debfile import DebContents, DebError, read_deb
@@ -280,6 +280,8 @@ def _replace_packages(space: Workspace, files: list[Path]) -> None:
     staging = space.packages.with_name("debs.new")
     if staging.exists():
         shutil.rmtree(staging)
+    # the one place where the space needed is known: say it before copying half of them
+    storage.require_space(space.records, files)
     staging.mkdir(parents=True)
     for path in files:
         shutil.copy2(path, staging / path.name)
