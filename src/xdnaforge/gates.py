@@ -24,6 +24,7 @@ from .errors import ToolNotFound
 from .host import HostFacts, read_host_facts, read_text
 from .install_checks import memlock, parse_memlock, stale_library_path
 from .knowledge import Diagnosis, by_code, diagnose
+from .npu_user import NpuUser, as_user
 from .paths import Workspace
 from .plan import Plan, matching_cells
 from .project import Project
@@ -50,6 +51,9 @@ DEPENDS = {
     "pyxrt": ("examine", "memlock"),
 }
 ORDER = tuple(DEPENDS)
+# what these gates see is the user's (limits, groups, device access), so they run as the
+# NPU's user when xdnaforge runs as root for them; xrt-smi validate stays root (power mode)
+USER_GATES = frozenset({"memlock", "device", "examine", "pyxrt"})
 # one buffer, written and read back through the NPU's driver: pyxrt, device, BO all work
 PYXRT_PROBE = """
 import json, sys
@@ -83,6 +87,7 @@ class Gate:
     evidence: list[str] = field(default_factory=list)
     metrics: list[Metric] = field(default_factory=list)
     diagnoses: list[Diagnosis] = field(default_factory=list)
+    ran_as: str = ""  # whose limits, groups and device access the gate saw
 
     def passed(self, summary: str) -> Gate:
         self.status, self.summary = "pass", summary
@@ -103,6 +108,7 @@ class Gate:
             "evidence": self.evidence,
             "metrics": [m.as_record() for m in self.metrics],
             "diagnoses": [d.as_record() for d in self.diagnoses],
+            "ran_as": self.ran_as,
         }
 
 
@@ -114,6 +120,10 @@ class Context:
     history: list[dict[str, float]]
     facts: HostFacts | None = None
     found: dict[str, Any] = field(default_factory=dict)  # what gates learn for later ones
+    # set when xdnaforge runs as root and the NPU's user is known: USER_GATES run as them
+    user: NpuUser | None = None
+    running_as: str = ""  # who xdnaforge itself is ("root", "uid 1000")
+    switched: bool = False  # the gate running now runs as `user`
 
     @property
     def sysroot(self) -> Path:
@@ -122,23 +132,49 @@ class Context:
     def under_root(self, path: Path) -> Path:
         return self.sysroot / path.relative_to("/") if path.is_absolute() else path
 
-    def tool(self, argv: Sequence[str], *, timeout: float | None = None) -> CommandResult:
+    def tool(
+        self,
+        argv: Sequence[str],
+        *,
+        timeout: float | None = None,
+        env: dict[str, str] | None = None,
+        as_root: bool = False,
+    ) -> CommandResult:
+        """Run a tool; as the NPU's user when the gate running now speaks for them (unless
+        `as_root`: the kernel log is not the user's to read)."""
         prefix_bin = self.project.site.xrt_prefix / "bin"
         path = f"{prefix_bin}:{os.environ.get('PATH', '/usr/bin:/bin')}"
+        switch = self.user is not None and self.switched and not as_root
+        prefix = as_user(self.user) if self.user is not None and switch else []
         return run(
-            argv,
-            cwd=self.work,
+            [*prefix, *argv],
+            cwd=self.output_dir() if switch else self.work,
             timeout=timeout or self.project.site.tool_timeout_s,
-            env={"PATH": path},
+            env={"PATH": path, **(env or {})},
             log_file=self.work / "tools.log",
         )
+
+    def output_dir(self) -> Path:
+        """Where tools write their reports: a directory of the user's when they run as them."""
+        if self.user is None or not self.switched:
+            return self.work
+        folder = self.work / f"as-{self.user.name}"
+        folder.mkdir(exist_ok=True)
+        os.chown(folder, self.user.uid, self.user.gid)
+        return folder
+
+    def read_as_user(self, path: Path) -> str:
+        """A /proc/self file as the gate's user sees it: their own process's, through runuser."""
+        if self.user is None or not self.switched:
+            return read_text(self.under_root(path)) or ""
+        return self.tool(["cat", str(self.under_root(path))], timeout=60).stdout
 
 
 def _kernel_log(context: Context, gate: Gate) -> str:
     """The kernel log of this boot: journalctl -k -b, dmesg when there is no journal."""
     for argv in (["journalctl", "-k", "-b", "--no-pager"], ["dmesg"]):
         try:
-            result = context.tool(argv, timeout=60)
+            result = context.tool(argv, timeout=60, as_root=True)
         except ToolNotFound:
             continue
         except CommandFailed as error:
@@ -169,7 +205,7 @@ def gate_host(context: Context, gate: Gate) -> Gate:
 
 
 def gate_memlock(context: Context, gate: Gate) -> Gate:
-    limits = parse_memlock(read_text(context.sysroot / "proc/self/limits") or "")
+    limits = parse_memlock(context.read_as_user(Path("/proc/self/limits")))
     if limits is None:
         gate.summary = "no /proc/self/limits to read"
         return gate
@@ -182,7 +218,7 @@ def gate_memlock(context: Context, gate: Gate) -> Gate:
 
 
 def _identity(context: Context) -> tuple[int, set[int]]:
-    text = read_text(context.sysroot / "proc/self/status") or ""
+    text = context.read_as_user(Path("/proc/self/status"))
     uid = os.getuid()
     groups = set(os.getgroups()) | {os.getgid()}
     for line in text.splitlines():
@@ -318,7 +354,7 @@ def _run_tool(context: Context, gate: Gate, argv: list[str]) -> tuple[CommandRes
 
 
 def gate_examine(context: Context, gate: Gate) -> Gate:
-    output = context.work / "examine.json"
+    output = context.output_dir() / "examine.json"
     output.unlink(missing_ok=True)  # xrt-smi refuses to overwrite without --force
     result, text = _run_tool(context, gate, examine_argv(output))
     if result is None:
@@ -396,13 +432,7 @@ def gate_pyxrt(context: Context, gate: Gate) -> Gate:
     for python in context.project.site.pythons:
         argv = [python, "-c", PYXRT_PROBE]
         try:
-            result = run(
-                argv,
-                cwd=context.work,
-                timeout=context.project.site.tool_timeout_s,
-                env={"PYTHONPATH": str(python_dir)},
-                log_file=context.work / "tools.log",
-            )
+            result = context.tool(argv, env={"PYTHONPATH": str(python_dir)})
         except (CommandFailed, ToolNotFound) as error:
             outcomes.append((python, False, error.message.splitlines()[0]))
             continue
@@ -458,5 +488,19 @@ def run_gates(context: Context, wanted: Sequence[str]) -> list[Gate]:
         if blocked:
             gate.summary = f"skipped: {', '.join(blocked)} did not pass"
             continue
-        GATES[name](context, gate)
+        context.switched = context.user is not None and name in USER_GATES
+        gate.ran_as = (
+            f"{context.user.name} (uid {context.user.uid}, via runuser)"
+            if context.user is not None and context.switched
+            else context.running_as
+        )
+        try:
+            GATES[name](context, gate)
+        except (CommandFailed, ToolNotFound) as error:
+            if not context.switched:
+                raise
+            # runuser itself failed (the user vanished, PAM refused): say so, do not crash
+            gate.failed(f"cannot run as {gate.ran_as}: {error.message.splitlines()[0]}")
+        finally:
+            context.switched = False
     return list(results.values())

@@ -25,6 +25,7 @@ from .install_checks import (
     parse_memlock,
     stale_library_path,
 )
+from .npu_user import installing_user
 from .paths import Workspace
 from .plan import Plan
 from .project import Project
@@ -207,6 +208,8 @@ def install(project: Project, plan: Plan, space: Workspace, root: Path, yes: boo
         {
             "target": plan.target,
             "root": str(root),
+            # the NPU's user by default: whoever ran the install (sudo's caller)
+            "user": installing_user(),
             "state": "installed" if not problems else "installed, verification failed",
             "installed": chosen,
             "checks": [

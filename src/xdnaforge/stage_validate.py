@@ -13,6 +13,7 @@ from typing import Any
 from .errors import StepFailed
 from .gates import Context, Gate, run_gates
 from .knowledge import Diagnosis, diagnose, unexplained_failures
+from .npu_user import NpuUser, lookup, named_user, running_uid
 from .paths import Workspace
 from .plan import Plan
 from .project import Project
@@ -70,12 +71,53 @@ def format_diagnosis(diagnosis: Diagnosis, indent: str = "") -> str:
     return "\n".join(indent + line for line in lines)
 
 
+def speaking_for(project: Project) -> tuple[NpuUser | None, str]:
+    """The NPU's user to switch to for the user-level gates (only when running as root), and
+    who xdnaforge runs as; warns when the gates would prove nothing for the user."""
+    site = project.site
+    uid = running_uid(site.sysroot)
+    running_as = "root" if uid == 0 else f"uid {uid}"
+    named = named_user(site.npu_user, site.artifacts_dir, site.sysroot)
+    user = lookup(*named, site.sysroot) if named else None
+    if named and user is None:
+        raise StepFailed(
+            f"the NPU's user {named[0]} ({named[1]}) is not in {site.sysroot / 'etc/passwd'}",
+            hint="name an existing user in site.yaml (npu_user: NAME)",
+        )
+    if uid != 0:
+        if user is not None and user.uid != uid:
+            print(
+                f"warning: validating as {running_as}, not as the NPU's user "
+                f"{user.describe()}: run `sudo doit validate` to check for them"
+            )
+        return None, running_as
+    if user is None or user.uid == 0:
+        print(
+            "warning: validating as root: the memlock and device gates then prove nothing for "
+            "the NPU's user (their memlock limit and group membership are not root's); name "
+            "the user in site.yaml (npu_user: NAME) or validate as that user"
+        )
+        return None, running_as
+    print(
+        f"validating for the NPU's user {user.describe()}: memlock, device, examine and pyxrt "
+        "run as them (runuser: PAM limits, supplementary groups); xrt-smi validate runs as "
+        "root (it sets the power mode)"
+    )
+    return user, running_as
+
+
 def validate(project: Project, plan: Plan, space: Workspace) -> None:
     work = space.work / "validate"
     work.mkdir(parents=True, exist_ok=True)
     history = read_history(space)
+    user, running_as = speaking_for(project)
     context = Context(
-        project=project, plan=plan, work=work, history=[h.get("metrics", {}) for h in history]
+        project=project,
+        plan=plan,
+        work=work,
+        history=[h.get("metrics", {}) for h in history],
+        user=user,
+        running_as=running_as,
     )
     gates = run_gates(context, plan.recipe.validation.gates)
     for gate in gates:
@@ -107,6 +149,7 @@ def validate(project: Project, plan: Plan, space: Workspace) -> None:
             "gates": [g.as_record() for g in gates],
             "lock_fingerprint": lock.get("fingerprints", {}).get("patch"),
             "installed": install.get("state", "not by xdnaforge"),
+            "npu_user": user.name if user is not None else None,
         },
     )
     if metrics:
@@ -200,7 +243,10 @@ def doctor(project: Project, plan: Plan, space: Workspace) -> None:
     """The gates that need no build, and the kernel log read for known signatures."""
     work = space.work / "doctor"
     work.mkdir(parents=True, exist_ok=True)
-    context = Context(project=project, plan=plan, work=work, history=[])
+    user, running_as = speaking_for(project)
+    context = Context(
+        project=project, plan=plan, work=work, history=[], user=user, running_as=running_as
+    )
     gates = run_gates(context, DOCTOR_GATES)
     for gate in gates:
         if gate.name in DOCTOR_GATES:
