@@ -189,13 +189,29 @@ def task_kernel_check() -> dict[str, Any]:
 
 def task_revalidate() -> dict[str, Any]:
     """First boot into a new kernel: kernel-check, validate if that is all, record the outcome."""
-    return _task(steps.revalidate, PROJECT, params=(KERNEL,))
+    return _task(
+        steps.revalidate,
+        PROJECT,
+        params=(
+            KERNEL,
+            {
+                **_option(
+                    "root_validate",
+                    str,
+                    "",
+                    "the xrt-smi validate JSON report made as root (the boot unit does)",
+                ),
+                "long": "root-validate",
+            },
+        ),
+    )
 
 
 def task_kernel_hook() -> dict[str, Any]:
     """Show, or with --install --yes install, the kernel hook and first-boot revalidation unit."""
     return _task(
         steps.kernel_hook,
+        PROJECT,
         str(ROOT),
         basename="kernel-hook",
         params=(

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
-import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,6 +14,7 @@ from pathlib import Path
 from .consent import require, require_root
 from .host import read_host_facts
 from .matrix import USABLE
+from .npu_user import installing_user, named_user
 from .plan import matching_cells
 from .project import Project
 from .records import read_record, write_atomic, write_record
@@ -46,11 +46,21 @@ After=multi-user.target
 
 [Service]
 Type=oneshot
+# a wedged NPU must not hold the boot forever (oneshot units wait without limit by default)
+TimeoutStartSec=30min
+# The gates speak for the NPU's user: their memlock limit and groups, not root's. User= with
+# PAMName=login gives the service a login session: pam_limits applies the user's limits and
+# initgroups their supplementary groups (render).
 User=%(user)s
+PAMName=login
 WorkingDirectory=%(project)s
-ExecStart=%(python)s -m doit -f %(project)s/dodo.py revalidate
+# "+": as root, and only the installed xrt-smi: validate sets the NPU's power mode, which the
+# driver allows root only. "-": its failure is the validate gate's to report, not systemd's.
+ExecStartPre=+-/bin/rm -f %(report)s
+ExecStartPre=+-%(xrt_smi)s validate --format JSON --output %(report)s
+ExecStart=%(python)s -m doit -f %(project)s/dodo.py revalidate --root-validate %(report)s
 # "+": as root, since the marker belongs to root; it goes whatever the outcome
-ExecStopPost=+/bin/rm -f %(state)s/revalidate-%%v
+ExecStopPost=+/bin/rm -f %(state)s/revalidate-%%v %(report)s
 
 [Install]
 WantedBy=multi-user.target
@@ -133,14 +143,24 @@ def record_decision(project: Project, decision: Decision, outcome: str) -> None:
         write_record(project.site.artifacts_dir / target / "kernel.json", "kernel", body)
 
 
-def hook_files(dodo_dir: Path, user: str) -> dict[str, str]:
-    values = {"state": STATE_DIR, "user": user, "project": str(dodo_dir), "python": sys.executable}
+def hook_files(dodo_dir: Path, user: str, xrt_prefix: Path) -> dict[str, str]:
+    values = {
+        "state": STATE_DIR,
+        "user": user,
+        "project": str(dodo_dir),
+        "python": sys.executable,
+        "xrt_smi": str(xrt_prefix / "bin/xrt-smi"),
+        "report": f"{STATE_DIR}/validate-%v.json",
+    }
     return {HOOK: HOOK_SCRIPT % values, UNIT: UNIT_FILE % values}
 
 
-def install_hook(dodo_dir: Path, root: Path, yes: bool) -> None:
-    user = os.environ.get("SUDO_USER") or os.environ.get("USER") or "root"
-    files = hook_files(dodo_dir, user)
+def install_hook(project: Project, dodo_dir: Path, root: Path, yes: bool) -> None:
+    site = project.site
+    named = named_user(site.npu_user, site.artifacts_dir, site.sysroot)
+    user, source = named or (installing_user(), "who runs this")
+    print(f"the revalidation runs as the NPU's user {user} (from {source})")
+    files = hook_files(dodo_dir, user, site.xrt_prefix)
     for path, text in files.items():
         print(f"--- {root / path}\n{text}")
     print(f"--- {root / WANTS} -> ../xdnaforge-revalidate.service (enables the unit)")

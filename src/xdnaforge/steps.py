@@ -307,9 +307,11 @@ def _build(namespace: dict[str, Any], target: str) -> str | None:
     return stages[0] if stages else "build"
 
 
-def _validate_ok(project: Project, target: str) -> bool:
+def _validate_ok(project: Project, target: str, root_report: Path | None = None) -> bool:
     try:
-        stage_validate.validate(project, make_plan(project, target), workspace(project, target))
+        stage_validate.validate(
+            project, make_plan(project, target), workspace(project, target), root_report
+        )
     except XdnaforgeError as error:
         print(f"validate {target}: {error.message.splitlines()[0]}")
         return False
@@ -349,13 +351,15 @@ def kernel_check(project: Project, kernel: str) -> None:
 
 
 @guarded
-def revalidate(project: Project, kernel: str) -> None:
-    """The first-boot action: decide, revalidate when that is all it takes, record the outcome."""
+def revalidate(project: Project, kernel: str, root_validate: str) -> None:
+    """The first-boot action: decide, revalidate when that is all it takes, record the outcome.
+    `root_validate`: the xrt-smi validate report the boot unit made as root beforehand."""
     decision = kernel_upgrade.decide(project, kernel or None)
     print(decision.message)
     outcome = "not run"
     if decision.kind == "revalidate" and decision.target:
-        outcome = "pass" if _validate_ok(project, decision.target) else "fail"
+        report = Path(root_validate) if root_validate else None
+        outcome = "pass" if _validate_ok(project, decision.target, report) else "fail"
     elif decision.kind == "build":
         outcome = f"needs doit build --target {decision.target}"
     kernel_upgrade.record_decision(project, decision, outcome)
@@ -369,13 +373,13 @@ def revalidate(project: Project, kernel: str) -> None:
 
 
 @guarded
-def kernel_hook(dodo_dir: str, install: bool, yes: bool, root: str) -> None:
+def kernel_hook(project: Project, dodo_dir: str, install: bool, yes: bool, root: str) -> None:
     if not install:
         target = Path(root).resolve() / kernel_upgrade.HOOK
         state = "installed" if target.exists() else "not installed"
         print(f"kernel hook: {state} ({target}); `doit kernel-hook --install --yes` installs it")
         return
-    kernel_upgrade.install_hook(Path(dodo_dir), Path(root).resolve(), yes)
+    kernel_upgrade.install_hook(project, Path(dodo_dir), Path(root).resolve(), yes)
 
 
 @guarded

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import os
+import pwd
 import subprocess
 import sys
 from pathlib import Path
@@ -90,6 +92,9 @@ def test_install_verify_upgrade_and_rollback(
         "xrt_plugin-amdxdna": "2.20.1",
     }
     assert (root / "opt/xilinx/xrt/lib/libxrt_driver_xdna.so.2.20.0").is_file()
+    # whoever installed is the NPU's user validation speaks for, unless site.yaml names one
+    recorded = json.loads((built / "artifacts/synthetic/install.json").read_text())
+    assert recorded["user"] == pwd.getpwuid(os.getuid()).pw_name
 
     # upstream moves to 2.21; a new build upgrades the installed set
     upstream.commit("xrt", {"src/CMake/settings.cmake": "VERSION 2.21\n"}, "xrt 2.21")

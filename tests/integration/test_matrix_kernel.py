@@ -138,6 +138,7 @@ def test_kernel_hook_installs_into_a_root_and_only_records(
 ) -> None:
     root = tmp_path / "root"
     root.mkdir()
+    (project_dir / "site.yaml").write_text("npu_user: me\n")
     shown = doit(project_dir, fake_tools, "kernel-hook", "--install", "--root", str(root))
     assert shown.rc == 1
     assert not (root / "etc").exists()
@@ -147,7 +148,14 @@ def test_kernel_hook_installs_into_a_root_and_only_records(
     assert hook.stat().st_mode & 0o111
     unit = (root / "etc/systemd/system/xdnaforge-revalidate.service").read_text()
     assert "ConditionPathExists=/var/lib/xdnaforge/revalidate-%v" in unit
-    assert "dodo.py revalidate" in unit
+    assert "dodo.py revalidate --root-validate /var/lib/xdnaforge/validate-%v.json" in unit
+    # the gates run as the NPU's user in a login session; only xrt-smi validate as root
+    assert "\nUser=me\nPAMName=login\n" in unit
+    assert (
+        "ExecStartPre=+-/opt/xilinx/xrt/bin/xrt-smi validate --format JSON "
+        "--output /var/lib/xdnaforge/validate-%v.json" in unit
+    )
+    assert "the revalidation runs as the NPU's user me (from site.yaml npu_user)" in done.stdout
     wants = root / "etc/systemd/system/multi-user.target.wants/xdnaforge-revalidate.service"
     assert wants.is_symlink()
     assert wants.resolve() == (root / "etc/systemd/system/xdnaforge-revalidate.service").resolve()
