@@ -75,11 +75,10 @@ def read_process(pid: int, proc: Path = Path("/proc")) -> Process | None:
 
 def all_processes(proc: Path = Path("/proc")) -> list[Process]:
     found = []
-    for entry in proc.iterdir():
-        if entry.name.isdigit():
-            process = read_process(int(entry.name), proc)
-            if process is not None:
-                found.append(process)
+    for pid in sorted(int(entry.name) for entry in proc.iterdir() if entry.name.isdigit()):
+        process = read_process(pid, proc)
+        if process is not None:
+            found.append(process)
     return found
 
 

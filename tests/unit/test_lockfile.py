@@ -1,0 +1,45 @@
+"""The build directory's lock: its owner record, and the refusal that names the holder."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from xdnaforge.errors import StepFailed
+from xdnaforge.lockfile import held, held_by_us, mark_step, read_owner
+
+
+def test_the_lock_records_its_owner_and_the_step(tmp_path: Path) -> None:
+    lock = tmp_path / ".lock"
+    with held(lock, "the build directory") as owner:
+        assert owner.pid == os.getpid()
+        assert len(owner.run) == 32
+        mark_step(lock, "build-xrt@synthetic")
+        recorded = json.loads(lock.read_text())
+        assert recorded["step"] == "build-xrt@synthetic"
+        assert recorded["run"] == owner.run
+        assert {"pid", "started", "host", "command"} <= set(recorded)
+        assert held_by_us(lock) == read_owner(lock)
+
+
+def test_a_held_lock_is_refused_naming_the_holder_and_its_step(tmp_path: Path) -> None:
+    lock = tmp_path / ".lock"
+    with held(lock, "the build directory"):
+        mark_step(lock, "build-xrt@synthetic")
+        # another open of the file is another flock holder, even in this process
+        with pytest.raises(StepFailed) as refused, held(lock, "the build directory"):
+            pass
+    message = str(refused.value)
+    assert f"the build directory is in use by pid {os.getpid()} on " in message
+    assert "step build-xrt@synthetic" in message
+
+
+def test_a_lock_of_an_older_version_gives_the_pid(tmp_path: Path) -> None:
+    lock = tmp_path / ".lock"
+    lock.write_text("4242")
+    owner = read_owner(lock)
+    assert owner is not None
+    assert owner.pid == 4242
