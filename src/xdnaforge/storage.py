@@ -46,9 +46,9 @@ def describe(error: OSError, path: Path | None = None, needed: int | None = None
         need = f"; needs {_mebibytes(needed)}" if needed else ""
         return StepFailed(
             f"{shown}: {kind}{need}{free}",
-            hint="free space there (build/ is rebuildable; `doit clean` or remove old build "
-            "trees), or point build_dir, artifacts_dir or cache_dir in site.yaml at a larger "
-            "file system; then run the same command again: it resumes",
+            hint="free space there (the trees under build/ can be rebuilt; artifacts/ holds "
+            "the records), or point build_dir, artifacts_dir or cache_dir in site.yaml at a "
+            "larger file system; then run the same command again: it resumes",
         )
     if error.errno == errno.EROFS:
         return StepFailed(
