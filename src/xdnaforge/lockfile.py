@@ -91,7 +91,7 @@ def _check_stale(path: Path, what: str, previous: Owner | None, stop_stale: bool
             f"{len(left)} process(es) of step {', '.join(steps)} of a previous run "
             f"({previous.describe()}) still run in {what}: {listing}{more}",
             hint="they write into the same tree; wait for them, or rerun with --stop-stale "
-            f"to stop them (lock {path})",
+            f"(doit fetch, patch, build and matrix take it) to stop them (lock {path})",
         )
     how = containment.stop([p.pid for p, _ in left])
     print(f"stopped {len(left)} stale process(es) of step {', '.join(steps)}: {how}")
