@@ -40,7 +40,7 @@ class Site:
     # how a build step's processes are held: "pid-namespace" (bwrap; falls back when refused)
     # or "process-group" (only PDEATHSIG and the group: what escapes it can outlive xdnaforge)
     containment: str = "pid-namespace"
-    npu_user: str | None = None  # whom validation runs as; None: the user recorded by `doit install`
+    npu_user: str | None = None  # whom validation runs as; None: the one install.json names
 
     def mirror_for(self, url: str) -> str | None:
         """The mirror for an upstream URL (`.git`, a trailing slash and host case ignored)."""
