@@ -43,7 +43,7 @@ XRT_COMMITS = {
     "4eb1f4392a012b4e6eca759762389c612537f7c7": "2.21.75 (xdna-2.21.75)",
     "b4bbf24c54b355b585d59f15264aba47d9aa54b9": "2.26 line (upstream-main)",
 }
-XDNA_DIRS = ("src/driver/amdxdna/", "src/shim/")
+XDNA_DIRS = ("src/driver/amdxdna/", "src/shim/", "example/")
 XRT_DIRS = (
     "src/runtime_src/core/tools/common/tests/",
     "src/runtime_src/core/tools/common/XBUtilities.cpp",
@@ -77,6 +77,8 @@ CALLS = {
 }
 _CALL_RE = re.compile(r"(?<![\w:])(" + "|".join(re.escape(c) for c in CALLS) + r")\s*\(")
 _LOGGER_RE = re.compile(r"\blogger\s*\(")
+# example tests and tools print failures to a stream: `std::cout << "ERROR: ..."`
+_STREAM_RE = re.compile(r'std::(?:cout|cerr)\s*<<\s*"((?:ERROR|Error|TEST FAILED|FAILED)[^"\\]*(?:\\.[^"\\]*)*)"')
 _LITERAL_RE = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
 _FUNCTION_RE = re.compile(
     r"^(?!\s)(?:[\w\*&<>:,~]+[ \t\n\*&]+)*?([A-Za-z_~][\w:~]*)\s*\(([^;{}]*?)\)\s*"
@@ -218,12 +220,17 @@ def extract(text: str) -> list[tuple[str, str, str, bool]]:
             messages.append((level, template, function_at(match.start()), prefixed))
     for match in _LOGGER_RE.finditer(text):  # XRT validate: logger(ptree, "Error", text)
         args = _call_args(text, match.end())
-        if len(args) < 3 or args[1] not in ('"Error"', '"Warning"'):
+        if len(args) < 3 or args[1] not in ('"Error"', '"Warning"', '"Details"'):
             continue
         template = _template(args[2])
+        if args[1] == '"Details"' and not (template and "Skipping" in template):
+            continue  # Details are results; only "... not available. Skipping" says a file is missing
         if template:
             level = "error" if args[1] == '"Error"' else "warning"
             messages.append((level, template, function_at(match.start()), False))
+    for match in _STREAM_RE.finditer(text):
+        template = _unescape(match.group(1)).strip()
+        messages.append(("error", template, function_at(match.start()), False))
     return messages
 
 
@@ -284,7 +291,9 @@ def main() -> int:
         sha = git(options.xdna, "rev-parse", commit).strip()
         sources.append({"repo": "amd/xdna-driver", "commit": sha, "label": label})
         for path in files_at(options.xdna, sha, XDNA_DIRS):
-            component = "amdxdna" if path.startswith("src/driver/") else "shim"
+            component = {"src/driver/": "amdxdna", "example/": "example"}.get(
+                path[: path.index("/", 4) + 1] if path.startswith("src/") else "example/", "shim"
+            )
             collect(table, component, path, sha, git(options.xdna, "show", f"{sha}:{path}"))
     for commit, label in XRT_COMMITS.items():
         sha = git(options.xrt, "rev-parse", commit).strip()

@@ -1,8 +1,13 @@
-"""Known failures of the NPU stack: signatures -> code, severity, cause, fix, references.
+"""Known failures of the NPU stack: signatures -> code, family, severity, cause, fix.
 
-Pure: the base is a YAML file shipped in the package (data/knowledge.yaml); `diagnose`
-takes text (a kernel log, xrt-smi output, a build log) and returns what it recognises.
-What it does not recognise is said to be unknown, never guessed.
+Pure: the base is a YAML file shipped in the package (data/knowledge.yaml). Entries are
+grouped in families (firmware, power, iommu, ...); each names its evidence (field cases in
+tests/fixtures/field) and/or its upstream source (file:function of a message template in
+data/upstream_messages.json). Specific entries name one failure; generic entries (one or
+more per family) catch the family's other messages, on error-level lines only, and so do
+lines whose upstream source file belongs to a family. Errno values in a line refine the
+cause. `diagnose` returns what it recognises, root-most family first; what it does not
+recognise is left to the verdict (log_verdict.py), never guessed.
 """
 
 from __future__ import annotations
@@ -12,16 +17,29 @@ import re
 from dataclasses import dataclass
 from importlib import resources
 
+from .errnos import NAMES, decode
 from .errors import ConfigError
 from .schema import Reader
+from .upstream import catalogue
 from .yamlfile import parse
 
 SEVERITIES = ("error", "warning", "info")
-# lines that look like a failure: used to tell "healthy" from "an unknown failure"
-_FAILURE_RE = re.compile(
-    r"(\bERROR\b|\*ERROR\*|\berror:|\bfailed\b|\bFAILED\b|Error\(s\)|\bfatal\b|Traceback)"
+# lines that say something failed: a line like this that nothing explains is an unknown
+# failure, and a log with one is never called healthy
+FAILURE_RE = re.compile(
+    r"(\bERROR\b|\*ERROR\*|\b[Ee]rror:|\berror\b|\bfail(ed|ure|s)?\b|\bFAIL(ED)?\b|Error\(s\)\s*: \S"
+    r"|\bfatal\b|Traceback|[Pp]ermission denied|\bret -\d+|\(err=-?\d+\)|\bInvalid\b"
+    r"|\bincompatible\b|\bnot alive\b|\btimed out\b|\bunable to\b|\bcannot\b|\bCMake Error\b)"
 )
-_ANNOTATION = "#### ["  # labels added when field logs were collected, not log text
+ANNOTATION = "#### ["  # labels added when field logs were collected, not log text
+_ERRNO_NAMES = {name for name, _ in NAMES.values()}
+
+
+@dataclass(frozen=True, slots=True)
+class Family:
+    id: str
+    title: str
+    files: tuple[str, ...]  # upstream source files whose messages belong to this family
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +51,11 @@ class Entry:
     cause: str
     fix: str
     references: tuple[str, ...]
+    family: str = ""
+    evidence: tuple[str, ...] = ()  # field case ids (tests/fixtures/field/<id>-*)
+    upstream: tuple[str, ...] = ()  # "file:function" of upstream message templates
+    generic: bool = False
+    errno: tuple[tuple[str, str], ...] = ()  # (ENAME, refined cause)
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,23 +67,55 @@ class Diagnosis:
     fix: str
     references: tuple[str, ...]
     evidence: str  # the line that matched
+    family: str = ""
+    errno: str = ""  # "ENODEV (19: No such device)" when the line carries one
+    source: str = ""  # upstream template of the evidence line, when located
 
     def as_record(self) -> dict[str, object]:
         return {
             "code": self.code,
+            "family": self.family,
             "severity": self.severity,
             "title": self.title,
             "cause": self.cause,
             "fix": self.fix,
             "references": list(self.references),
             "evidence": self.evidence,
+            "errno": self.errno,
+            "source": self.source,
         }
+
+
+def _families(reader: Reader, top: dict[str, object]) -> tuple[Family, ...]:
+    found = []
+    for index, item in enumerate(reader.sequence(top, "families", ())):
+        path = ("families", index)
+        family = reader.mapping(item, path, required=("id", "title"), optional=("files",))
+        if family is None:
+            continue
+        ident = reader.string(family, "id", path)
+        title = reader.string(family, "title", path)
+        if ident and title:
+            found.append(Family(ident, title, reader.strings(family, "files", path)))
+    return tuple(found)
+
+
+def parse_families(text: str, source: str) -> tuple[Family, ...]:
+    document = parse(text, source)
+    reader = Reader(document)
+    top = reader.mapping(document.data, (), required=("schema", "entries"), optional=("families",))
+    families = _families(reader, top or {})
+    if reader.problems:
+        raise ConfigError(reader.problems)
+    return families
 
 
 def parse_knowledge(text: str, source: str) -> tuple[Entry, ...]:
     document = parse(text, source)
     reader = Reader(document)
-    top = reader.mapping(document.data, (), required=("schema", "entries")) or {}
+    top = reader.mapping(document.data, (), required=("schema", "entries"), optional=("families",))
+    top = top or {}
+    family_ids = {f.id for f in _families(reader, top)}
     entries = []
     codes: set[str] = set()
     for index, item in enumerate(reader.sequence(top, "entries", ())):
@@ -69,7 +124,7 @@ def parse_knowledge(text: str, source: str) -> tuple[Entry, ...]:
             item,
             path,
             required=("code", "severity", "title", "signatures", "cause", "fix"),
-            optional=("references",),
+            optional=("references", "family", "evidence", "upstream", "generic", "errno"),
         )
         if entry is None:
             continue
@@ -83,6 +138,17 @@ def parse_knowledge(text: str, source: str) -> tuple[Entry, ...]:
                 reader.problem((*path, "signatures", number), f"bad regular expression: {error}")
         if code in codes:
             reader.problem((*path, "code"), f"code '{code}' is used twice")
+        family = reader.string(entry, "family", path, default="") or ""
+        if family_ids and family not in family_ids:
+            reader.problem((*path, "family"), f"unknown family '{family}'")
+        refinements = []
+        raw = reader.mapping(entry.get("errno", {}), (*path, "errno"), free_keys=True) or {}
+        for name in raw:
+            if name not in _ERRNO_NAMES:
+                reader.problem((*path, "errno", name), f"unknown errno name '{name}'")
+            text_value = reader.string(raw, name, (*path, "errno"))
+            if text_value:
+                refinements.append((name, text_value))
         title = reader.string(entry, "title", path)
         cause = reader.string(entry, "cause", path)
         fix = reader.string(entry, "fix", path)
@@ -97,6 +163,11 @@ def parse_knowledge(text: str, source: str) -> tuple[Entry, ...]:
                     cause=cause,
                     fix=fix,
                     references=reader.strings(entry, "references", path),
+                    family=family,
+                    evidence=reader.strings(entry, "evidence", path),
+                    upstream=reader.strings(entry, "upstream", path),
+                    generic=reader.boolean(entry, "generic", path, default=False),
+                    errno=tuple(refinements),
                 )
             )
     if reader.problems:
@@ -104,10 +175,23 @@ def parse_knowledge(text: str, source: str) -> tuple[Entry, ...]:
     return tuple(entries)
 
 
+def _text() -> str:
+    return resources.files("xdnaforge").joinpath("data/knowledge.yaml").read_text("utf-8")
+
+
 @functools.cache
 def load_knowledge() -> tuple[Entry, ...]:
-    text = resources.files("xdnaforge").joinpath("data/knowledge.yaml").read_text("utf-8")
-    return parse_knowledge(text, "xdnaforge/data/knowledge.yaml")
+    return parse_knowledge(_text(), "xdnaforge/data/knowledge.yaml")
+
+
+@functools.cache
+def load_families() -> tuple[Family, ...]:
+    return parse_families(_text(), "xdnaforge/data/knowledge.yaml")
+
+
+def known_codes() -> frozenset[str]:
+    """Every code the knowledge base can report (stable: other records refer to them)."""
+    return frozenset(entry.code for entry in load_knowledge())
 
 
 def by_code(code: str, evidence: str = "") -> Diagnosis:
@@ -116,41 +200,81 @@ def by_code(code: str, evidence: str = "") -> Diagnosis:
     return _diagnosis(entry, evidence)
 
 
-def _diagnosis(entry: Entry, evidence: str) -> Diagnosis:
+def _diagnosis(entry: Entry, evidence: str, source: str = "") -> Diagnosis:
+    errno = decode(evidence) if evidence else None
+    cause = entry.cause
+    refined = dict(entry.errno).get(errno.name) if errno else None
+    if refined:
+        cause = f"{refined} {cause}"
     return Diagnosis(
         code=entry.code,
         severity=entry.severity,
         title=entry.title,
-        cause=entry.cause,
+        cause=cause,
         fix=entry.fix,
         references=entry.references,
         evidence=evidence,
+        family=entry.family,
+        errno=errno.describe() if errno else "",
+        source=source,
     )
 
 
+def is_failure_line(line: str) -> bool:
+    return not line.startswith(ANNOTATION) and FAILURE_RE.search(line) is not None
+
+
 def diagnose(text: str, entries: tuple[Entry, ...] | None = None) -> list[Diagnosis]:
-    """Every known signature in `text`, once per code, in the order they first appear."""
-    found: dict[str, tuple[int, Diagnosis]] = {}
+    """Every known failure in `text` once per code: root-most family first, then by line."""
+    entries = load_knowledge() if entries is None else entries
+    specific = [e for e in entries if not e.generic]
+    generic = [e for e in entries if e.generic]
+    families = load_families()
+    rank = {family.id: index for index, family in enumerate(families)}
+    by_file = {name: f.id for f in families for name in f.files}
+    found: dict[str, tuple[int, int, Diagnosis]] = {}
+
+    def record(entry: Entry, number: int, line: str, source: str = "") -> None:
+        if entry.code not in found:
+            place = (rank.get(entry.family, len(rank)), number)
+            found[entry.code] = (*place, _diagnosis(entry, line.strip(), source))
+
     for number, line in enumerate(text.splitlines()):
-        if line.startswith(_ANNOTATION):
+        if line.startswith(ANNOTATION):
             continue
-        for entry in entries or load_knowledge():
-            if entry.code in found:
-                continue
-            if any(pattern.search(line) for pattern in entry.signatures):
-                found[entry.code] = (number, _diagnosis(entry, line.strip()))
-    return [diagnosis for _, diagnosis in sorted(found.values(), key=lambda item: item[0])]
+        matched = [e for e in specific if any(p.search(line) for p in e.signatures)]
+        for entry in matched:
+            record(entry, number, line)
+        if matched or not generic or not FAILURE_RE.search(line):
+            continue
+        message = catalogue().locate(line)
+        source = message.describe() if message else ""
+        entry = next((e for e in generic if any(p.search(line) for p in e.signatures)), None)
+        if entry is None and message is not None:
+            family = by_file.get(message.file.rsplit("/", 1)[-1])
+            entry = next((e for e in generic if e.family == family), None)
+        if entry is not None:
+            record(entry, number, line, source)
+    specific_families = {d.family for _, _, d in found.values() if d.code in _codes(specific)}
+    kept = [
+        item
+        for item in found.values()
+        if item[2].code in _codes(specific) or item[2].family not in specific_families
+    ]
+    return [diagnosis for _, _, diagnosis in sorted(kept, key=lambda item: item[:2])]
+
+
+def _codes(entries: list[Entry]) -> set[str]:
+    return {e.code for e in entries}
 
 
 def unexplained_failures(text: str, diagnoses: list[Diagnosis]) -> list[str]:
     """Failure-looking lines no diagnosis accounts for (for "unknown", not a guess)."""
     explained = {d.evidence for d in diagnoses}
-    codes = {d.code for d in diagnoses if d.severity != "info"}
+    codes = {d.code for d in diagnoses if d.severity == "error"}
     lines = []
     for line in text.splitlines():
-        if line.startswith(_ANNOTATION) or not _FAILURE_RE.search(line):
-            continue
-        if line.strip() in explained:
+        if not is_failure_line(line) or line.strip() in explained:
             continue
         lines.append(line.strip())
     # a known error usually drags follow-up lines along (probe failed, ...): those are not

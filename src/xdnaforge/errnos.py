@@ -1,0 +1,81 @@
+"""Error numbers as the NPU stack prints them: `ret -19`, `err=-22`, `(err=13)`,
+`failed with error -2`, `0xffffff92` (a negative errno read back as u32) -> ENODEV, ...
+
+Pure and fixed: the Linux numbers are written here (not taken from the host's `errno`
+module) so a log from one machine decodes the same everywhere.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# Linux asm-generic/errno-base.h and errno.h: the ones amdxdna, the shim and XRT return
+NAMES = {
+    1: ("EPERM", "Operation not permitted"),
+    2: ("ENOENT", "No such file or directory"),
+    4: ("EINTR", "Interrupted system call"),
+    5: ("EIO", "Input/output error"),
+    6: ("ENXIO", "No such device or address"),
+    7: ("E2BIG", "Argument list too long"),
+    9: ("EBADF", "Bad file descriptor"),
+    11: ("EAGAIN", "Resource temporarily unavailable"),
+    12: ("ENOMEM", "Cannot allocate memory"),
+    13: ("EACCES", "Permission denied"),
+    14: ("EFAULT", "Bad address"),
+    16: ("EBUSY", "Device or resource busy"),
+    17: ("EEXIST", "File exists"),
+    19: ("ENODEV", "No such device"),
+    22: ("EINVAL", "Invalid argument"),
+    24: ("EMFILE", "Too many open files"),
+    25: ("ENOTTY", "Inappropriate ioctl for device"),
+    28: ("ENOSPC", "No space left on device"),
+    34: ("ERANGE", "Numerical result out of range"),
+    38: ("ENOSYS", "Function not implemented"),
+    61: ("ENODATA", "No data available"),
+    62: ("ETIME", "Timer expired"),
+    71: ("EPROTO", "Protocol error"),
+    74: ("EBADMSG", "Bad message"),
+    75: ("EOVERFLOW", "Value too large for defined data type"),
+    95: ("EOPNOTSUPP", "Operation not supported"),
+    110: ("ETIMEDOUT", "Connection timed out"),
+    125: ("ECANCELED", "Operation canceled"),
+}
+_NUMBER_RE = re.compile(
+    r"(?:\bret(?:urn)?\s*[=:]?\s*|\berr(?:no)?\s*[=:]\s*|\bwith error\s+|\berror\s+|"
+    r"\bstatus\s+|, )(-?\d+)\b"
+)
+_U32_RE = re.compile(r"\b0x(ffff[0-9a-f]{4})\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class Errno:
+    number: int  # positive
+    name: str
+    text: str
+
+    def describe(self) -> str:
+        return f"{self.name} ({self.number}: {self.text})"
+
+
+def decode(line: str) -> Errno | None:
+    """The errno a message reports, if it names one this module knows."""
+    for match in _NUMBER_RE.finditer(line):
+        value = int(match.group(1))
+        prefix = match.group(0)
+        # ", 0" style numbers and positive "status"/"error" counts are no errno; a
+        # positive err=13 is (shim and XRT print errno unsigned)
+        if value >= 0 and not prefix.lstrip(", ").startswith("err"):
+            continue
+        if abs(value) in NAMES:
+            return _errno(abs(value))
+    for match in _U32_RE.finditer(line):
+        value = 0x100000000 - int(match.group(1), 16)
+        if value in NAMES:
+            return _errno(value)
+    return None
+
+
+def _errno(number: int) -> Errno:
+    name, text = NAMES[number]
+    return Errno(number=number, name=name, text=text)

@@ -1,0 +1,101 @@
+"""The message templates the NPU stack can print, drawn from its upstream sources.
+
+Pure: reads data/upstream_messages.json (written by scripts/gen_upstream_messages.py from
+the xdna-driver, XRT and in-tree amdxdna commits it names; never regenerated at run time)
+and tells where a log line comes from: component, file, function, template, commits.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from dataclasses import dataclass
+from importlib import resources
+
+_PREFIX_RE = re.compile(r"\b([A-Za-z_]\w+): ")
+_WORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9_ .,'()/-]{5,}")
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    component: str  # amdxdna, shim, xrt-smi
+    level: str  # error, warning
+    file: str
+    function: str
+    template: str
+    pattern: re.Pattern[str]
+    commits: tuple[str, ...]
+
+    def describe(self) -> str:
+        """"amdxdna aie2_pci.c:aie2_init: Enable PASID failed, ret %d"."""
+        where = self.file.rsplit("/", 1)[-1] + (f":{self.function}" if self.function else "")
+        return f"{self.component} {where}: {self.template}"
+
+    def source(self) -> str:
+        return f"{self.file} ({self.function or 'file scope'}) @ {self.commits[-1][:12]}"
+
+
+@dataclass(frozen=True, slots=True)
+class Catalogue:
+    sources: tuple[dict[str, str], ...]
+    messages: tuple[Message, ...]
+    by_function: dict[str, tuple[Message, ...]]
+    anchored: tuple[tuple[str, Message], ...]  # (longest literal piece, message)
+
+    def locate(self, line: str) -> Message | None:
+        """The upstream message `line` prints, errors before warnings; None if none."""
+        candidates: list[Message] = []
+        for name in _PREFIX_RE.findall(line):
+            candidates.extend(self.by_function.get(name, ()))
+        found = [m for m in candidates if m.pattern.search(line)]
+        if not found:
+            lowered = line.lower()
+            found = [m for anchor, m in self.anchored if anchor in lowered and m.pattern.search(line)]
+        if not found:
+            return None
+        # the most specific: the longest template, errors first
+        return max(found, key=lambda m: (m.level == "error", len(m.template)))
+
+    def files(self) -> set[str]:
+        return {m.file for m in self.messages}
+
+
+def parse_catalogue(text: str) -> Catalogue:
+    data = json.loads(text)
+    messages = []
+    for item in data["messages"]:
+        messages.append(
+            Message(
+                component=item["component"],
+                level=item["level"],
+                file=item["file"],
+                function=item["function"],
+                template=item["template"],
+                pattern=re.compile(item["pattern"], re.IGNORECASE),  # case changes between releases
+                commits=tuple(item["commits"]),
+            )
+        )
+    by_function: dict[str, list[Message]] = {}
+    anchored = []
+    for message in messages:
+        if message.pattern.pattern.startswith(re.escape(message.function) + ": ") and (
+            message.function
+        ):
+            by_function.setdefault(message.function, []).append(message)
+            continue
+        pieces = _WORD_RE.findall(message.template.replace("%s", "\x00"))
+        if pieces:
+            anchored.append((max(pieces, key=len).strip().lower(), message))
+    return Catalogue(
+        sources=tuple(data["sources"]),
+        messages=tuple(messages),
+        by_function={name: tuple(found) for name, found in by_function.items()},
+        anchored=tuple(anchored),
+    )
+
+
+@functools.cache
+def catalogue() -> Catalogue:
+    path = resources.files("xdnaforge").joinpath("data/upstream_messages.json")
+    return parse_catalogue(path.read_text("utf-8"))
