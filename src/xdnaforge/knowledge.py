@@ -29,7 +29,7 @@ SEVERITIES = ("error", "warning", "info")
 FAILURE_RE = re.compile(
     r"(\bERROR\b|\*ERROR\*|\b[Ee]rror:|\berror\b|\bfail(ed|ure|s)?\b|\bFAIL(ED)?\b|Error\(s\)\s*: \S"
     r"|\bfatal\b|Traceback|[Pp]ermission denied|\bret -\d+|\(err=-?\d+\)|\bInvalid\b"
-    r"|\bincompatible\b|\bnot alive\b|\btimed out\b|\bunable to\b|\bcannot\b|\bCMake Error\b)"
+    r"|\bincompatible\b|\bnot alive\b|\bis not installed\b|not available\. Skipping|\btimed out\b|\bunable to\b|\bcannot\b|\bCMake Error\b)"
 )
 ANNOTATION = "#### ["  # labels added when field logs were collected, not log text
 _ERRNO_NAMES = {name for name, _ in NAMES.values()}
@@ -245,9 +245,14 @@ def diagnose(text: str, entries: tuple[Entry, ...] | None = None) -> list[Diagno
         matched = [e for e in specific if any(p.search(line) for p in e.signatures)]
         for entry in matched:
             record(entry, number, line)
-        if matched or not generic or not FAILURE_RE.search(line):
+        if matched or not generic:
             continue
-        message = catalogue().locate(line)
+        failure = FAILURE_RE.search(line) is not None
+        message = catalogue().locate(line) if failure or _driver_line(line) else None
+        # a driver problem reported at warning level ("Device isn't making progress") still
+        # names its family; other lines must look like a failure
+        if not failure and (message is None or message.component != "amdxdna"):
+            continue
         source = message.describe() if message else ""
         entry = next((e for e in generic if any(p.search(line) for p in e.signatures)), None)
         if entry is None and message is not None:
@@ -262,6 +267,10 @@ def diagnose(text: str, entries: tuple[Entry, ...] | None = None) -> list[Diagno
         if item[2].code in _codes(specific) or item[2].family not in specific_families
     ]
     return [diagnosis for _, _, diagnosis in sorted(kept, key=lambda item: item[:2])]
+
+
+def _driver_line(line: str) -> bool:
+    return "amdxdna" in line or "[drm]" in line
 
 
 def _codes(entries: list[Entry]) -> set[str]:

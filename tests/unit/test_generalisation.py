@@ -38,6 +38,12 @@ FAMILY = {
     "043": "memory",
     "045": "device-access",
     "048": "versions",
+    "101": "hwctx",
+    "102": "mailbox",
+    "103": "mailbox",
+    "104": "command",
+    "105": "validate-files",
+    "106": "build",
 }
 TARGET = 0.90
 
