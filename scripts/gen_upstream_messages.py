@@ -23,9 +23,10 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import subprocess
 import sys
 from pathlib import Path
+
+import git as gitpython
 
 # the xdna-driver commits the recipes pin (recipes/*.yaml)
 XDNA_COMMITS = {
@@ -78,7 +79,9 @@ CALLS = {
 _CALL_RE = re.compile(r"(?<![\w:])(" + "|".join(re.escape(c) for c in CALLS) + r")\s*\(")
 _LOGGER_RE = re.compile(r"\blogger\s*\(")
 # example tests and tools print failures to a stream: `std::cout << "ERROR: ..."`
-_STREAM_RE = re.compile(r'std::(?:cout|cerr)\s*<<\s*"((?:ERROR|Error|TEST FAILED|FAILED)[^"\\]*(?:\\.[^"\\]*)*)"')
+_STREAM_RE = re.compile(
+    r'std::(?:cout|cerr)\s*<<\s*"((?:ERROR|Error|TEST FAILED|FAILED)[^"\\]*(?:\\.[^"\\]*)*)"'
+)
 _LITERAL_RE = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
 _FUNCTION_RE = re.compile(
     r"^(?!\s)(?:[\w\*&<>:,~]+[ \t\n\*&]+)*?([A-Za-z_~][\w:~]*)\s*\(([^;{}]*?)\)\s*"
@@ -168,7 +171,7 @@ def _template(argument: str) -> str | None:
     literals = list(_LITERAL_RE.finditer(argument))
     if not literals:
         return None
-    pieces = []
+    pieces: list[str] = []
     position = 0
     for literal in literals:
         between = argument[position : literal.start()]
@@ -224,7 +227,7 @@ def extract(text: str) -> list[tuple[str, str, str, bool]]:
             continue
         template = _template(args[2])
         if args[1] == '"Details"' and not (template and "Skipping" in template):
-            continue  # Details are results; only "... not available. Skipping" says a file is missing
+            continue  # Details are results; "... not available. Skipping" says a file is missing
         if template:
             level = "error" if args[1] == '"Error"' else "warning"
             messages.append((level, template, function_at(match.start()), False))
@@ -235,10 +238,9 @@ def extract(text: str) -> list[tuple[str, str, str, bool]]:
 
 
 def git(repo: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", "--git-dir", str(repo), *args], check=True, capture_output=True, text=True,
-        errors="replace",
-    ).stdout
+    """One git command on a bare snapshot (GitPython: no work tree needed)."""
+    output: str = gitpython.Git().execute(["git", "--git-dir", str(repo), *args])
+    return output
 
 
 def files_at(repo: Path, commit: str, roots: tuple[str, ...]) -> list[str]:
@@ -282,7 +284,8 @@ def main() -> int:
     parser.add_argument(
         "--output",
         type=Path,
-        default=Path(__file__).resolve().parent.parent / "src/xdnaforge/data/upstream_messages.json",
+        default=Path(__file__).resolve().parent.parent
+        / "src/xdnaforge/data/upstream_messages.json",
     )
     options = parser.parse_args()
     table: dict[tuple[str, str, str, str], dict[str, object]] = {}

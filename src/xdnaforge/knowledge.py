@@ -27,9 +27,14 @@ SEVERITIES = ("error", "warning", "info")
 # lines that say something failed: a line like this that nothing explains is an unknown
 # failure, and a log with one is never called healthy
 FAILURE_RE = re.compile(
-    r"(\bERROR\b|\*ERROR\*|\b[Ee]rror:|\berror\b|\bfail(ed|ure|s)?\b|\bFAIL(ED)?\b|Error\(s\)\s*: \S"
-    r"|\bfatal\b|Traceback|[Pp]ermission denied|\bret -\d+|\(err=-?\d+\)|\bInvalid\b"
-    r"|\bincompatible\b|\bnot alive\b|\bis not installed\b|not available\. Skipping|\btimed out\b|\bunable to\b|\bcannot\b|\bCMake Error\b)"
+    "|".join(
+        (
+            r"\bERROR\b|\*ERROR\*|\b[Ee]rror:|\berror\b|\bfail(ed|ure|s)?\b|\bFAIL(ED)?\b",
+            r"Error\(s\)\s*: \S|\bfatal\b|Traceback|[Pp]ermission denied|\bret -\d+|\(err=-?\d+\)",
+            r"\bInvalid\b|\bincompatible\b|\bnot alive\b|\bis not installed\b|\btimed out\b",
+            r"not available\. Skipping|\bunable to\b|\bcannot\b|\bCMake Error\b",
+        )
+    )
 )
 ANNOTATION = "#### ["  # labels added when field logs were collected, not log text
 _ERRNO_NAMES = {name for name, _ in NAMES.values()}
@@ -254,12 +259,12 @@ def diagnose(text: str, entries: tuple[Entry, ...] | None = None) -> list[Diagno
         if not failure and (message is None or message.component != "amdxdna"):
             continue
         source = message.describe() if message else ""
-        entry = next((e for e in generic if any(p.search(line) for p in e.signatures)), None)
-        if entry is None and message is not None:
+        catch = next((e for e in generic if any(p.search(line) for p in e.signatures)), None)
+        if catch is None and message is not None:
             family = by_file.get(message.file.rsplit("/", 1)[-1])
-            entry = next((e for e in generic if e.family == family), None)
-        if entry is not None:
-            record(entry, number, line, source)
+            catch = next((e for e in generic if e.family == family), None)
+        if catch is not None:
+            record(catch, number, line, source)
     specific_families = {d.family for _, _, d in found.values() if d.code in _codes(specific)}
     kept = [
         item

@@ -3,28 +3,24 @@ history, and turn logs into causes and fixes."""
 
 from __future__ import annotations
 
-import contextlib
 import datetime
 import json
-import re
 from pathlib import Path
 from typing import Any
 
 from .errors import StepFailed
 from .gates import Context, Gate, run_gates
-from .knowledge import Diagnosis, diagnose, unexplained_failures
+from .knowledge import Diagnosis
+from .log_verdict import HEALTHY, UNKNOWN, UNKNOWN_FAILURE, judge
 from .npu_user import NpuUser, lookup, named_user, running_uid
 from .paths import Workspace
 from .plan import Plan
 from .project import Project
+from .readers import healthy_evidence
 from .records import read_record, write_atomic, write_record
 from .stage_report import write_report
-from .tools.xrt_smi import (
-    parse_examine_text,
-    parse_flm_validate,
-    parse_validate_json,
-    parse_validate_text,
-)
+
+__all__ = ["doctor", "doctor_logs", "healthy_evidence", "validate"]
 
 DOCTOR_GATES = ("host", "memlock", "device")
 
@@ -60,12 +56,14 @@ def format_gate(gate: Gate) -> str:
 
 
 def format_diagnosis(diagnosis: Diagnosis, indent: str = "") -> str:
-    lines = [
-        f"[{diagnosis.severity}] {diagnosis.code}: {diagnosis.title}",
-        f"  seen:  {diagnosis.evidence}",
-        f"  cause: {diagnosis.cause}",
-        f"  fix:   {diagnosis.fix}",
-    ]
+    family = f" ({diagnosis.family})" if diagnosis.family else ""
+    lines = [f"[{diagnosis.severity}] {diagnosis.code}: {diagnosis.title}{family}"]
+    lines.append(f"  seen:  {diagnosis.evidence}")
+    if diagnosis.source:
+        lines.append(f"  from:  {diagnosis.source}")
+    if diagnosis.errno:
+        lines.append(f"  errno: {diagnosis.errno}")
+    lines += [f"  cause: {diagnosis.cause}", f"  fix:   {diagnosis.fix}"]
     if diagnosis.references:
         lines.append(f"  see:   {', '.join(diagnosis.references)}")
     return "\n".join(indent + line for line in lines)
@@ -201,47 +199,23 @@ def doctor_logs(files: list[str]) -> None:
         raise StepFailed("known or unknown failures found (see above)")
 
 
-def healthy_evidence(text: str) -> str | None:
-    """Positive signs of a working stack; without them a log is not called healthy."""
-    lines = [line for line in text.splitlines() if not line.startswith("#### [")]
-    body = "\n".join(lines)
-    validation = parse_validate_text(body)
-    if "{" in body and not validation.tests:
-        with contextlib.suppress(ValueError):
-            validation = parse_validate_json(body[body.index("{") :])
-    if validation.tests and all(t.status.startswith("PASSED") for t in validation.tests):
-        return f"xrt-smi validate: {len(validation.tests)} test(s) passed"
-    # a JSON report cut off mid-way: count the statuses it did record
-    statuses = re.findall(r'"status":\s*"(\w+)"', body)
-    if statuses and all(s == "PASSED" for s in statuses):
-        return f"xrt-smi validate (JSON): {len(statuses)} test(s) passed"
-    examine = parse_examine_text(body)
-    if examine.devices:
-        return f"xrt-smi examine: {', '.join(d.name for d in examine.devices)} present"
-    flm = parse_flm_validate(body)
-    if flm.node and not flm.errors:
-        return f"flm validate: NPU {flm.node}, firmware {flm.firmware}"
-    return None
-
-
 def _report(text: str) -> bool:
-    """Print what the text shows; True when something is failing."""
-    diagnoses = diagnose(text)
-    for diagnosis in diagnoses:
+    """Print what the text shows; True when something is failing (known or not)."""
+    verdict = judge(text)
+    for diagnosis in verdict.diagnoses:
         print(format_diagnosis(diagnosis))
-    unknown = unexplained_failures(text, diagnoses)
-    for line in unknown[:5]:
-        print(f"[unknown] no known signature explains: {line}")
-    errors = [d for d in diagnoses if d.severity == "error"]
-    if errors or unknown:
-        return True
-    evidence = healthy_evidence(text)
-    if evidence:
-        note = " (only notes above)" if diagnoses else ""
-        print(f"healthy: {evidence}{note}")
-    else:
+    for item in verdict.unexplained[:5]:
+        print(f"[unknown] {item.describe()}")
+    if len(verdict.unexplained) > 5:
+        print(f"[unknown] ... and {len(verdict.unexplained) - 5} more unexplained line(s)")
+    if verdict.status == HEALTHY:
+        note = " (only notes above)" if verdict.diagnoses else ""
+        print(f"healthy: {verdict.evidence}{note}")
+    elif verdict.status == UNKNOWN:
         print("unknown: no known failure and no sign of a working stack in this log")
-    return False
+    elif verdict.status == UNKNOWN_FAILURE:
+        print("unknown failure: error-level lines that no known failure explains (see above)")
+    return verdict.failing
 
 
 def doctor(project: Project, plan: Plan, space: Workspace) -> None:

@@ -28,7 +28,7 @@ class Message:
     commits: tuple[str, ...]
 
     def describe(self) -> str:
-        """"amdxdna aie2_pci.c:aie2_init: Enable PASID failed, ret %d"."""
+        """ "amdxdna aie2_pci.c:aie2_init: Enable PASID failed, ret %d"."""
         where = self.file.rsplit("/", 1)[-1] + (f":{self.function}" if self.function else "")
         return f"{self.component} {where}: {self.template}"
 
@@ -51,7 +51,9 @@ class Catalogue:
         found = [m for m in candidates if m.pattern.search(line)]
         if not found:
             lowered = line.lower()
-            found = [m for anchor, m in self.anchored if anchor in lowered and m.pattern.search(line)]
+            found = [
+                m for anchor, m in self.anchored if anchor in lowered and m.pattern.search(line)
+            ]
         if not found:
             return None
         # the most specific: the longest template, errors first
