@@ -52,3 +52,40 @@ def test_doctor_on_a_host_with_a_protocol_mismatch(
     )
     assert "[error] fw-protocol-mismatch" in outcome.stdout
     assert fake_tools.calls("xrt-smi") == []  # doctor needs no installed stack
+
+
+def test_doctor_log_unknown_family_driver_message_names_its_source(
+    project_dir: Path, tmp_path: Path
+) -> None:
+    log = tmp_path / "journal.log"
+    log.write_text(
+        "Nov 30 05:00:01 host kernel: amdxdna 0000:c5:00.1: enabling device (0000 -> 0002)\n"
+        "Nov 30 05:00:01 host kernel: amdxdna 0000:c5:00.1: [drm] *ERROR* aie2_init: "
+        "pcim enable device failed, ret -5\n"
+    )
+    outcome = run_doit(project_dir, "doctor", f"--log={log}")
+    assert outcome.rc == 1
+    # the template is in the out-of-tree and the in-tree driver; either file is the source
+    assert (
+        "[unknown] amdxdna aie2_pci.c:aie2_init: pcim enable device failed, ret %d (source "
+        in outcome.stdout
+    )
+    assert "/amdxdna/aie2_pci.c (aie2_init) @ " in outcome.stdout
+    assert "unknown failure: error-level lines that no known failure explains" in outcome.stdout
+    assert "healthy" not in outcome.stdout.replace("unknown failure", "")
+
+
+def test_doctor_log_healthy_block_with_a_failure_elsewhere_is_not_healthy(
+    project_dir: Path, tmp_path: Path
+) -> None:
+    healthy = (next(FIELD.glob("036-*")) / "input.txt").read_text()
+    log = tmp_path / "mixed.log"
+    log.write_text(
+        healthy + "amdxdna 0000:67:00.1: [drm] *ERROR* amdxdna_drm_open: "
+        "SVA bind device failed, ret -19\n"
+    )
+    outcome = run_doit(project_dir, "doctor", f"--log={log}")
+    assert outcome.rc == 1
+    assert "[error] iommu-failure: IOMMU / PASID / SVA failure (iommu)" in outcome.stdout
+    assert "errno: ENODEV (19: No such device)" in outcome.stdout
+    assert "healthy:" not in outcome.stdout
