@@ -20,7 +20,6 @@ from importlib import resources
 from .errnos import NAMES, decode
 from .errors import ConfigError
 from .schema import Reader
-from .upstream import catalogue
 from .yamlfile import parse
 
 SEVERITIES = ("error", "warning", "info")
@@ -202,10 +201,10 @@ def known_codes() -> frozenset[str]:
 def by_code(code: str, evidence: str = "") -> Diagnosis:
     """The entry for `code`, as a diagnosis with the given evidence."""
     entry = next(e for e in load_knowledge() if e.code == code)
-    return _diagnosis(entry, evidence)
+    return make_diagnosis(entry, evidence)
 
 
-def _diagnosis(entry: Entry, evidence: str, source: str = "") -> Diagnosis:
+def make_diagnosis(entry: Entry, evidence: str, source: str = "") -> Diagnosis:
     errno = decode(evidence) if evidence else None
     cause = entry.cause
     refined = dict(entry.errno).get(errno.name) if errno else None
@@ -231,55 +230,14 @@ def is_failure_line(line: str) -> bool:
 
 def diagnose(text: str, entries: tuple[Entry, ...] | None = None) -> list[Diagnosis]:
     """Every known failure in `text` once per code: root-most family first, then by line."""
-    entries = load_knowledge() if entries is None else entries
-    specific = [e for e in entries if not e.generic]
-    generic = [e for e in entries if e.generic]
-    families = load_families()
-    rank = {family.id: index for index, family in enumerate(families)}
-    by_file = {name: f.id for f in families for name in f.files}
-    found: dict[str, tuple[int, int, Diagnosis]] = {}
+    from .classify import Classifier, Tally
 
-    def record(entry: Entry, number: int, line: str, source: str = "") -> None:
-        if entry.code not in found:
-            place = (rank.get(entry.family, len(rank)), number)
-            found[entry.code] = (*place, _diagnosis(entry, line.strip(), source))
-
+    classifier = Classifier(load_knowledge() if entries is None else entries)
+    tally = Tally(classifier)
     for number, line in enumerate(text.splitlines()):
-        if line.startswith(ANNOTATION):
-            continue
-        matched = [e for e in specific if any(p.search(line) for p in e.signatures)]
-        for entry in matched:
-            record(entry, number, line)
-        if matched or not generic:
-            continue
-        failure = FAILURE_RE.search(line) is not None
-        message = catalogue().locate(line) if failure or _driver_line(line) else None
-        # a driver problem reported at warning level ("Device isn't making progress") still
-        # names its family; other lines must look like a failure
-        if not failure and (message is None or message.component != "amdxdna"):
-            continue
-        source = message.describe() if message else ""
-        catch = next((e for e in generic if any(p.search(line) for p in e.signatures)), None)
-        if catch is None and message is not None:
-            family = by_file.get(message.file.rsplit("/", 1)[-1])
-            catch = next((e for e in generic if e.family == family), None)
-        if catch is not None:
-            record(catch, number, line, source)
-    specific_families = {d.family for _, _, d in found.values() if d.code in _codes(specific)}
-    kept = [
-        item
-        for item in found.values()
-        if item[2].code in _codes(specific) or item[2].family not in specific_families
-    ]
-    return [diagnosis for _, _, diagnosis in sorted(kept, key=lambda item: item[:2])]
-
-
-def _driver_line(line: str) -> bool:
-    return "amdxdna" in line or "[drm]" in line
-
-
-def _codes(entries: list[Entry]) -> set[str]:
-    return {e.code for e in entries}
+        if not line.startswith(ANNOTATION):
+            tally.add(number, line, classifier.classify(line))
+    return tally.diagnoses()
 
 
 def unexplained_failures(text: str, diagnoses: list[Diagnosis]) -> list[str]:

@@ -9,13 +9,19 @@ it ("amdxdna aie2_pci.c:aie2_init: <template>").
 
 from __future__ import annotations
 
+import functools
+from collections import deque
+from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .knowledge import ANNOTATION, Diagnosis, Entry, diagnose, is_failure_line, load_knowledge
+from .classify import Classifier, Tally, prefix_length
+from .knowledge import ANNOTATION, Diagnosis, Entry, load_knowledge
 from .readers import findings, healthy_evidence
-from .upstream import Message, catalogue
+from .upstream import Message
 
 FAILURE, UNKNOWN_FAILURE, HEALTHY, UNKNOWN = "failure", "unknown failure", "healthy", "unknown"
+_SHAPE_LINES = 20_000  # tool output kept for the readers (validate, examine, flm: short)
+_UNEXPLAINED = 50
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,43 +48,51 @@ class Verdict:
 
 
 def judge(text: str, entries: tuple[Entry, ...] | None = None) -> Verdict:
-    entries = load_knowledge() if entries is None else entries
-    derived = findings(text)
-    full = "\n".join([text, *derived]) if derived else text
-    diagnoses = diagnose(full, entries)
+    return scan(text.splitlines(), entries)
+
+
+def scan(lines: Iterable[str], entries: tuple[Entry, ...] | None = None) -> Verdict:
+    """One pass over the lines (a file object streams): bounded memory whatever the size."""
+    classifier = _classifier(load_knowledge() if entries is None else entries)
+    tally = Tally(classifier)
+    unexplained: list[Unexplained] = []
+    # tool output (validate, examine, flm) for the readers; journal lines never are
+    shape: deque[str] = deque(maxlen=_SHAPE_LINES)
+    number = 0
+    # the loop runs once per journal line: names bound locally, the prefix matched once
+    classify, add, keep = classifier.classify_message, tally.add, shape.append
+    for number, raw in enumerate(lines):
+        line = raw.rstrip("\r\n")
+        if not line or line.startswith(ANNOTATION) or line.isspace():
+            continue
+        cut = prefix_length(line)
+        line_class = classify(line[cut:] if cut else line)
+        if line_class.explained:
+            add(number, line, line_class)
+        elif line_class.failure and len(unexplained) < _UNEXPLAINED:
+            unexplained.append(Unexplained(line.strip(), line_class.located))
+        if not cut:
+            keep(line)
+    body = "\n".join(shape)
+    for extra, finding in enumerate(findings(body), start=number + 1):
+        tally.add(extra, finding, classifier.classify(finding))
+    diagnoses = tally.diagnoses()
     errors = [d for d in diagnoses if d.severity == "error"]
-    unexplained = () if errors else tuple(_unexplained(full, entries))
-    evidence = healthy_evidence(text)
+    # a known error usually drags follow-up lines along (probe failed, ...): those are not
+    # a second, unknown failure
+    left = () if errors else tuple(unexplained)
+    evidence = healthy_evidence(body)
     if errors:
         status = FAILURE
-    elif unexplained:
+    elif left:
         status = UNKNOWN_FAILURE
     elif evidence:
         status = HEALTHY
     else:
         status = UNKNOWN
-    return Verdict(status, tuple(diagnoses), unexplained, evidence)
+    return Verdict(status, tuple(diagnoses), left, evidence)
 
 
-def _unexplained(text: str, entries: tuple[Entry, ...]) -> list[Unexplained]:
-    """Error-level lines that no entry's signature matches (a known error usually drags
-    follow-up lines along, so this is asked only when nothing error-level was found)."""
-    found = []
-    for line in text.splitlines():
-        if line.startswith(ANNOTATION) or not line.strip():
-            continue
-        message = None
-        if not is_failure_line(line):
-            message = catalogue().locate(line) if _maybe_message(line) else None
-            if message is None or message.level != "error":
-                continue
-        if any(p.search(line) for e in entries for p in e.signatures):
-            continue
-        found.append(Unexplained(line.strip(), message or catalogue().locate(line)))
-    return found
-
-
-def _maybe_message(line: str) -> bool:
-    # an error message without a failure word ("Invalid mbox magic"-like texts are caught by
-    # FAILURE_RE; this finds e.g. "aie2_foo: Bad time quantum 5") only on driver lines
-    return "amdxdna" in line or "[drm]" in line
+@functools.lru_cache(maxsize=64)
+def _classifier(entries: tuple[Entry, ...]) -> Classifier:
+    return Classifier(entries)

@@ -11,7 +11,7 @@ from typing import Any
 from .errors import StepFailed
 from .gates import Context, Gate, run_gates
 from .knowledge import Diagnosis
-from .log_verdict import HEALTHY, UNKNOWN, UNKNOWN_FAILURE, judge
+from .log_verdict import HEALTHY, UNKNOWN, UNKNOWN_FAILURE, Verdict, scan
 from .npu_user import NpuUser, lookup, named_user, running_uid
 from .paths import Workspace
 from .plan import Plan
@@ -189,19 +189,19 @@ def doctor_logs(files: list[str]) -> None:
     worst = False
     for name in files:
         path = Path(name)
+        print(f"== {name}")
         try:
-            text = path.read_text(encoding="utf-8", errors="replace")
+            with path.open(encoding="utf-8", errors="replace") as stream:
+                verdict = scan(stream)  # streamed: journals can be hundreds of MB
         except OSError as error:
             raise StepFailed(f"{name}: cannot read: {error.strerror}") from None
-        print(f"== {name}")
-        worst |= _report(text)
+        worst |= _report(verdict)
     if worst:
         raise StepFailed("known or unknown failures found (see above)")
 
 
-def _report(text: str) -> bool:
-    """Print what the text shows; True when something is failing (known or not)."""
-    verdict = judge(text)
+def _report(verdict: Verdict) -> bool:
+    """Print the verdict; True when something is failing (known or not)."""
     for diagnosis in verdict.diagnoses:
         print(format_diagnosis(diagnosis))
     for item in verdict.unexplained[:5]:

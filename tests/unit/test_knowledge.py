@@ -160,7 +160,10 @@ def test_errno_values_are_decoded(line: str, name: str | None) -> None:
 def test_same_driver_message_with_another_errno_is_still_known() -> None:
     # only "ret -95" was in a field log; -19 and -28 are the same driver message
     for ret, name in (("-19", "ENODEV"), ("-28", "ENOSPC")):
-        line = f"amdxdna 0000:c5:00.1: [drm] *ERROR* amdxdna_drm_open: SVA bind device failed, ret {ret}"
+        line = (
+            "amdxdna 0000:c5:00.1: [drm] *ERROR* amdxdna_drm_open: "
+            f"SVA bind device failed, ret {ret}"
+        )
         (diagnosis,) = diagnose(line)
         assert (diagnosis.family, diagnosis.errno.split()[0]) == ("iommu", name)
         assert (

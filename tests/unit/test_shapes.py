@@ -34,7 +34,7 @@ def test_each_shape_gets_its_verdict(name: str) -> None:
     if status == HEALTHY:
         assert verdict.evidence == what
     else:
-        assert [d.family for d in verdict.diagnoses if d.severity == "error"][0] == what
+        assert next(d.family for d in verdict.diagnoses if d.severity == "error") == what
 
 
 def test_validate_text_of_2_17_reads_performance_mode() -> None:
