@@ -10,3 +10,11 @@ def test_every_audit_rule_is_documented_with_its_severity() -> None:
     text = (REPO / "docs/audit.md").read_text()
     for rule in RULES.values():
         assert f"| `{rule.id}` | {rule.severity} |" in text
+
+
+def test_every_knowledge_family_is_documented() -> None:
+    from xdnaforge.knowledge import load_families
+
+    text = (REPO / "docs/knowledge.md").read_text()
+    for family in load_families():
+        assert f"| `{family.id}` |" in text
