@@ -252,7 +252,10 @@ def gate_device(context: Context, gate: Gate) -> Gate:
     gate.evidence.extend(
         line.strip() for line in log.splitlines() if "amdxdna" in line or "amdnpu" in line
     )
-    log_diagnoses = [d for d in diagnose(log) if d.severity != "info"]
+    # only the NPU's lines: the knowledge's generic entries would otherwise take another
+    # driver's "failed to load firmware" for the NPU's
+    npu_log = "\n".join(line for line in log.splitlines() if "xdna" in line or "amdnpu" in line)
+    log_diagnoses = [d for d in diagnose(npu_log) if d.severity != "info"]
     if not facts.npus:
         return gate.failed(
             "no AMD NPU PCI function (1022:1502/17f0/17f1/17f2/...) on this host", *log_diagnoses
