@@ -26,8 +26,6 @@ import re
 import sys
 from pathlib import Path
 
-import git as gitpython
-
 # the xdna-driver commits the recipes pin (recipes/*.yaml)
 XDNA_COMMITS = {
     "49c590dc74fe5779bf613e357ed0a57efba0b4df": "1.4 (ryzen-ai-ubuntu24)",
@@ -89,7 +87,10 @@ _FUNCTION_RE = re.compile(
     re.MULTILINE,
 )
 _NOT_FUNCTIONS = {"if", "for", "while", "switch", "return", "sizeof", "else"}
-_SPEC_RE = re.compile(r"%(?:%|\d+%|[-+ #0]*\d*(?:\.\d+)?(?:hh|h|ll|l|z|j|t|L)?[a-zA-Z]\w*)")
+# conversion: one letter, or %p with the kernel's extensions (%pK, %pe, %pad)
+_SPEC_RE = re.compile(
+    r"%(?:%|\d+%|[-+ #0]*\d*(?:\.\d+)?(?:hh|h|ll|l|z|j|t|L)?(?:p[A-Za-z]*|[a-oq-zA-Z]))"
+)
 
 
 def spec_pattern(spec: str) -> str:
@@ -100,8 +101,7 @@ def spec_pattern(spec: str) -> str:
         return ".*?"
     if spec.startswith("%p"):  # %p, %pK, %pe (an error name), %pad, ...
         return r"\S+"
-    conv = spec.rstrip("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789")
-    letter = spec[len(conv)] if len(conv) < len(spec) else spec[-1]
+    letter = spec[-1]
     if letter in "diu":
         return r"-?\d+"
     if letter in "xX":
@@ -239,6 +239,8 @@ def extract(text: str) -> list[tuple[str, str, str, bool]]:
 
 def git(repo: Path, *args: str) -> str:
     """One git command on a bare snapshot (GitPython: no work tree needed)."""
+    import git as gitpython
+
     output: str = gitpython.Git().execute(["git", "--git-dir", str(repo), *args])
     return output
 

@@ -1,0 +1,82 @@
+"""scripts/gen_upstream_messages.py (run by hand on snapshots): its pure parts, and the data
+file it wrote."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+from types import ModuleType
+
+from tests.conftest import REPO
+from xdnaforge.upstream import catalogue
+
+
+def generator() -> ModuleType:
+    path = REPO / "scripts/gen_upstream_messages.py"
+    spec = importlib.util.spec_from_file_location("gen_upstream_messages", path)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+C_SOURCE = r"""
+static int aie2_init(struct amdxdna_dev *xdna)
+{
+	ret = request_firmware(&fw, ndev->priv->fw_path, &pdev->dev);
+	if (ret) {
+		XDNA_ERR(xdna, "failed to request_firmware %s, ret %d",
+			 ndev->priv->fw_path, ret);
+		return ret;
+	}
+	XDNA_WARN(xdna, "Firmware %d.%d" " is old", major, minor);
+	XDNA_DBG(xdna, "not kept: debug level");
+}
+
+int
+device::open(int flags)
+{
+  if (fd < 0)
+    shim_err(-errno, "%s IOCTL failed", name.c_str());
+  throw std::runtime_error("Failed to open " + path + ": no access");
+}
+"""
+
+
+def test_messages_calls_functions_and_levels_are_extracted() -> None:
+    found = generator().extract(C_SOURCE)
+    assert found == [
+        ("error", "failed to request_firmware %s, ret %d", "aie2_init", True),
+        ("warning", "Firmware %d.%d is old", "aie2_init", True),
+        ("error", "%s IOCTL failed (err=%d)", "device::open", False),
+        ("error", "Failed to open \x00: no access", "device::open", False),
+    ]
+
+
+def test_format_specifiers_become_patterns() -> None:
+    pattern = re.compile(generator().template_pattern("smu cmd %d failed, 0x%x (%s) 100%%"))
+    assert pattern.fullmatch("smu cmd 4 failed, 0xff (power off) 100%")
+    assert not pattern.fullmatch("smu cmd four failed, 0xff (power off) 100%")
+    boost = re.compile(generator().template_pattern("Test %1% of %s: %-22s"))
+    assert boost.fullmatch("Test 1 of latency: PASSED")
+
+
+def _render(template: str) -> str:
+    samples = {"d": "-19", "i": "3", "u": "7", "x": "ff", "X": "FF", "s": "abc", "p": "0x1"}
+    return re.sub(
+        r"%(?:%|\d+%|[-+ #0]*\d*(?:\.\d+)?(?:hh|h|ll|l|z|j|t|L)?([a-zA-Z]))",
+        lambda m: "%" if m.group(0) == "%%" else samples.get(m.group(1) or "s", "1"),
+        template,
+    )
+
+
+def test_every_template_in_the_data_file_is_matched_by_its_own_pattern() -> None:
+    misses = []
+    for message in catalogue().messages:
+        line = (f"{message.function}: " if message.component == "amdxdna" else "") + _render(
+            message.template
+        )
+        if not message.pattern.search(line):
+            misses.append(message.describe())
+    assert misses == []
