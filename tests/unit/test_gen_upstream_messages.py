@@ -24,14 +24,14 @@ def generator() -> ModuleType:
 C_SOURCE = r"""
 static int aie2_init(struct amdxdna_dev *xdna)
 {
-	ret = request_firmware(&fw, ndev->priv->fw_path, &pdev->dev);
-	if (ret) {
-		XDNA_ERR(xdna, "failed to request_firmware %s, ret %d",
-			 ndev->priv->fw_path, ret);
-		return ret;
-	}
-	XDNA_WARN(xdna, "Firmware %d.%d" " is old", major, minor);
-	XDNA_DBG(xdna, "not kept: debug level");
+    ret = request_firmware(&fw, ndev->priv->fw_path, &pdev->dev);
+    if (ret) {
+        XDNA_ERR(xdna, "failed to request_firmware %s, ret %d",
+             ndev->priv->fw_path, ret);
+        return ret;
+    }
+    XDNA_WARN(xdna, "Firmware %d.%d" " is old", major, minor);
+    XDNA_DBG(xdna, "not kept: debug level");
 }
 
 int
