@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .knowledge import FAILURE_RE, Diagnosis, Entry, load_families, make_diagnosis
+from .knowledge import FAILURE_RE, NPU_RE, Diagnosis, Entry, load_families, make_diagnosis
 from .upstream import Message, catalogue
 
 # "[  5.57]", "[Tue Feb 10 10:42:10 2026]", "nov 04 13:18:03 host kernel: [  1.6]"
@@ -54,6 +54,9 @@ class Classifier:
         families = load_families()
         self.rank = {family.id: index for index, family in enumerate(families)}
         self.by_file = {name: f.id for f in families for name in f.files}
+        # for lines that do not name the NPU stack: only families that are not NPU-only
+        npu_only = {f.id for f in families if f.npu_only}
+        self.generic_anywhere = tuple(e for e in self.generic if e.family not in npu_only)
         self._cache: dict[str, LineClass] = {}
 
     def classify(self, line: str) -> LineClass:
@@ -79,7 +82,9 @@ class Classifier:
             # a driver problem at warning level ("Device isn't making progress") still names
             # its family; other lines must look like a failure to reach a generic entry
             return LineClass(specific, None, located, failure, bool(specific))
-        catch = next((e for e in self.generic if any(p.search(line) for p in e.signatures)), None)
+        # another driver's "failed to load firmware" is not the NPU's
+        candidates = self.generic if NPU_RE.search(line) else self.generic_anywhere
+        catch = next((e for e in candidates if any(p.search(line) for p in e.signatures)), None)
         if catch is None and located is not None:
             family = self.by_file.get(located.file.rsplit("/", 1)[-1])
             catch = next((e for e in self.generic if e.family == family), None)

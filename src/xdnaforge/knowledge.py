@@ -35,6 +35,10 @@ FAILURE_RE = re.compile(
         )
     )
 )
+# a line that names the NPU stack (driver, firmware, XRT, its tools, FastFlowLM)
+NPU_RE = re.compile(
+    r"(?i)amdxdna|amdnpu|xdna|\bnpu|xrt|/dev/accel|\bert_|hwctx|\baie2?_|\[error\]|hclock|npuclk"
+)
 ANNOTATION = "#### ["  # labels added when field logs were collected, not log text
 _ERRNO_NAMES = {name for name, _ in NAMES.values()}
 
@@ -44,6 +48,7 @@ class Family:
     id: str
     title: str
     files: tuple[str, ...]  # upstream source files whose messages belong to this family
+    npu_only: bool = False  # generic entries read only lines that name the NPU stack
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,13 +99,17 @@ def _families(reader: Reader, top: dict[str, object]) -> tuple[Family, ...]:
     found = []
     for index, item in enumerate(reader.sequence(top, "families", ())):
         path = ("families", index)
-        family = reader.mapping(item, path, required=("id", "title"), optional=("files",))
+        family = reader.mapping(
+            item, path, required=("id", "title"), optional=("files", "npu_only")
+        )
         if family is None:
             continue
         ident = reader.string(family, "id", path)
         title = reader.string(family, "title", path)
         if ident and title:
-            found.append(Family(ident, title, reader.strings(family, "files", path)))
+            files = reader.strings(family, "files", path)
+            npu_only = reader.boolean(family, "npu_only", path, default=False)
+            found.append(Family(ident, title, files, npu_only))
     return tuple(found)
 
 

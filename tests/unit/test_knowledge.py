@@ -242,3 +242,16 @@ def test_bad_knowledge_files_are_rejected_with_positions() -> None:
             "    signatures: ['(']\n    cause: c\n    fix: f\n",
             "knowledge.yaml",
         )
+
+
+def test_generic_families_read_only_the_npu_stack_lines() -> None:
+    other = "amdgpu 0000:c4:00.0: amdgpu: failed to load firmware amdgpu/gc_11_5_0_mes1.bin"
+    assert diagnose(other) == []
+    assert judge(other).status == UNKNOWN_FAILURE  # a failure, but not the NPU's firmware
+    npu = "amdxdna 0000:c5:00.1: [drm] *ERROR* aie2_init: failed to load firmware, ret -2"
+    (diagnosis,) = diagnose(npu)
+    assert (diagnosis.family, diagnosis.errno.split()[0]) == ("firmware", "ENOENT")
+    timed_out = "amdxdna 0000:c5:00.1: [drm] *ERROR* aie2_sched_job_timedout: Job timed out"
+    assert [d.family for d in diagnose(timed_out)] == ["command"]
+    build = "/src/driver/amdxdna/amdxdna_gem.c:12:5: error: too few arguments to function 'f'"
+    assert [d.code for d in diagnose(build)] == ["build-kernel-api"]
