@@ -14,10 +14,10 @@ from xdnaforge.knowledge import (
     parse_knowledge,
     unexplained_failures,
 )
-from xdnaforge.stage_validate import healthy_evidence
-from xdnaforge.upstream import catalogue
 from xdnaforge.log_verdict import FAILURE, UNKNOWN_FAILURE, judge
 from xdnaforge.log_verdict import HEALTHY as HEALTHY_VERDICT
+from xdnaforge.stage_validate import healthy_evidence
+from xdnaforge.upstream import catalogue
 
 FIELD = REPO / "tests/fixtures/field"
 EXPECTED = {

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import REPO
+from xdnaforge.log_verdict import FAILURE, HEALTHY, judge
 from xdnaforge.readers import findings, healthy_evidence
 from xdnaforge.tools.xrt_smi import parse_validate_json, parse_validate_text
-from xdnaforge.log_verdict import FAILURE, HEALTHY, judge
 
 SHAPES = REPO / "tests/fixtures/shapes"
 # file -> (verdict, family of the first error or the healthy evidence)
