@@ -211,7 +211,7 @@ def parse_validate_text(text: str) -> Validation:
             device = value.strip("[]")
         elif key == "Platform":
             platform = value
-        elif key in ("Power Mode", "Performance Mode"):  # 2.17/2.18 said "Performance Mode"
+        elif key in ("Power Mode", "Performance Mode"):  # 2.17 (2024.1) said "Performance Mode"
             power = value
         elif current is not None and key == "Details":
             current["details"].append(value)
