@@ -114,6 +114,21 @@ def task_deps() -> dict[str, Any]:
     return _task(steps.deps, PROJECT, params=(TARGET, YES))
 
 
+def task_env() -> dict[str, Any]:
+    """Create or update the target's build environment (build/envs/<distro>-<release>)."""
+    return _task(
+        steps.env,
+        PROJECT,
+        params=(
+            TARGET,
+            _option(
+                "refresh", bool, False, "make it anew from the archive (built beside, swapped)"
+            ),
+            YES,
+        ),
+    )
+
+
 def task_build() -> dict[str, Any]:
     """Fetch, patch, check deps, build XRT and the shim (-nokmod), collect, audit, report."""
     return _stage("report")

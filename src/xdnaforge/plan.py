@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .envspec import EnvironmentSpec
 from .host import HostFacts
 from .matrix import Cell
 from .paths import Workspace
@@ -47,6 +48,7 @@ class Plan:
     stages: tuple[Stage, ...]
     distro: tuple[str, str]
     toolchain: tuple[tuple[str, str], ...]
+    environment: EnvironmentSpec | None = None  # None: the host (a recipe without one)
 
     def pipeline(self) -> tuple[Stage, ...]:
         """The stages `doit build` runs, in order (install and validate are on request)."""
@@ -107,8 +109,10 @@ def plan_target(
     *,
     distro: tuple[str, str],
     toolchain: Mapping[str, str],
+    environment: EnvironmentSpec | None = None,
 ) -> Plan:
-    """The ordered stages of `recipe` for a host running `distro` with `toolchain`."""
+    """The ordered stages of `recipe` built in `distro` with `toolchain` (the host's, or
+    the environment's packages when `environment` is not the host)."""
     records = workspace.records
     if recipe.kind == "prebuilt":
         # a vendor's packages: nothing to fetch, patch or build; collected, then as ours
@@ -125,7 +129,7 @@ def plan_target(
                 ]
             },
         )
-        return _finish(recipe, workspace, [], package, patches, distro, toolchain)
+        return _finish(recipe, workspace, [], package, patches, distro, toolchain, None)
     source = recipe.pinned
     fetch = _stage(
         "fetch",
@@ -162,7 +166,9 @@ def plan_target(
     depends = recipe.depends_for(*distro)
     deps = _stage(
         "deps",
-        "check build dependencies (dpkg-query) and that the pinned scripts accept every option",
+        "check build dependencies (dpkg-query"
+        + (f" inside {environment.name}" if environment and environment.kind != "host" else "")
+        + ") and that the pinned scripts accept every option",
         [f"build.depends[{distro[0]}-{distro[1]}]"],
         [],
         None,
@@ -201,7 +207,7 @@ def plan_target(
         {"expected": sorted(recipe.produced_packages())},
         builds,
     )
-    return _finish(recipe, workspace, stages, package, patches, distro, toolchain)
+    return _finish(recipe, workspace, stages, package, patches, distro, toolchain, environment)
 
 
 def _finish(
@@ -212,6 +218,7 @@ def _finish(
     patches: Sequence[Patch],
     distro: tuple[str, str],
     toolchain: Mapping[str, str],
+    environment: EnvironmentSpec | None,
 ) -> Plan:
     """audit, report, install and validate: the same for built and prebuilt packages."""
     records = workspace.records
@@ -260,6 +267,7 @@ def _finish(
         stages=tuple(stages),
         distro=distro,
         toolchain=tuple(sorted(toolchain.items())),
+        environment=environment,
     )
 
 

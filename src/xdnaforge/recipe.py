@@ -145,6 +145,15 @@ class Recipe:
     waivers: tuple[Justified, ...]
     install_order: tuple[str, ...]
     validation: Validation
+    # (distro, release) the build runs in: `build.environment`; None = the hosts' distro
+    environment: tuple[str, str] | None = None
+
+    @property
+    def build_distro(self) -> tuple[str, str]:
+        """The distro and release the packages are built for (and in)."""
+        if self.environment is not None:
+            return self.environment
+        return (self.hosts.distro_id, self.hosts.distro_version)
 
     @property
     def pinned(self) -> Source:

@@ -79,6 +79,7 @@ def parse_recipe(document: Document, digest: str) -> tuple[Recipe | None, Reader
     steps, depends, known_failures = (
         ((), (), ()) if prebuilt_kind else _build(reader, top.get("build"), ("build",))
     )
+    environment = None if prebuilt_kind else _environment(reader, top.get("build"))
     waivers = _audit(reader, top.get("audit", {}), ("audit",))
     install_order = _install(reader, top.get("install"), ("install",))
     validation = _validation(reader, top.get("validate"), ("validate",))
@@ -128,6 +129,7 @@ def parse_recipe(document: Document, digest: str) -> tuple[Recipe | None, Reader
             waivers=waivers,
             install_order=install_order,
             validation=validation,
+            environment=environment,
         ),
         reader,
     )
@@ -368,7 +370,10 @@ def _build(
     reader: Reader, value: Any, path: KeyPath
 ) -> tuple[tuple[BuildStep, ...], tuple[tuple[str, tuple[str, ...]], ...], tuple[Justified, ...]]:
     build = reader.mapping(
-        value, path, required=("steps", "depends"), optional=("known_test_failures",)
+        value,
+        path,
+        required=("steps", "depends"),
+        optional=("known_test_failures", "environment"),
     )
     if build is None:
         return (), (), ()
@@ -397,6 +402,24 @@ def _build(
         if failure is not None:
             failures.append(failure)
     return tuple(steps), tuple(depends), tuple(failures)
+
+
+def _environment(reader: Reader, build: Any) -> tuple[str, str] | None:
+    """`build.environment: {distro, release}`: where the build runs (see environment.py)."""
+    if not isinstance(build, dict) or "environment" not in build:
+        return None
+    path: KeyPath = ("build", "environment")
+    value = reader.mapping(build["environment"], path, required=("distro", "release"))
+    if value is None:
+        return None
+    distro = reader.string(value, "distro", path)
+    release = reader.string(value, "release", path)
+    if distro is not None and not _NAME_RE.match(distro):
+        reader.problem((*path, "distro"), f"'{distro}' is not a distro id (as in os-release ID)")
+        return None
+    if distro is None or release is None:
+        return None
+    return distro, release
 
 
 def _audit(reader: Reader, value: Any, path: KeyPath) -> tuple[Justified, ...]:

@@ -28,6 +28,7 @@ from typing import TextIO
 
 from . import containment
 from .errors import Interrupted, StepFailed, ToolNotFound
+from .sandbox import PATH_INSIDE
 
 # The child environment is rebuilt from this allowlist (mkosi's approach): a user's
 # LD_LIBRARY_PATH, PYTHONPATH or GIT_DIR must not leak into builds and tools.
@@ -112,16 +113,18 @@ def run(
     log_file: Path | None = None,
     ok_codes: Collection[int] = (0,),
     input_text: str | None = None,
+    wrapper: Sequence[str] = (),
 ) -> CommandResult:
-    """Run argv (never through a shell); raise CommandFailed unless its status is in ok_codes."""
-    args = [os.fspath(a) for a in argv]
+    """Run argv (never through a shell); raise CommandFailed unless its status is in ok_codes.
+
+    `wrapper` (sandbox.py) runs argv inside a build environment: `bwrap ... --` or
+    `podman run ...`; it is resolved on the host's PATH, argv inside the environment.
+    """
+    args = [*wrapper, *(os.fspath(a) for a in argv)]
     child_env = child_environment(env or {}, os.environ)
-    program = shutil.which(args[0], path=child_env["PATH"]) if "/" not in args[0] else args[0]
-    if program is None:
-        raise ToolNotFound(
-            f"{args[0]} not found on PATH ({child_env['PATH']})",
-            hint=f"install {args[0]} or put it on PATH",
-        )
+    if wrapper and "PATH" not in (env or {}):
+        child_env["PATH"] = PATH_INSIDE  # argv is looked up inside the environment
+    program = _program(args[0], child_env.get("PATH"), bool(wrapper))
     started = time.monotonic()
     log: TextIO | None = None
     if log_file is not None:
@@ -176,6 +179,23 @@ def run(
     return result
 
 
+def _program(name: str, path: str | None, wrapped: bool) -> str:
+    """The executable to start: a wrapper (bwrap, podman) is looked up on the host's PATH,
+    since the child's PATH may be the one inside the environment."""
+    if "/" in name:
+        return name
+    search = os.pathsep.join(p for p in (path, os.environ.get("PATH")) if p) if wrapped else path
+    program = shutil.which(name, path=search)
+    if program is None:
+        hint = (
+            f"install {name} (Debian/Ubuntu: apt-get install bubblewrap for bwrap)"
+            if wrapped
+            else f"install {name} or put it on PATH"
+        )
+        raise ToolNotFound(f"{name} not found on PATH ({search})", hint=hint)
+    return program
+
+
 def _die_with_parent() -> None:
     """In the child: get SIGKILL when xdnaforge dies, even by SIGKILL (Linux prctl)."""
     try:
@@ -222,21 +242,21 @@ def run_streaming(
     on_line: Callable[[str], None] = lambda _: None,
     contain: bool = True,
     grace: float = containment.GRACE_S,
+    wrapper: Sequence[str] = (),
 ) -> CommandResult:
     """Run a long command (a build): output goes line by line to the log and to `on_line`.
 
     The environment is exactly `env` (the caller builds it: builds get a private HOME).
     Nothing is kept in memory but the last lines; stdout and stderr are merged in order.
-    `contain` runs it in a PID namespace tied to xdnaforge; a caller whose argv is already
-    such a wrapper (an environment's bwrap) passes False, so nothing is wrapped twice.
+    `contain` runs it in a PID namespace tied to xdnaforge; with a `wrapper` (an
+    environment's bwrap or container engine, see `run`) argv runs inside the environment,
+    whose wrapper has its own PID namespace, so nothing is wrapped twice.
     Ctrl-C or SIGTERM stops the whole tree (SIGTERM, `grace` seconds, SIGKILL) and raises
     Interrupted.
     """
-    args = [os.fspath(a) for a in argv]
-    program = shutil.which(args[0], path=env.get("PATH")) if "/" not in args[0] else args[0]
-    if program is None:
-        raise ToolNotFound(f"{args[0]} not found on PATH ({env.get('PATH')})")
-    prefix = list(pid_namespace_prefix()) if contain else []
+    args = [*wrapper, *(os.fspath(a) for a in argv)]
+    program = _program(args[0], env.get("PATH"), bool(wrapper))
+    prefix = list(pid_namespace_prefix()) if contain and not wrapper else []
     log_file.parent.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
     tail: deque[str] = deque(maxlen=TAIL_LINES)

@@ -54,6 +54,15 @@ def format_plan(
         f"kernel {recipe.hosts.kernel.text}, NPU {npus}"
     )
     lines.append(f"  this host: {host.describe()}")
+    spec = plan.environment
+    if spec is not None:
+        lines.append(f"  builds in: {spec.describe()}")
+        lines.append(f"    why: {spec.reason}")
+        if spec.twin:
+            lines.append(
+                "    a twin: its packages are for proofs only and are never offered for "
+                "installation"
+            )
     for cell in cells:
         reason = f": {cell.reason.strip()}" if cell.reason else ""
         lines.append(f"  matrix cell {cell.name}: {cell.expectation()}{reason}")

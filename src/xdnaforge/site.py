@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from .envspec import EnvironmentSpec, parse_environments
 from .errors import ConfigError, Problem
 from .fleet.settings import NONE as NO_FLEET
 from .fleet.settings import FleetSettings, parse_fleet
@@ -41,6 +42,7 @@ class Site:
     # or "process-group" (only PDEATHSIG and the group: what escapes it can outlive xdnaforge)
     containment: str = "pid-namespace"
     npu_user: str | None = None  # whom validation runs as; None: the one install.json names
+    environments: tuple[EnvironmentSpec, ...] = ()  # how this machine provides build distros
 
     def mirror_for(self, url: str) -> str | None:
         """The mirror for an upstream URL (`.git`, a trailing slash and host case ignored)."""
@@ -67,6 +69,7 @@ KEYS = (
     "fleet",
     "containment",
     "npu_user",
+    "environments",
 )
 CONTAINMENTS = ("pid-namespace", "process-group")
 
@@ -121,6 +124,7 @@ def load_site(project_root: Path, environ: Mapping[str, str]) -> Site:
     fleet = NO_FLEET
     containment: str | None = None
     npu_user = None
+    environments: tuple[EnvironmentSpec, ...] = ()
     if reader is not None:
         containment = reader.choice(data, "containment", (), CONTAINMENTS)
         npu_user = reader.string(data, "npu_user", ())
@@ -155,6 +159,7 @@ def load_site(project_root: Path, environ: Mapping[str, str]) -> Site:
                             str(Path(mirror).expanduser()) if "://" not in mirror else mirror,
                         )
                     )
+        environments = parse_environments(reader, data)
         reader.raise_if_any()
     build_dir = _path(base, build, project_root / "build")
     return Site(
@@ -174,4 +179,5 @@ def load_site(project_root: Path, environ: Mapping[str, str]) -> Site:
         fleet=fleet,
         containment=containment or CONTAINMENTS[0],
         npu_user=npu_user,
+        environments=environments,
     )

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from . import containment, lockfile, storage
+from . import containment, environment, lockfile, storage
 from .audit import wants_text
 from .buildscript import parse_options
 from .debfile import DebContents, DebError, read_deb
@@ -106,6 +106,7 @@ def build_step(project: Project, plan: Plan, space: Workspace, step: BuildStep) 
     epoch = git(
         ["log", "-1", "--format=%ct", "HEAD"], cwd=space.source_tree, log_file=None
     ).stdout.strip()
+    spec = plan.environment
     env = build_environment(space, site, epoch)
     # every process of the step inherits these: a later run finds any that outlive this one
     owner = lockfile.held_by_us(site.build_dir / ".lock")
@@ -114,6 +115,11 @@ def build_step(project: Project, plan: Plan, space: Workspace, step: BuildStep) 
         containment.STEP_VARIABLE: f"{stage.name}@{plan.target}",
     }
     contain = site.containment == "pid-namespace"
+    wrapper: list[str] = []
+    if spec is not None and spec.kind != "host":
+        # the step runs inside the recipe's environment: no network, work paths bound in
+        env = environment.step_variables(spec, env)
+        wrapper = environment.step_wrapper(site, spec, space, cwd)
     accepted = parse_options((cwd / step.argv[0]).read_text(errors="replace"))
     argv = [a.replace("{jobs}", str(_jobs(site))) for a in step.argv]
     state = _state(space)
@@ -144,6 +150,7 @@ def build_step(project: Project, plan: Plan, space: Workspace, step: BuildStep) 
                 log_file=log,
                 on_line=progress.update,
                 contain=contain,
+                wrapper=wrapper,
             )
         except Interrupted:
             # configured before the interruption: the rerun resumes without reconfiguring
@@ -185,6 +192,7 @@ def build_step(project: Project, plan: Plan, space: Workspace, step: BuildStep) 
                 log_file=log,
                 on_line=progress.update,
                 contain=contain,
+                wrapper=wrapper,
             )
     except (CommandFailed, StepFailed):
         progress.done("failed")
@@ -230,11 +238,28 @@ def build_step(project: Project, plan: Plan, space: Workspace, step: BuildStep) 
             "jobs": str(_jobs(site)),
         },
         "toolchain": dict(plan.toolchain),
+        "environment": _environment_record(site, plan),
         "steps": steps,
         "fingerprints": {**record.get("fingerprints", {}), stage.name: stage.fingerprint},
         "inputs": {**record.get("inputs", {}), stage.name: stage.inputs},
     }
     write_record(space.record("build"), "build", body)
+
+
+def _environment_record(site: Site, plan: Plan) -> dict[str, Any]:
+    """Which environment the steps ran in, named by env.json's digest, and their network."""
+    spec = plan.environment
+    if spec is None or spec.kind == "host":
+        return {"name": "host", "kind": "host", "twin": False, "network": "host"}
+    return {
+        "name": spec.name,
+        "kind": spec.kind,
+        "twin": spec.twin,
+        "description": spec.describe(),
+        "env_json_sha256": environment.record_digest(site, spec),
+        # a new network namespace with loopback only (bwrap --unshare-net, --network none)
+        "network": "none",
+    }
 
 
 def _entry(deb: DebContents, path: Path, step: str) -> dict[str, Any]:

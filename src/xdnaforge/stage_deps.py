@@ -8,13 +8,17 @@ from __future__ import annotations
 
 import os
 
+from . import environment
 from .buildscript import parse_options, unknown_options
 from .consent import require
+from .envspec import host_mismatch
 from .errors import StepFailed
+from .host import read_host_facts
 from .paths import Workspace
 from .plan import Plan
 from .project import Project
-from .run import run
+from .run import CommandFailed, run
+from .sandbox import bwrap_fault
 from .tools.dpkg import install_command, query_installed
 
 
@@ -33,9 +37,35 @@ def _depends(plan: Plan) -> tuple[str, ...]:
     return packages
 
 
-def missing_depends(plan: Plan, space: Workspace) -> list[str]:
+def _wrapper(project: Project, plan: Plan, space: Workspace) -> list[str]:
+    """The environment's wrapper ([] on the host); a `host` entry on another distro fails."""
+    spec = plan.environment
+    if spec is None:
+        return []
+    host = read_host_facts(project.site.sysroot)
+    why = host_mismatch(spec, (host.distro_id or "unknown", host.distro_version or "unknown"))
+    if why is not None:
+        raise StepFailed(
+            f"environment {spec.name}: {why}",
+            hint=f"provide {spec.name} as a rootfs (or remove its site.yaml entry: the "
+            "default is a rootfs from the distro's archive)",
+        )
+    return environment.step_wrapper(project.site, spec, space, space.work)
+
+
+def missing_depends(project: Project, plan: Plan, space: Workspace) -> list[str]:
     packages = _depends(plan)
-    installed = query_installed(packages, cwd=space.work, log_file=space.logs / "deps.log")
+    wrapper = _wrapper(project, plan, space)
+    try:
+        installed = query_installed(
+            packages, cwd=space.work, log_file=space.logs / "deps.log", wrapper=wrapper
+        )
+    except CommandFailed as error:
+        fault = bwrap_fault(error.output) if wrapper else None
+        if fault is None:
+            raise
+        assert plan.environment is not None
+        raise StepFailed(f"environment {plan.environment.name}: {fault}") from None
     return [p for p in packages if p not in installed]
 
 
@@ -60,10 +90,15 @@ def _check_options(plan: Plan, space: Workspace) -> None:
 
 
 def deps(project: Project, plan: Plan, space: Workspace) -> None:
-    del project
     space.work.mkdir(parents=True, exist_ok=True)
     _check_options(plan, space)
-    missing = missing_depends(plan, space)
+    missing = missing_depends(project, plan, space)
+    spec = plan.environment
+    if missing and spec is not None and spec.kind != "host":
+        raise StepFailed(
+            f"missing build dependencies in environment {spec.name}: {', '.join(missing)}",
+            hint=f"install them inside it: sudo .venv/bin/doit env --target {plan.target} --yes",
+        )
     if missing:
         command = " ".join(install_command(missing))
         raise StepFailed(
@@ -71,16 +106,23 @@ def deps(project: Project, plan: Plan, space: Workspace) -> None:
             f"{', '.join(missing)}",
             hint=f"install them: sudo {command}\n(or: doit deps --target {plan.target} --yes)",
         )
-    print(f"  {len(_depends(plan))} build dependencies installed; build options accepted")
+    where = f" in {plan.environment.describe()}" if plan.environment else ""
+    print(f"  {len(_depends(plan))} build dependencies installed{where}; build options accepted")
 
 
-def install_deps(plan: Plan, space: Workspace, yes: bool) -> None:
+def install_deps(project: Project, plan: Plan, space: Workspace, yes: bool) -> None:
     """`doit deps --target T [--yes]`: show, and with authorisation run, the apt-get command."""
     space.work.mkdir(parents=True, exist_ok=True)
     if plan.recipe.kind == "prebuilt":
         print(f"{plan.target} is prebuilt: nothing to build, no build dependencies")
         return
-    missing = missing_depends(plan, space)
+    if plan.environment is not None and plan.environment.kind != "host":
+        print(
+            f"{plan.target} builds in {plan.environment.describe()}: its build dependencies "
+            f"are installed there by `doit env --target {plan.target} --yes`"
+        )
+        return
+    missing = missing_depends(project, plan, space)
     if not missing:
         print(f"all build dependencies for {plan.distro[0]} {plan.distro[1]} are installed")
         return

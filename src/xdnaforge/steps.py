@@ -16,8 +16,9 @@ from doit.doit_cmd import DoitMain
 from doit.exceptions import TaskFailed
 from doit.reporter import ConsoleReporter
 
-from . import install as install_module
 from . import (
+    env_create,
+    environment,
     interrupt,
     kernel_upgrade,
     stage_audit,
@@ -29,6 +30,8 @@ from . import (
     stage_validate,
     storage,
 )
+from . import install as install_module
+from .envspec import choose_environment
 from .errors import Interrupted, StepFailed, UsageError, XdnaforgeError
 from .host import read_host_facts
 from .lockfile import held, mark_step
@@ -105,12 +108,23 @@ def make_plan(project: Project, target: str, *, probe: bool = True) -> Plan:
     host = read_host_facts(project.site.sysroot)
     recipe = project.recipes[target]
     distro = (host.distro_id or "unknown", host.distro_version or "unknown")
+    spec = None
+    if recipe.kind != "prebuilt" and recipe.environment is not None:
+        # the recipe names where it builds; the site says how this machine provides it
+        spec = choose_environment(recipe.environment, distro, project.site.environments)
+    if spec is not None and spec.kind != "host":
+        distro = recipe.environment or distro
+        depends = recipe.depends_for(*distro) or ()
+        toolchain = environment.toolchain(project.site, spec, depends) if probe else {}
+    else:
+        toolchain = query_toolchain(recipe.depends_for(*distro)) if probe else {}
     return plan_target(
         recipe,
         project.patches_for(recipe),
         workspace(project, target),
         distro=distro,
-        toolchain=query_toolchain(recipe.depends_for(*distro)) if probe else {},
+        toolchain=toolchain,
+        environment=spec,
     )
 
 
@@ -213,7 +227,22 @@ def run_tasks(
 @guarded
 def deps(project: Project, target: str, yes: bool) -> None:
     name = resolve_target(project, target or None)
-    stage_deps.install_deps(make_plan(project, name), workspace(project, name), yes)
+    stage_deps.install_deps(project, make_plan(project, name), workspace(project, name), yes)
+
+
+@guarded
+def env(project: Project, target: str, refresh: bool, yes: bool) -> None:
+    """`doit env`: create or update the environment the target builds in."""
+    name = resolve_target(project, target or None)
+    plan = make_plan(project, name, probe=False)
+    spec = plan.environment
+    if spec is None:
+        print(f"{name} names no build.environment: it builds on the host")
+        return
+    packages = (*(plan.recipe.depends_for(*plan.distro) or ()), *spec.packages)
+    env_create.create(
+        project.site, spec, tuple(dict.fromkeys(packages)), refresh=refresh, yes=yes, target=name
+    )
 
 
 @guarded

@@ -26,7 +26,12 @@ def parse_installed(output: str) -> dict[str, str]:
 
 
 def query_installed(
-    packages: Sequence[str], *, cwd: Path, log_file: Path | None, admindir: Path | None = None
+    packages: Sequence[str],
+    *,
+    cwd: Path,
+    log_file: Path | None,
+    admindir: Path | None = None,
+    wrapper: Sequence[str] = (),
 ) -> dict[str, str]:
     """Installed versions of `packages` (absent ones are simply missing from the result)."""
     if not packages:
@@ -39,6 +44,7 @@ def query_installed(
         timeout=60,
         log_file=log_file,
         ok_codes=(0, 1),
+        wrapper=wrapper,
     )
     strange = [
         line
@@ -85,3 +91,20 @@ def parse_md5sums(text: str) -> list[tuple[str, str]]:
         if digest and path:
             sums.append((digest, path))
     return sums
+
+
+def parse_status(text: str) -> dict[str, str]:
+    """A dpkg status database (var/lib/dpkg/status) -> {package: version} of installed ones.
+
+    Read directly (no process) so a plan can fingerprint an environment's packages cheaply.
+    """
+    installed = {}
+    for stanza in text.split("\n\n"):
+        fields: dict[str, str] = {}
+        for line in stanza.splitlines():
+            key, sep, value = line.partition(":")
+            if sep and not line.startswith((" ", "\t")):
+                fields[key] = value.strip()
+        if fields.get("Status", "").endswith(" installed") and "Package" in fields:
+            installed[fields["Package"]] = fields.get("Version", "")
+    return installed

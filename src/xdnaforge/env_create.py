@@ -1,0 +1,327 @@
+"""`doit env`: create or update a build environment and write its env.json.
+
+Edge module. A rootfs is made with debootstrap beside the old one and swapped in only when
+complete (a failed or killed run leaves the previous root, or none, never a half-made one
+as if it were good); the recipe's build dependencies are installed inside with apt-get;
+a twin gets the target's /etc/os-release. Every fault is one line: environment, cause, fix.
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import os
+import shutil
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from .consent import require
+from .environment import Place, place, read_env_record
+from .envspec import EnvironmentSpec
+from .errors import StepFailed
+from .records import write_record
+from .run import CommandFailed, run
+from .sandbox import admin_argv
+from .site import Site
+from .tools.dpkg import parse_installed
+
+SCRIPTS = Path("/usr/share/debootstrap/scripts")
+APT_ENV = {"DEBIAN_FRONTEND": "noninteractive"}
+
+
+def _fail(spec: EnvironmentSpec, cause: str, fix: str) -> StepFailed:
+    return StepFailed(f"environment {spec.name}: {cause}", hint=fix)
+
+
+def debootstrap_script(spec: EnvironmentSpec, scripts: Path = SCRIPTS) -> tuple[str, str | None]:
+    """(script to pass, note): the suite's own script, else the site's, else Debian's `sid`."""
+    if spec.script:
+        return str(scripts / spec.script), f"using debootstrap's {spec.script} script (site.yaml)"
+    assert spec.suite is not None
+    if (scripts / spec.suite).exists():
+        return str(scripts / spec.suite), None
+    fallback = "gutsy" if spec.distro == "ubuntu" and not spec.twin else "sid"
+    return (
+        str(scripts / fallback),
+        f"the installed debootstrap has no script for {spec.suite}; using its {fallback} script",
+    )
+
+
+def debootstrap_fault(spec: EnvironmentSpec, log_text: str) -> StepFailed:
+    """One line for a failed debootstrap, from what it printed."""
+    text = log_text.lower()
+    if "failed getting release file" in text or "couldn't download" in text:
+        if "404" in text or "not found" in text:
+            return _fail(
+                spec,
+                f"the archive {spec.mirror} has no suite '{spec.suite}'",
+                "check the suite name (a code name: noble, resolute, forky) and the mirror",
+            )
+        return _fail(
+            spec,
+            f"the archive {spec.mirror} cannot be reached",
+            "check the network and the mirror URL in site.yaml (environments)",
+        )
+    if "no such script" in text:
+        return _fail(spec, "debootstrap has no script for this suite", "set script: sid")
+    if "signed by unknown key" in text or "release signed" in text:
+        return _fail(
+            spec,
+            "the archive's Release file is signed by a key debootstrap does not have",
+            "install the distro's keyring (ubuntu-keyring / debian-archive-keyring)",
+        )
+    last = next((line for line in reversed(log_text.splitlines()) if line.strip()), "")
+    return _fail(spec, f"debootstrap failed: {last.strip()}", f"see {place_hint(spec)}")
+
+
+def place_hint(spec: EnvironmentSpec) -> str:
+    return f"build/envs/{spec.name}.log"
+
+
+def release_facts(root: Path) -> dict[str, Any]:
+    """The archive's Release file as apt saw it: date, Valid-Until, sha256 (per list)."""
+    facts: dict[str, Any] = {}
+    lists = root / "var/lib/apt/lists"
+    for path in sorted(lists.glob("*_InRelease")) or sorted(lists.glob("*_Release")):
+        data = path.read_bytes()
+        fields = {}
+        for line in data.decode(errors="replace").splitlines():
+            key, sep, value = line.partition(":")
+            if sep and key in ("Date", "Valid-Until", "Suite", "Codename", "Origin"):
+                fields[key] = value.strip()
+        facts[path.name] = {**fields, "sha256": hashlib.sha256(data).hexdigest()}
+    return facts
+
+
+def _expired(facts: dict[str, Any], now: datetime.datetime) -> list[str]:
+    """Release files whose Valid-Until lies in the past."""
+    stale = []
+    for name, fields in facts.items():
+        until = fields.get("Valid-Until")
+        if not until:
+            continue
+        try:
+            when = datetime.datetime.strptime(until, "%a, %d %b %Y %H:%M:%S %Z").replace(
+                tzinfo=datetime.UTC
+            )
+        except ValueError:
+            continue
+        if when < now:
+            stale.append(f"{name} (valid until {until})")
+    return stale
+
+
+def _size(root: Path) -> int:
+    """Bytes on disk under root, each hard-linked file once."""
+    seen: set[tuple[int, int]] = set()
+    total = 0
+    for directory, _, files in os.walk(root):
+        for name in files:
+            try:
+                info = Path(directory, name).lstat()
+            except OSError:
+                continue
+            if (info.st_dev, info.st_ino) not in seen:
+                seen.add((info.st_dev, info.st_ino))
+                total += info.st_blocks * 512
+    return total
+
+
+def os_release(spec: EnvironmentSpec, base: str) -> str:
+    """A twin's /etc/os-release: the target's ID and VERSION_ID, saying what it really is."""
+    return (
+        f'PRETTY_NAME="{spec.distro.capitalize()} {spec.release} (xdnaforge twin on {base})"\n'
+        f'NAME="{spec.distro.capitalize()}"\nID={spec.distro}\nID_LIKE=debian\n'
+        f'VERSION_ID="{spec.release}"\nVERSION="{spec.release}"\n'
+        f'XDNAFORGE_TWIN_OF="{base}"\n'
+    )
+
+
+def _inside(bwrap: str, root: Path, argv: Sequence[str], log: Path, timeout: float) -> str:
+    result = run(
+        [*admin_argv(bwrap, root), *argv], cwd=Path("/"), timeout=timeout, log_file=log, env=APT_ENV
+    )
+    return result.stdout
+
+
+def _apt(spec: EnvironmentSpec, bwrap: str, root: Path, packages: Sequence[str], log: Path) -> bool:
+    """apt-get update and install inside; True when Valid-Until had to be ignored."""
+    ignored = False
+    try:
+        _inside(bwrap, root, ["apt-get", "update"], log, 600)
+    except CommandFailed as error:
+        if "expired" not in error.output and "valid until" not in error.output.lower():
+            raise _fail(spec, "apt-get update failed inside the root", f"see {log}") from None
+        # Debian testing's Release file carries a Valid-Until that can lie in the past: the
+        # archive is still the newest one; say its date instead of refusing it.
+        conf = root / "etc/apt/apt.conf.d/99xdnaforge-valid-until"
+        conf.write_text('Acquire::Check-Valid-Until "false";\n')
+        ignored = True
+        _inside(bwrap, root, ["apt-get", "update"], log, 600)
+    try:
+        _inside(
+            bwrap,
+            root,
+            ["apt-get", "install", "-y", "--no-install-recommends", *packages],
+            log,
+            3600,
+        )
+    except CommandFailed as error:
+        missing = [
+            line.split("Unable to locate package", 1)[1].strip()
+            for line in error.output.splitlines()
+            if "Unable to locate package" in line
+        ]
+        cause = (
+            f"the archive has no package {', '.join(missing)}"
+            if missing
+            else "apt-get install failed inside the root"
+        )
+        raise _fail(
+            spec, cause, f"see {log}; fix the recipe's build.depends or the suite"
+        ) from None
+    return ignored
+
+
+def create(
+    site: Site,
+    spec: EnvironmentSpec,
+    packages: Sequence[str],
+    *,
+    refresh: bool,
+    yes: bool,
+    target: str,
+) -> Path:
+    """Create (or update) `spec` with `packages` installed; return env.json's path."""
+    if spec.kind == "host":
+        print(f"{spec.name}: the host itself; nothing to create ({spec.reason})")
+        return place(site, spec).record
+    if spec.kind != "rootfs":
+        raise _fail(
+            spec,
+            f"kind {spec.kind}: images are pulled by the engine, not created here",
+            f"pull {spec.image} with {spec.kind}, or provide {spec.name} as a rootfs",
+        )
+    where = place(site, spec)
+    bwrap = shutil.which("bwrap")
+    debootstrap = shutil.which("debootstrap")
+    if bwrap is None or debootstrap is None:
+        tool = "bubblewrap" if bwrap is None else "debootstrap"
+        raise _fail(spec, f"{tool} is not installed", f"apt-get install {tool}")
+    script, note = debootstrap_script(spec)
+    fresh = refresh or not where.root.is_dir() or read_env_record(site, spec) is None
+    components = ",".join(spec.components)
+    boot = [
+        debootstrap,
+        "--variant=minbase",
+        f"--components={components}",
+        spec.suite or "",
+        str(where.base.with_name(spec.name + ".new") / "root"),
+        spec.mirror or "",
+        script,
+    ]
+    print(f"environment {spec.describe()}")
+    if note:
+        print(f"  {note}")
+    if fresh:
+        print(f"+ {' '.join(boot)}")
+    print(f"  then apt-get install inside: {' '.join(packages)}")
+    if os.geteuid() != 0:
+        raise _fail(
+            spec,
+            "creating or updating a root file system needs root (debootstrap, apt-get)",
+            f"run: sudo .venv/bin/doit env --target {target} --yes",
+        )
+    require(yes, f"environment {spec.name}: not created", "the commands above")
+    return _make(spec, where, boot if fresh else None, bwrap, packages)
+
+
+def _make(
+    spec: EnvironmentSpec,
+    where: Place,
+    boot: list[str] | None,
+    bwrap: str,
+    packages: Sequence[str],
+) -> Path:
+    started = datetime.datetime.now(datetime.UTC)
+    new = where.base.with_name(spec.name + ".new")
+    work = new if boot is not None else where.base
+    if boot is not None:
+        if new.exists():
+            shutil.rmtree(new)  # what a killed run left: never used
+        new.mkdir(parents=True)
+        where.log.write_text("")
+        try:
+            run(boot, cwd=new, timeout=3600, log_file=where.log)
+        except CommandFailed as error:
+            shutil.rmtree(new, ignore_errors=True)
+            raise debootstrap_fault(spec, error.output) from None
+    root = work / "root"
+    try:
+        ignored = _apt(spec, bwrap, root, packages, where.log)
+        if spec.twin:
+            release = root / "etc/os-release"
+            base = _base_identity(root)
+            release.unlink(missing_ok=True)  # a symlink to usr/lib/os-release in Debian
+            release.write_text(os_release(spec, base))
+        listing = _inside(
+            bwrap,
+            root,
+            ["dpkg-query", "-W", "-f", "${Package}\\t${db:Status-Abbrev}\\t${Version}\\n"],
+            where.log,
+            120,
+        )
+    except BaseException:
+        if boot is not None:
+            shutil.rmtree(new, ignore_errors=True)
+        raise
+    installed = parse_installed(listing)
+    facts = release_facts(root)
+    now = datetime.datetime.now(datetime.UTC)
+    body = {
+        "environment": spec.name,
+        "distro": spec.distro,
+        "release": spec.release,
+        "kind": spec.kind,
+        "twin": spec.twin,
+        "description": spec.describe(),
+        "suite": spec.suite,
+        "archive": spec.mirror,
+        "release_files": facts,
+        "valid_until_ignored": ignored or bool(_expired(facts, now)),
+        "compilers": dict(spec.compilers),
+        "requested": sorted(packages),
+        "packages": dict(sorted(installed.items())),
+        "size_bytes": _size(root),
+        "created": now.isoformat(timespec="seconds"),
+        "seconds": round((now - started).total_seconds(), 1),
+    }
+    write_record(work / "env.json", "env", body)
+    if boot is not None:
+        _swap(new, where.base)
+    size = _size(root) / 2**20
+    print(f"{spec.name}: {len(installed)} packages, {size:.0f} MiB, {body['seconds']} s")
+    if body["valid_until_ignored"]:
+        dates = ", ".join(f.get("Date", "?") for f in facts.values())
+        print(f"  the archive's Release file has expired; used it anyway (archive date {dates})")
+    return where.record
+
+
+def _base_identity(root: Path) -> str:
+    text = (root / "usr/lib/os-release").read_text(errors="replace")
+    fields = dict(line.split("=", 1) for line in text.splitlines() if "=" in line)
+    return fields.get("PRETTY_NAME", "unknown").strip('"')
+
+
+def _swap(new: Path, base: Path) -> None:
+    """Put the complete new environment in place; the old one goes only after."""
+    if base.exists():
+        old = base.with_name(base.name + ".old")
+        if old.exists():
+            shutil.rmtree(old)
+        base.rename(old)
+        new.rename(base)
+        shutil.rmtree(old)
+    else:
+        new.rename(base)
