@@ -134,6 +134,11 @@ def task_build() -> dict[str, Any]:
     return _stage("report")
 
 
+def task_rebuild_check() -> dict[str, Any]:
+    """Build the target again in a fresh tree at another path; compare the packages."""
+    return _task(steps.rebuild_check, PROJECT, basename="rebuild-check")
+
+
 def task_audit() -> dict[str, Any]:
     """Prove that .deb files carry no kernel payload: --deb FILE (repeatable) or --target T."""
     return _task(

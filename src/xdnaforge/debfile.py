@@ -56,6 +56,9 @@ class DebContents:
     entries: list[Entry] = field(default_factory=list)
     texts: dict[str, str] = field(default_factory=dict)  # path -> content (first TEXT_LIMIT)
     compression: dict[str, str] = field(default_factory=dict)  # member -> compression
+    # data file -> sha256 of its content, when asked for (rebuild comparison); else empty
+    digests: dict[str, str] = field(default_factory=dict)
+    want_digests: bool = False
 
     @property
     def package(self) -> str:
@@ -233,21 +236,28 @@ def _tar_entries(
             pass
 
 
-def read_deb(path: Path, wants_text: Callable[[str], bool] = lambda _: False) -> DebContents:
-    """Read a .deb; `wants_text(path)` selects data files whose content the caller needs."""
+def read_deb(
+    path: Path, wants_text: Callable[[str], bool] = lambda _: False, *, digests: bool = False
+) -> DebContents:
+    """Read a .deb; `wants_text(path)` selects data files whose content the caller needs;
+    `digests` records the sha256 of every other regular data file."""
     try:
         handle = path.open("rb")
     except OSError as error:
         raise DebError(f"{path}: cannot read: {error.strerror}") from None
     with handle:
-        return read_deb_stream(handle, str(path), wants_text)
+        return read_deb_stream(handle, str(path), wants_text, digests=digests)
 
 
 def read_deb_stream(
-    handle: BinaryIO, file: str, wants_text: Callable[[str], bool] = lambda _: False
+    handle: BinaryIO,
+    file: str,
+    wants_text: Callable[[str], bool] = lambda _: False,
+    *,
+    digests: bool = False,
 ) -> DebContents:
     """Read a .deb from an open binary stream (read once, front to back)."""
-    contents = DebContents(file=file)
+    contents = DebContents(file=file, want_digests=digests)
     seen: list[str] = []
     source = _HashingReader(handle)
     try:
@@ -308,6 +318,16 @@ def _read_member(
         )
         if info.isreg() and wants_text(path):
             contents.texts[path] = _read_text(archive, info)
+        elif info.isreg() and contents.want_digests:
+            contents.digests[path] = _digest(archive, info)
+
+
+def _digest(archive: tarfile.TarFile, info: tarfile.TarInfo) -> str:
+    extracted = archive.extractfile(info)
+    digest = hashlib.sha256()
+    while extracted is not None and (chunk := extracted.read(_CHUNK)):
+        digest.update(chunk)
+    return digest.hexdigest()
 
 
 def _read_text(archive: tarfile.TarFile, info: tarfile.TarInfo) -> str:

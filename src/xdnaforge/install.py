@@ -112,6 +112,16 @@ def _approved(plan: Plan, space: Workspace) -> list[dict[str, Any]]:
             f"no audited packages for {plan.target}",
             hint=f"run `doit build --target {plan.target}` first",
         )
+    built_in = (read_record(space.record("build")) or {}).get("environment", {})
+    if built_in.get("twin"):
+        # a twin has the target's toolchain generation, not its libraries: proofs only
+        raise StepFailed(
+            f"refusing to install {plan.target}: its packages were built in a twin "
+            f"({built_in.get('description', built_in.get('name'))}), not in "
+            f"{built_in.get('name')} itself",
+            hint="a twin's packages prove that the sources build; build in the real "
+            "distro (a rootfs from its own archive, or on such a host) to install",
+        )
     if audit.get("verdict") != "pass":
         raise StepFailed(
             f"the audit of {plan.target} did not pass ({audit.get('verdict')})",

@@ -22,7 +22,28 @@ RECORDS = (
     "bench",
     "kernel",
     "matrix",
+    "rebuild",
 )
+
+
+def _environment(build: Mapping[str, Any]) -> dict[str, Any]:
+    """Where the build ran, in one line, and whether it was a twin."""
+    env = build.get("environment") or {}
+    if not env or env.get("kind") == "host":
+        return {"text": "host" if build else "not built", "twin": False}
+    text = (
+        f"{env.get('description', env.get('name'))}, network {env.get('network')}, "
+        f"env.json {_short(env.get('env_json_sha256'))}"
+    )
+    return {"text": text, "twin": bool(env.get("twin"))}
+
+
+def _reproducible(rebuild: Mapping[str, Any] | None) -> str:
+    if rebuild is None:
+        return "not checked (doit rebuild-check)"
+    if rebuild.get("reproducible"):
+        return "yes"
+    return f"no ({rebuild.get('differing_files', 0)} files)"
 
 
 def _short(sha: str | None) -> str:
@@ -141,6 +162,8 @@ def build_model(
         "bench": bench,
         "kernel": records.get("kernel"),
         "matrix": records.get("matrix"),
+        "environment": _environment(build),
+        "reproducible": _reproducible(records.get("rebuild")),
     }
     model["changes"] = _changes(model, previous)
     return model

@@ -25,6 +25,7 @@ from . import (
     stage_build,
     stage_deps,
     stage_matrix,
+    stage_rebuild,
     stage_report,
     stage_sources,
     stage_validate,
@@ -243,6 +244,15 @@ def env(project: Project, target: str, refresh: bool, yes: bool) -> None:
     env_create.create(
         project.site, spec, tuple(dict.fromkeys(packages)), refresh=refresh, yes=yes, target=name
     )
+
+
+@guarded
+def rebuild_check(project: Project, target: str) -> None:
+    """`doit rebuild-check`: a second build at another path, packages compared."""
+    name = resolve_target(project, target or None)
+    with held(project.site.build_dir / ".lock", f"the build directory {project.site.build_dir}"):
+        plan = make_plan(project, name)
+        stage_rebuild.rebuild_check(project, plan, workspace(project, name), stage_body)
 
 
 @guarded

@@ -65,3 +65,26 @@ def test_the_report_is_deterministic() -> None:
     first = render_markdown(build_model("ubuntu26-compat", RECORDS, None, "t", "0.1.0"))
     again = render_markdown(build_model("ubuntu26-compat", RECORDS, None, "t", "0.1.0"))
     assert first == again
+
+
+def test_a_twin_build_and_its_rebuild_check_are_said() -> None:
+    records = {
+        **RECORDS,
+        "build": {
+            **RECORDS["build"],
+            "environment": {
+                "name": "ubuntu-26.04",
+                "kind": "rootfs",
+                "twin": True,
+                "description": "ubuntu-26.04 (twin: rootfs of forky from http://deb.debian.org/debian)",
+                "env_json_sha256": "ab" * 32,
+                "network": "none",
+            },
+        },
+        "rebuild": {"reproducible": False, "differing_files": 2},
+    }
+    text = render_markdown(build_model("t", records, None, "2026-11-29T10:30:00+00:00", "0.1.0"))
+    assert "| environment | ubuntu-26.04 (twin: rootfs of forky" in text
+    assert "network none, env.json abababababab |" in text
+    assert "Built in a twin" in text
+    assert "| reproducible | no (2 files) |" in text
