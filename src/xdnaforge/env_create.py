@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from .consent import require
+from .env_container import check_image
 from .environment import Place, place, read_env_record
 from .envspec import EnvironmentSpec
 from .errors import StepFailed
@@ -49,10 +50,10 @@ def debootstrap_script(spec: EnvironmentSpec, scripts: Path = SCRIPTS) -> tuple[
 
 
 def debootstrap_fault(spec: EnvironmentSpec, log_text: str) -> StepFailed:
-    """One line for a failed debootstrap, from what it printed."""
+    """One line for a failed debootstrap, from what it printed and its debootstrap.log."""
     text = log_text.lower()
     if "failed getting release file" in text or "couldn't download" in text:
-        if "404" in text or "not found" in text:
+        if "404" in text:
             return _fail(
                 spec,
                 f"the archive {spec.mirror} has no suite '{spec.suite}'",
@@ -61,11 +62,15 @@ def debootstrap_fault(spec: EnvironmentSpec, log_text: str) -> StepFailed:
         return _fail(
             spec,
             f"the archive {spec.mirror} cannot be reached",
-            "check the network and the mirror URL in site.yaml (environments)",
+            "check the network, a proxy (http_proxy) and the mirror URL in site.yaml",
         )
     if "no such script" in text:
-        return _fail(spec, "debootstrap has no script for this suite", "set script: sid")
-    if "signed by unknown key" in text or "release signed" in text:
+        return _fail(
+            spec,
+            f"debootstrap has no script for {spec.suite}",
+            "name one in site.yaml (script: sid for Debian suites)",
+        )
+    if "signed by unknown key" in text or "release signed by" in text:
         return _fail(
             spec,
             "the archive's Release file is signed by a key debootstrap does not have",
@@ -181,6 +186,8 @@ def _apt(spec: EnvironmentSpec, bwrap: str, root: Path, packages: Sequence[str],
         raise _fail(
             spec, cause, f"see {log}; fix the recipe's build.depends or the suite"
         ) from None
+    # the downloaded .deb files are not part of the environment (hundreds of MB)
+    _inside(bwrap, root, ["apt-get", "clean"], log, 120)
     return ignored
 
 
@@ -197,13 +204,14 @@ def create(
     if spec.kind == "host":
         print(f"{spec.name}: the host itself; nothing to create ({spec.reason})")
         return place(site, spec).record
-    if spec.kind != "rootfs":
-        raise _fail(
-            spec,
-            f"kind {spec.kind}: images are pulled by the engine, not created here",
-            f"pull {spec.image} with {spec.kind}, or provide {spec.name} as a rootfs",
-        )
     where = place(site, spec)
+    if spec.kind != "rootfs":
+        print(
+            f"environment {spec.describe()}: checking that it starts and has {len(packages)} "
+            "build dependencies"
+        )
+        require(yes, f"environment {spec.name}: not checked (it may pull {spec.image})")
+        return check_image(spec, where, packages)
     bwrap = shutil.which("bwrap")
     debootstrap = shutil.which("debootstrap")
     if bwrap is None or debootstrap is None:
@@ -255,8 +263,11 @@ def _make(
         try:
             run(boot, cwd=new, timeout=3600, log_file=where.log)
         except CommandFailed as error:
+            # wget's own words (404, connection refused) are only in debootstrap's log
+            inner = new / "root/debootstrap/debootstrap.log"
+            detail = inner.read_text(errors="replace") if inner.is_file() else ""
             shutil.rmtree(new, ignore_errors=True)
-            raise debootstrap_fault(spec, error.output) from None
+            raise debootstrap_fault(spec, error.output + detail) from None
     root = work / "root"
     try:
         ignored = _apt(spec, bwrap, root, packages, where.log)
@@ -278,12 +289,13 @@ def _make(
         raise
     installed = parse_installed(listing)
     facts = release_facts(root)
+    size = _size(root)
     now = datetime.datetime.now(datetime.UTC)
     body = {
         "environment": spec.name,
         "distro": spec.distro,
         "release": spec.release,
-        "kind": spec.kind,
+        "provider": spec.kind,
         "twin": spec.twin,
         "description": spec.describe(),
         "suite": spec.suite,
@@ -293,15 +305,14 @@ def _make(
         "compilers": dict(spec.compilers),
         "requested": sorted(packages),
         "packages": dict(sorted(installed.items())),
-        "size_bytes": _size(root),
+        "size_bytes": size,
         "created": now.isoformat(timespec="seconds"),
         "seconds": round((now - started).total_seconds(), 1),
     }
     write_record(work / "env.json", "env", body)
     if boot is not None:
         _swap(new, where.base)
-    size = _size(root) / 2**20
-    print(f"{spec.name}: {len(installed)} packages, {size:.0f} MiB, {body['seconds']} s")
+    print(f"{spec.name}: {len(installed)} packages, {size / 2**20:.0f} MiB, {body['seconds']} s")
     if body["valid_until_ignored"]:
         dates = ", ".join(f.get("Date", "?") for f in facts.values())
         print(f"  the archive's Release file has expired; used it anyway (archive date {dates})")

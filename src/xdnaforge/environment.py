@@ -69,7 +69,9 @@ def installed_packages(site: Site, spec: EnvironmentSpec) -> dict[str, str]:
     try:
         return parse_status(status.read_text(encoding="utf-8", errors="replace"))
     except OSError:
-        return {}
+        # an image has no root here: what `doit env` recorded from inside it
+        packages = (read_env_record(site, spec) or {}).get("packages", {})
+        return {str(k): str(v) for k, v in packages.items()}
 
 
 def toolchain(site: Site, spec: EnvironmentSpec, depends: tuple[str, ...]) -> dict[str, str]:
@@ -143,6 +145,11 @@ def step_wrapper(site: Site, spec: EnvironmentSpec, space: Workspace, cwd: Path)
         except SandboxError as error:
             raise StepFailed(f"environment {spec.name}: {error}") from None
     engine = shutil.which(spec.kind)
+    if not where.record.is_file():
+        raise StepFailed(
+            f"environment {spec.name}: {spec.image} not checked yet",
+            hint=f"check it: .venv/bin/doit env --target {space.target} --yes",
+        )
     if engine is None or spec.image is None:
         raise StepFailed(
             f"environment {spec.name}: {spec.kind} is not installed",
