@@ -113,3 +113,48 @@ def test_env_without_root_says_what_to_run(setup: Path, fake_tools: FakeTools) -
     assert "debootstrap" in outcome.output
     assert ("needs root" in outcome.output) or ("--yes" in outcome.output)
     assert not (setup / "build/envs/testdistro-1.new").exists()
+
+
+def test_a_twin_is_called_a_twin_and_its_packages_are_not_installed(
+    setup: Path, fake_tools: FakeTools, tmp_path: Path
+) -> None:
+    in_environment(setup)
+    (setup / "site.yaml").write_text(SITE + "    twin: true\n")
+    outcome = build(setup, fake_tools)
+    assert outcome.rc == 0, outcome.output
+    record = json.loads((setup / "artifacts/synthetic/build.json").read_text())
+    assert record["environment"]["twin"] is True
+    assert record["environment"]["description"].startswith("testdistro-1 (twin: rootfs")
+    report = (setup / "artifacts/synthetic/BUILD_REPORT.md").read_text()
+    assert "Built in a twin" in report
+    refused = run_doit(
+        setup, "install", "--target", "synthetic", "--root", str(tmp_path / "image"), "--yes"
+    )
+    assert refused.rc == 1
+    assert "refusing to install synthetic: its packages were built in a twin" in refused.output
+    assert not (tmp_path / "image").exists()
+
+
+def test_a_container_engine_that_cannot_start_is_one_line(
+    setup: Path, fake_tools: FakeTools, tmp_path: Path
+) -> None:
+    in_environment(setup)
+    (setup / "site.yaml").write_text(
+        "environments:\n  testdistro-1:\n    kind: podman\n    image: localhost/testdistro:1\n"
+    )
+    engine = tmp_path / "engine/podman"
+    engine.parent.mkdir()
+    # what podman prints in a nested sandbox that refuses setrlimit
+    engine.write_text(
+        "#!/bin/sh\necho 'Error: crun: setrlimit `RLIMIT_NOFILE`: Operation not permitted: "
+        "OCI permission denied' >&2\nexit 126\n"
+    )
+    engine.chmod(0o755)
+    path = f"{engine.parent}:{fake_tools.env['PATH']}"
+    outcome = run_doit(setup, "env", "--target", "synthetic", "--yes", env={"PATH": path})
+    assert outcome.rc == 1, outcome.output
+    assert (
+        "environment testdistro-1: podman is installed but cannot start containers here "
+        "(setrlimit refused" in outcome.output
+    )
+    assert "Traceback" not in outcome.output
