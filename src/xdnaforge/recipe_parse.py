@@ -80,9 +80,11 @@ def parse_recipe(document: Document, digest: str) -> tuple[Recipe | None, Reader
         ((), (), ()) if prebuilt_kind else _build(reader, top.get("build"), ("build",))
     )
     environment = None if prebuilt_kind else _environment(reader, top.get("build"))
-    if environment is not None and depends and f"{environment[0]}-{environment[1]}" not in {
-        key for key, _ in depends
-    }:
+    if (
+        environment is not None
+        and depends
+        and f"{environment[0]}-{environment[1]}" not in {key for key, _ in depends}
+    ):
         reader.problem(
             ("build", "environment"),
             f"no build.depends list for {environment[0]}-{environment[1]}, the distro the "
