@@ -80,7 +80,8 @@ def toolchain(site: Site, spec: EnvironmentSpec, depends: tuple[str, ...]) -> di
     changed), and a digest of every other installed package."""
     packages = installed_packages(site, spec)
     named = set(depends) | set(spec.packages) | {c for _, c in spec.compilers}
-    result = {"environment": spec.describe()}
+    # the name and kind, not the mirror: the same packages from another mirror are the same
+    result = {"environment": f"{spec.name} {spec.kind}{' twin' if spec.twin else ''}"}
     for name in sorted(named):
         result[f"deb:{name}"] = packages.get(name, "absent")
     rest = sorted(f"{p}={v}" for p, v in packages.items() if p not in named)
