@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime
 import hashlib
+import json
 import os
 import shutil
 from collections.abc import Sequence
@@ -309,14 +310,28 @@ def _make(
         "created": now.isoformat(timespec="seconds"),
         "seconds": round((now - started).total_seconds(), 1),
     }
+    previous = _previous(where) if boot is None else {}
+    if previous.get("created"):
+        # an update in place: keep when and how fast the root was made, say when it changed
+        body["updated"], body["update_seconds"] = body["created"], body["seconds"]
+        body["created"], body["seconds"] = previous["created"], previous.get("seconds")
     write_record(work / "env.json", "env", body)
     if boot is not None:
         _swap(new, where.base)
-    print(f"{spec.name}: {len(installed)} packages, {size / 2**20:.0f} MiB, {body['seconds']} s")
+    took = body.get("update_seconds", body["seconds"])
+    print(f"{spec.name}: {len(installed)} packages, {size / 2**20:.0f} MiB, {took} s")
     if body["valid_until_ignored"]:
         dates = ", ".join(f.get("Date", "?") for f in facts.values())
         print(f"  the archive's Release file has expired; used it anyway (archive date {dates})")
     return where.record
+
+
+def _previous(where: Place) -> dict[str, Any]:
+    try:
+        data: dict[str, Any] = json.loads(where.record.read_text())
+    except (OSError, ValueError):
+        return {}
+    return data
 
 
 def _base_identity(root: Path) -> str:
