@@ -174,6 +174,9 @@ STEP_VARIABLES = (
     "TERM",
     "CC",
     "CXX",
+    # containment.py's markers: a later run finds a step's processes by them
+    "XDNAFORGE_RUN",
+    "XDNAFORGE_STEP",
 )
 
 

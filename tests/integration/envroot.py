@@ -5,14 +5,29 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
 
 BWRAP = shutil.which("bwrap")
-needs_bwrap = pytest.mark.skipif(
-    BWRAP is None, reason="bubblewrap (bwrap) is not installed; .ci/run installs it"
-)
+
+
+def _why_not() -> str | None:
+    """Why bubblewrap cannot make the sandbox here (None: it can)."""
+    if BWRAP is None:
+        return "bubblewrap (bwrap) is not installed; .ci/run installs it"
+    done = subprocess.run(
+        [BWRAP, "--ro-bind", "/", "/", "--unshare-pid", "--unshare-net", "--", "true"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return None if done.returncode == 0 else f"bwrap refused: {done.stderr.strip()}"
+
+
+WHY_NOT = _why_not()
+needs_bwrap = pytest.mark.skipif(WHY_NOT is not None, reason=str(WHY_NOT))
 
 
 def status_text(packages: dict[str, str]) -> str:
