@@ -117,7 +117,7 @@ def test_killed_step_leaves_nothing_and_reruns(tmp_path: Path) -> None:
     started = time.monotonic()
     with pytest.raises(CommandFailed, match="still running"):
         run_streaming(
-            ["sh", "-c", "echo $$ > marker; sleep 300"],
+            ["sh", "-c", "echo $$ > marker; sleep 313.37"],
             cwd=tmp_path / "work",
             timeout=2,
             env=env,
@@ -129,7 +129,7 @@ def test_killed_step_leaves_nothing_and_reruns(tmp_path: Path) -> None:
     alive = [
         p
         for p in Path("/proc").iterdir()
-        if p.name.isdigit() and _cmdline(p).startswith("sleep\x00300")
+        if p.name.isdigit() and _cmdline(p).startswith("sleep\x00313.37")
     ]
     assert not alive, "the sandboxed sleep outlived its step"
     assert marker.exists()
@@ -162,3 +162,24 @@ def test_a_work_path_under_usr_is_refused(tmp_path: Path) -> None:
             cwd=Path("/usr/src/build"),
         )
     assert os.fspath(root)
+
+
+def test_an_environment_step_is_not_wrapped_twice(tmp_path: Path) -> None:
+    # a stand-in wrapper that reports who started it: xdnaforge itself, not a second bwrap
+    wrapper = tmp_path / "wrapper"
+    wrapper.write_text('#!/bin/sh\ntr "\\0" " " < /proc/$PPID/cmdline; echo; exec "$@"\n')
+    wrapper.chmod(0o755)
+    log = tmp_path / "step.log"
+    run_streaming(
+        ["echo", "inside"],
+        cwd=tmp_path,
+        timeout=30,
+        env={"PATH": "/usr/bin:/bin"},
+        log_file=log,
+        contain=True,
+        wrapper=[str(wrapper)],
+    )
+    lines = log.read_text().splitlines()
+    assert "inside" in lines
+    assert "bwrap" not in lines[1], lines[1]
+    assert "python" in lines[1] or "pytest" in lines[1]
