@@ -241,9 +241,16 @@ def env(project: Project, target: str, refresh: bool, yes: bool) -> None:
         print(f"{name} names no build.environment: it builds on the host")
         return
     packages = (*(plan.recipe.depends_for(*plan.distro) or ()), *spec.packages)
-    env_create.create(
-        project.site, spec, tuple(dict.fromkeys(packages)), refresh=refresh, yes=yes, target=name
-    )
+    # a build must not run in a root that apt is changing
+    with held(project.site.build_dir / ".lock", f"the build directory {project.site.build_dir}"):
+        env_create.create(
+            project.site,
+            spec,
+            tuple(dict.fromkeys(packages)),
+            refresh=refresh,
+            yes=yes,
+            target=name,
+        )
 
 
 @guarded
