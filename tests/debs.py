@@ -12,12 +12,17 @@ import gzip
 import io
 import lzma
 import shutil
+import struct
 import subprocess
 import tarfile
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import zstandard
+
+from tests.conftest import require_tool
+from xdnaforge import xzblocks
 
 
 @dataclass
@@ -150,6 +155,7 @@ def kernel_image() -> Spec:
 
 def build_deb(directory: Path, spec: Spec, compression: str = "xz") -> Path:
     """A real .deb from `dpkg-deb --build` (compression: gzip, xz, zstd or none)."""
+    require_tool("dpkg-deb")
     root = directory / f"{spec.package}-root"
     if root.exists():
         shutil.rmtree(root)
@@ -196,7 +202,37 @@ def ar_archive(members: list[tuple[str, bytes]]) -> bytes:
     return out.getvalue()
 
 
-def tar_bytes(files: dict[str, str | bytes], compression: str = "") -> bytes:
+def xz_blocks(data: bytes, block_size: int, sizes: bool = True) -> bytes:
+    """An xz stream cut into blocks, as multi-threaded encoders write it (CRC32 checks).
+
+    lzma.compress writes one block without sizes; xz -T and dpkg-deb write blocks whose headers
+    carry both sizes, which is what lets a reader decode them in parallel.
+    """
+    flags = b"\x00\x01"  # check: CRC32
+    out = [xzblocks.MAGIC + flags + struct.pack("<I", zlib.crc32(flags))]
+    records = []
+    filters = [{"id": lzma.FILTER_LZMA2, "dict_size": 1 << 20}]
+    for start in range(0, max(len(data), 1), block_size):
+        chunk = data[start : start + block_size]
+        packed = lzma.compress(chunk, format=lzma.FORMAT_RAW, filters=filters)
+        fields = b""
+        if sizes:
+            fields = xzblocks._encode_varint(len(packed)) + xzblocks._encode_varint(len(chunk))
+        # one filter, LZMA2 (0x21), one property byte: dictionary 1 MiB (16)
+        body = bytes([0xC0 if sizes else 0x00]) + fields + b"\x21\x01\x10"
+        size = (len(body) + 1 + 4 + 3) // 4 * 4
+        body = bytes([size // 4 - 1]) + body + b"\x00" * (size - 4 - 1 - len(body))
+        header = body + struct.pack("<I", zlib.crc32(body))
+        check = struct.pack("<I", zlib.crc32(chunk))
+        out.append(header + packed + b"\x00" * (-len(packed) % 4) + check)
+        records.append((len(header) + len(packed) + 4, len(chunk)))
+    out.append(xzblocks._index_and_footer(records, flags))
+    return b"".join(out)
+
+
+def tar_bytes(
+    files: dict[str, str | bytes], compression: str = "", xz_block_size: int = 0
+) -> bytes:
     raw = io.BytesIO()
     with tarfile.open(fileobj=raw, mode="w", format=tarfile.GNU_FORMAT) as archive:
         for path, content in files.items():
@@ -209,7 +245,7 @@ def tar_bytes(files: dict[str, str | bytes], compression: str = "") -> bytes:
     if compression == ".gz":
         return gzip.compress(data)
     if compression == ".xz":
-        return lzma.compress(data)
+        return xz_blocks(data, xz_block_size) if xz_block_size else lzma.compress(data)
     if compression == ".bz2":
         return bz2.compress(data)
     if compression == ".zst":
@@ -218,13 +254,13 @@ def tar_bytes(files: dict[str, str | bytes], compression: str = "") -> bytes:
     return data
 
 
-def deb_bytes(spec: Spec, compression: str = ".xz") -> bytes:
+def deb_bytes(spec: Spec, compression: str = ".xz", xz_block_size: int = 0) -> bytes:
     control = {"./control": spec.control(), **{f"./{k}": v for k, v in spec.scripts.items()}}
     data = {f"./{path}": content for path, content in spec.files.items()}
     return ar_archive(
         [
             ("debian-binary", b"2.0\n"),
             (f"control.tar{compression}", tar_bytes(dict(control), compression)),
-            (f"data.tar{compression}", tar_bytes(data, compression)),
+            (f"data.tar{compression}", tar_bytes(data, compression, xz_block_size)),
         ]
     )

@@ -15,15 +15,14 @@ import tarfile
 from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
-from contextlib import AbstractContextManager as ContextManager
-from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import IO, Any, BinaryIO, Literal, cast
+from typing import IO, BinaryIO, cast
 
 import zstandard
 from debian.deb822 import Deb822
 
+from . import streams
 from .errors import StepFailed
 
 AR_MAGIC = b"!<arch>\n"
@@ -31,7 +30,6 @@ MAINTAINER_SCRIPTS = ("preinst", "postinst", "prerm", "postrm", "triggers", "con
 TEXT_LIMIT = 1 << 20  # control files and inspected texts: 1 MiB is far beyond any real one
 _CHUNK = 1 << 16
 _BLOCK = 1 << 20
-_TAR_BUFFER = 1 << 18  # measured: fewer, larger reads than tarfile's 10 KiB default
 
 
 class DebError(StepFailed):
@@ -171,21 +169,6 @@ def _members(source: _HashingReader, file: str) -> Iterator[_Member]:
 
 
 COMPRESSIONS = ("", ".gz", ".xz", ".lzma", ".bz2", ".zst")
-# tarfile decompresses gz, xz and bz2 streams itself, reading large blocks: much faster
-# than stacking tarfile on a GzipFile. zstd (not in tarfile before Python 3.14) and lzma
-# (the legacy "alone" format) are decompressed here.
-_TarMode = Literal["r|", "r|gz", "r|xz", "r|bz2"]
-_TAR_MODES: dict[str, _TarMode] = {"": "r|", ".gz": "r|gz", ".xz": "r|xz", ".bz2": "r|bz2"}
-
-
-def _decompressed(member: _Member, compression: str) -> ContextManager[Any]:
-    """The member's tarball as a stream for tarfile (see _TAR_MODES), closed with the context."""
-    raw = cast(IO[bytes], member)
-    if compression == ".lzma":
-        return lzma.LZMAFile(raw, format=lzma.FORMAT_ALONE)
-    if compression == ".zst":
-        return zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True)
-    return nullcontext(raw)
 
 
 _STREAM_ERRORS = (
@@ -223,17 +206,16 @@ def _kind(info: tarfile.TarInfo) -> str:
 def _tar_entries(
     member: _Member, compression: str
 ) -> Iterator[tuple[tarfile.TarInfo, tarfile.TarFile]]:
-    # "r|": a forward-only stream; tarfile never seeks, so memory stays bounded
-    mode = _TAR_MODES.get(compression, "r|")
+    # "r:" over a PieceReader: tarfile skips file data by seeking, which the reader does
+    # without copying; the reader only moves forward, so memory stays bounded
     with (
-        _decompressed(member, compression) as stream,
-        tarfile.open(fileobj=stream, mode=mode, bufsize=_TAR_BUFFER) as archive,
+        streams.open_member(cast(IO[bytes], member), compression) as stream,
+        tarfile.open(fileobj=cast(IO[bytes], stream), mode="r:") as archive,
     ):
         for info in archive:
             yield info, archive
         # read to the end of the compressed stream: a damaged tail is an error too
-        while archive.fileobj.read(_CHUNK):
-            pass
+        stream.drain()
 
 
 def read_deb(

@@ -3,16 +3,30 @@
 from __future__ import annotations
 
 import hashlib
+import io
 import json
+import random
+import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.debs import build_deb, dkms_source, firmware, kernel_image, plugin, xrt_base, xrt_npu
+from tests.debs import (
+    ar_archive,
+    build_deb,
+    dkms_source,
+    firmware,
+    kernel_image,
+    plugin,
+    tar_bytes,
+    xrt_base,
+    xrt_npu,
+)
 from tests.integration.conftest import run_doit
 from tests.integration.upstream import make_upstream, write_recipe
+from xdnaforge import xzblocks
 from xdnaforge.audit import audit, wants_text
-from xdnaforge.debfile import read_deb
+from xdnaforge.debfile import DebError, read_deb
 
 
 @pytest.mark.parametrize("compression", ["gzip", "xz", "zstd", "none"])
@@ -25,6 +39,36 @@ def test_dpkg_deb_output_in_every_compression(tmp_path: Path, compression: str) 
     assert audit(read_deb(build_deb(tmp_path, plugin(), compression), wants_text)).verdict == (
         "pass"
     )
+
+
+@pytest.mark.tools("xz", "dpkg-deb")
+def test_a_data_member_from_multi_threaded_xz_is_read_block_by_block(tmp_path: Path) -> None:
+    # what dpkg-deb and `xz -T` write: several blocks whose headers carry their sizes
+    spec = plugin(nokmod=False)
+    spec.files["opt/xilinx/xrt/lib/libbig.so"] = random.Random(1).randbytes(200_000) * 2
+    tar = tar_bytes({f"./{path}": content for path, content in spec.files.items()})
+    packed = subprocess.run(
+        ["xz", "-T2", "--block-size=65536", "-c"], input=tar, capture_output=True, check=True
+    ).stdout
+    assert len(list(xzblocks.decode(io.BytesIO(packed).read))) > 4
+    deb = tmp_path / "plugin.deb"
+    deb.write_bytes(
+        ar_archive(
+            [
+                ("debian-binary", b"2.0\n"),
+                ("control.tar.gz", tar_bytes({"./control": spec.control()}, ".gz")),
+                ("data.tar.xz", packed),
+            ]
+        )
+    )
+    listed = subprocess.run(["dpkg-deb", "-c", str(deb)], capture_output=True, check=True)
+    contents = read_deb(deb, wants_text)
+    assert len(contents.entries) == len(listed.stdout.splitlines())
+    assert {e.path for e in contents.entries} >= set(spec.files)
+    assert audit(contents).verdict == "block"
+    deb.write_bytes(deb.read_bytes()[:-20_000])
+    with pytest.raises(DebError, match="truncated"):
+        read_deb(deb, wants_text)
 
 
 def test_audit_debs_passes_clean_and_blocks_payloads(project_dir: Path, tmp_path: Path) -> None:

@@ -34,6 +34,24 @@ def test_every_compression_reads_the_same(compression: str) -> None:
     }
 
 
+def test_multi_block_xz_reads_like_single_block_xz() -> None:
+    spec = plugin(nokmod=False)
+    spec.files["opt/xilinx/xrt/lib/big.so"] = bytes(range(256)) * 2000
+    one = read_deb_stream(io.BytesIO(deb_bytes(spec, ".xz")), "p.deb", wants_text)
+    many = read_deb_stream(io.BytesIO(deb_bytes(spec, ".xz", 16_000)), "p.deb", wants_text)
+    assert many.entries == one.entries
+    assert (many.control, many.scripts, many.texts) == (one.control, one.scripts, one.texts)
+
+
+def test_a_damaged_block_of_a_multi_block_xz_is_an_error() -> None:
+    spec = xrt_base()
+    spec.files["opt/xilinx/xrt/lib/big.so"] = bytes(range(256)) * 2000
+    data = bytearray(deb_bytes(spec, ".xz", 16_000))
+    data[-3000] ^= 0xFF
+    assert "damaged data.tar.xz" in _error(bytes(data))
+    assert "truncated" in _error(bytes(data[:-3000]))
+
+
 def test_size_and_digest_cover_the_whole_file() -> None:
     data = deb_bytes(xrt_base())
     deb = read_deb_stream(io.BytesIO(data), "b.deb")
@@ -105,6 +123,7 @@ def test_debian_binary_must_come_first() -> None:
 
 
 SEED = deb_bytes(plugin(nokmod=False), ".gz")
+XZ_SEED = deb_bytes(plugin(nokmod=False), ".xz", 2_000)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -121,6 +140,25 @@ def test_fuzzed_files_raise_only_deb_error(cuts: list[tuple[int, bytes]], trunca
     for offset, replacement in cuts:
         data[offset : offset + len(replacement)] = replacement
     with contextlib.suppress(DebError):  # any other exception fails the test
+        read(bytes(data[:truncate]))
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    cuts=st.lists(
+        st.tuples(st.integers(0, len(XZ_SEED) - 1), st.binary(min_size=0, max_size=8)),
+        min_size=1,
+        max_size=4,
+    ),
+    truncate=st.integers(0, len(XZ_SEED)),
+)
+def test_fuzzed_multi_block_xz_files_raise_only_deb_error(
+    cuts: list[tuple[int, bytes]], truncate: int
+) -> None:
+    data = bytearray(XZ_SEED)
+    for offset, replacement in cuts:
+        data[offset : offset + len(replacement)] = replacement
+    with contextlib.suppress(DebError):
         read(bytes(data[:truncate]))
 
 

@@ -1,0 +1,186 @@
+"""Decompressed views of a .deb member for the tar reader: read ahead on threads, skip cheaply.
+
+A member is decompressed into pieces (xz by blocks in parallel, see xzblocks; gzip, zstd,
+bzip2 and lzma on one reader thread, a bounded queue ahead of the tar parser, since zlib,
+libzstd, libbz2 and liblzma all release the GIL), and `PieceReader` presents the pieces as a
+file that tarfile can read in its seeking mode: skipping a file's data is a position change
+over pieces already in memory, never a copy. Memory stays bounded by the queue and the
+xz read-ahead budget. This module decompresses only: no tar, no files, no processes.
+"""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import io
+import lzma
+import queue
+import threading
+from collections.abc import Callable, Iterator
+from typing import IO, Any
+
+import zstandard
+
+from . import xzblocks
+
+_PIECE = 1 << 20
+_QUEUE = 4  # pieces decoded ahead of the tar parser (4 MiB)
+_HISTORY = 4096  # bytes kept behind the position: tarfile steps back one byte between members
+_DONE = object()
+
+
+class PieceReader(io.RawIOBase):
+    """A read-only file over an iterator of byte pieces; seeks forward, and a little back."""
+
+    def __init__(self, pieces: Iterator[bytes], close: Callable[[], None] = lambda: None) -> None:
+        super().__init__()
+        self._pieces = pieces
+        self._on_close = close
+        self._piece = memoryview(b"")
+        self._start = 0  # stream position of self._piece[0]
+        self._position = 0
+        self._history = b""  # the bytes just before self._start
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def tell(self) -> int:
+        return self._position
+
+    def _advance(self) -> bool:
+        """Moves to the next piece; False at the end of the data."""
+        for piece in self._pieces:
+            if piece:
+                self._history = (self._history + bytes(self._piece[-_HISTORY:]))[-_HISTORY:]
+                self._start += len(self._piece)
+                self._piece = memoryview(piece)
+                return True
+        return False
+
+    def read(self, size: int | None = -1) -> bytes:
+        parts = []
+        wanted = size if size is not None and size >= 0 else 1 << 62
+        while wanted:
+            offset = self._position - self._start
+            if offset < 0:  # inside the history
+                part = self._history[len(self._history) + offset :][:wanted]
+            elif offset < len(self._piece):
+                part = bytes(self._piece[offset : offset + wanted])
+            elif self._advance():
+                continue
+            else:
+                break
+            parts.append(part)
+            self._position += len(part)
+            wanted -= len(part)
+        return b"".join(parts)
+
+    def readinto(self, buffer: Any) -> int:
+        data = self.read(len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        target = offset if whence == io.SEEK_SET else self._position + offset
+        if whence not in (io.SEEK_SET, io.SEEK_CUR) or target < self._start - len(self._history):
+            raise io.UnsupportedOperation("a decompressed stream seeks forward only")
+        while target > self._start + len(self._piece) and self._advance():
+            pass
+        # past the end: the position stays at the end, and the next read finds no data
+        self._position = min(target, self._start + len(self._piece))
+        return self._position
+
+    def drain(self) -> None:
+        """Decodes the rest: a damaged tail is an error even after the last tar member."""
+        while self._advance():
+            pass
+        self._position = self._start + len(self._piece)
+
+    def close(self) -> None:
+        if not self.closed:
+            self._on_close()
+        super().close()
+
+
+def _read_ahead(pieces: Iterator[bytes]) -> tuple[Iterator[bytes], Callable[[], None]]:
+    """The same pieces, produced on a thread a few pieces ahead; and how to stop it."""
+    slots: queue.Queue[object] = queue.Queue(maxsize=_QUEUE)
+    stop = threading.Event()
+
+    def produce() -> None:
+        try:
+            for piece in pieces:
+                while not stop.is_set():
+                    try:
+                        slots.put(piece, timeout=0.1)
+                        break
+                    except queue.Full:
+                        continue
+                if stop.is_set():
+                    return
+            slots.put(_DONE)
+        # anything, bugs included, is handed to the reader, which raises it on its thread
+        except BaseException as error:  # noqa: BLE001
+            slots.put(error)
+
+    thread = threading.Thread(target=produce, name="decompress", daemon=True)
+    thread.start()
+
+    def consume() -> Iterator[bytes]:
+        while True:
+            item = slots.get()
+            if item is _DONE:
+                return
+            if isinstance(item, BaseException):
+                raise item
+            assert isinstance(item, bytes)
+            yield item
+
+    def close() -> None:
+        stop.set()
+        while thread.is_alive():
+            try:
+                slots.get(timeout=0.1)
+            except queue.Empty:
+                continue
+        thread.join()
+
+    return consume(), close
+
+
+def _chunks(stream: IO[bytes] | Any) -> Iterator[bytes]:
+    with stream:
+        while piece := stream.read(_PIECE):
+            yield piece
+
+
+def open_member(member: IO[bytes], compression: str) -> PieceReader:
+    """The decompressed content of a member compressed with `compression` ("" or ".gz" ...)."""
+    if compression == ".xz":
+        # decoding runs on xzblocks' own worker threads; reading stays on this thread
+        pieces = xzblocks.decode(member.read)
+        return PieceReader(pieces, close=pieces.close)
+    if compression == "":
+        return PieceReader(_chunks_of(member))
+    opened = _decompressor(member, compression)
+    produced, stop = _read_ahead(_chunks(opened))
+    return PieceReader(produced, close=stop)
+
+
+def _decompressor(member: IO[bytes], compression: str) -> IO[bytes] | Any:
+    if compression == ".gz":
+        return gzip.GzipFile(fileobj=member, mode="rb")
+    if compression == ".bz2":
+        return bz2.BZ2File(member)
+    if compression == ".lzma":
+        return lzma.LZMAFile(member, format=lzma.FORMAT_ALONE)
+    # frames one after the other are one stream, as zstd -d reads them
+    return zstandard.ZstdDecompressor().stream_reader(member, read_across_frames=True)
+
+
+def _chunks_of(member: IO[bytes]) -> Iterator[bytes]:
+    while piece := member.read(_PIECE):
+        yield piece

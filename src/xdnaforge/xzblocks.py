@@ -1,0 +1,296 @@
+"""Decoding an xz stream read front to back, its independent blocks on several threads.
+
+Multi-threaded xz encoders (xz -T, and dpkg-deb, which compresses with liblzma's threaded
+encoder) cut the data into blocks of a few tens of MiB and store each block's compressed and
+uncompressed size in its header, so a block can be decoded without the ones before it. Each
+such block is wrapped into a one-block xz stream (the original stream header, the block, an
+index and footer made for it) and decoded by liblzma on a worker thread; liblzma releases the
+GIL, so the blocks decode in parallel and liblzma still verifies every header CRC, the block's
+check and its sizes. Output is yielded in order; memory is bounded by the read-ahead budget,
+not by the stream's size. Streams without sizes in their headers (single-threaded xz), and
+blocks too large for the budget, are decoded sequentially with bounded output instead.
+This module only decodes bytes: it does not read files, start processes or know tar.
+"""
+
+from __future__ import annotations
+
+import lzma
+import os
+import struct
+import zlib
+from collections import deque
+from collections.abc import Callable, Generator, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+
+MAGIC = b"\xfd7zXZ\x00"
+FOOTER_MAGIC = b"YZ"
+BLOCK_LIMIT = 64 << 20  # a block decoded in one piece: xz -6..-8 blocks are 24..96 MiB
+READ_AHEAD_BUDGET = 96 << 20  # uncompressed bytes decoded ahead of the reader, at most
+_OUTPUT = 1 << 20  # output piece of the sequential decoder
+_INPUT = 1 << 18
+
+Read = Callable[[int], bytes]
+
+
+def workers() -> int:
+    """The decoding threads: the CPUs this process may run on, at most four."""
+    return max(1, min(4, len(os.sched_getaffinity(0))))
+
+
+def _check_size(check_id: int) -> int:
+    # xz file format 1.2.0, 3.4: sizes by groups of three check IDs
+    return (0, 4, 4, 4, 8, 8, 8, 16, 16, 16, 32, 32, 32, 64, 64, 64)[check_id]
+
+
+def _varint(data: bytes, offset: int) -> tuple[int, int]:
+    value = 0
+    for index in range(9):
+        if offset + index >= len(data):
+            break
+        byte = data[offset + index]
+        value |= (byte & 0x7F) << (7 * index)
+        if not byte & 0x80:
+            return value, offset + index + 1
+    raise lzma.LZMAError("xz: damaged size field")
+
+
+def _encode_varint(value: int) -> bytes:
+    out = bytearray()
+    while value >= 0x80:
+        out.append((value & 0x7F) | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def _index_and_footer(records: list[tuple[int, int]], flags: bytes) -> bytes:
+    """The index and stream footer that close a stream of the given (unpadded, size) blocks."""
+    body = b"\x00" + _encode_varint(len(records))
+    for unpadded, size in records:
+        body += _encode_varint(unpadded) + _encode_varint(size)
+    body += b"\x00" * (-len(body) % 4)
+    index = body + struct.pack("<I", zlib.crc32(body))
+    backward = struct.pack("<I", len(index) // 4 - 1) + flags
+    return index + struct.pack("<I", zlib.crc32(backward)) + backward + FOOTER_MAGIC
+
+
+@dataclass(frozen=True, slots=True)
+class _Block:
+    header: bytes
+    compressed: int | None
+    uncompressed: int | None
+    check: int
+
+    @property
+    def total(self) -> int:
+        """Header, data, padding and check: the block's bytes in the stream."""
+        assert self.compressed is not None
+        return len(self.header) + self.compressed + (-self.compressed % 4) + self.check
+
+    @property
+    def unpadded(self) -> int:
+        assert self.compressed is not None
+        return len(self.header) + self.compressed + self.check
+
+
+def _parse_block_header(header: bytes, check: int) -> _Block:
+    if zlib.crc32(header[:-4]) != struct.unpack("<I", header[-4:])[0]:
+        raise lzma.LZMAError("xz: damaged block header (CRC32 mismatch)")
+    flags = header[1]
+    if flags & 0x3C:
+        raise lzma.LZMAError("xz: unsupported block header options")
+    offset = 2
+    compressed = uncompressed = None
+    if flags & 0x40:
+        compressed, offset = _varint(header, offset)
+    if flags & 0x80:
+        uncompressed, offset = _varint(header, offset)
+    return _Block(header=header, compressed=compressed, uncompressed=uncompressed, check=check)
+
+
+def _decode_block(stream_header: bytes, block: _Block, data: bytes) -> bytes:
+    """One block, wrapped into its own stream so that liblzma checks all of it."""
+    assert block.uncompressed is not None
+    closing = _index_and_footer([(block.unpadded, block.uncompressed)], stream_header[6:8])
+    decoder = lzma.LZMADecompressor(format=lzma.FORMAT_XZ)
+    out = decoder.decompress(stream_header + data + closing)
+    if not decoder.eof or len(out) != block.uncompressed:
+        raise lzma.LZMAError("xz: damaged block (size differs from its header)")
+    return out
+
+
+class _Input:
+    """Exact reads from the compressed source, with push-back for a decoder's leftovers."""
+
+    def __init__(self, read: Read) -> None:
+        self._read = read
+        self._back = b""
+
+    def some(self, size: int) -> bytes:
+        if self._back:
+            data, self._back = self._back[:size], self._back[size:]
+            return data
+        return self._read(size)
+
+    def exact(self, size: int, what: str) -> bytes:
+        parts, wanted = [], size
+        while wanted:
+            data = self.some(wanted)
+            if not data:
+                raise lzma.LZMAError(f"xz: truncated inside {what}")
+            parts.append(data)
+            wanted -= len(data)
+        return b"".join(parts)
+
+    def unread(self, data: bytes) -> None:
+        self._back = data + self._back
+
+
+def _sequential(source: _Input, feed: Iterator[bytes]) -> Iterator[bytes]:
+    """A stream through one decoder with bounded output; its leftovers go back to source."""
+    decoder = lzma.LZMADecompressor(format=lzma.FORMAT_XZ)
+    data = next(feed, b"")
+    while True:
+        out = decoder.decompress(data, max_length=_OUTPUT)
+        if out:
+            yield out
+        if decoder.eof:
+            source.unread(decoder.unused_data)
+            return
+        data = b""
+        if decoder.needs_input:
+            data = next(feed, b"")
+            if not data:
+                raise lzma.LZMAError("xz: truncated: the stream ends before its end marker")
+
+
+def _rest_of(source: _Input, first: bytes) -> Iterator[bytes]:
+    yield first
+    while data := source.some(_INPUT):
+        yield data
+
+
+def _exactly(source: _Input, size: int, what: str) -> Iterator[bytes]:
+    while size:
+        data = source.exact(min(size, _INPUT), what)
+        size -= len(data)
+        yield data
+
+
+def _stream_header(header: bytes) -> int:
+    """The stream's check size; raises on a header that is not xz."""
+    if header[:6] != MAGIC:
+        raise lzma.LZMAError("xz: not an xz stream (no stream header magic)")
+    flags = header[6:8]
+    if zlib.crc32(flags) != struct.unpack("<I", header[8:12])[0]:
+        raise lzma.LZMAError("xz: damaged stream header (CRC32 mismatch)")
+    if flags[0] or flags[1] & 0xF0:
+        raise lzma.LZMAError("xz: unsupported stream flags")
+    return _check_size(flags[1] & 0x0F)
+
+
+# a job is decoded output: a block decoding on a worker, or a stream decoded as it is read
+_Job = tuple[Future[bytes], int] | Iterator[bytes]
+
+
+def _jobs(source: _Input, pool: ThreadPoolExecutor) -> Iterator[_Job]:
+    """Reads the streams front to back and yields their blocks' decoding, in order."""
+    first = True
+    while True:
+        header = source.some(12)
+        if not header and not first:
+            return
+        header += source.exact(12 - len(header), "the stream header") if len(header) < 12 else b""
+        check = _stream_header(header)
+        first = False
+        records: list[tuple[int, int]] = []
+        while True:
+            size_byte = source.exact(1, "a block header")
+            if size_byte == b"\x00":
+                _read_index(source, records, header[6:8])
+                break
+            raw = size_byte + source.exact((size_byte[0] + 1) * 4 - 1, "a block header")
+            block = _parse_block_header(raw, check)
+            if block.compressed is None or block.uncompressed is None:
+                if records:
+                    raise lzma.LZMAError("xz: a block without sizes after blocks with sizes")
+                # single-threaded xz: the stream is decoded in one piece, index included
+                yield _sequential(source, _rest_of(source, header + raw))
+                break
+            records.append((block.unpadded, block.uncompressed))
+            if block.total <= BLOCK_LIMIT and block.uncompressed <= BLOCK_LIMIT:
+                data = raw + source.exact(block.total - len(raw), "a block")
+                yield pool.submit(_decode_block, header, block, data), block.uncompressed
+            else:
+                closing = _index_and_footer([(block.unpadded, block.uncompressed)], header[6:8])
+                feed = _exactly(source, block.total - len(raw), "a block")
+                yield _sequential(_Input(lambda _: b""), _chain(header + raw, feed, closing))
+        _skip_padding(source)
+
+
+def _chain(first: bytes, middle: Iterator[bytes], last: bytes) -> Iterator[bytes]:
+    yield first
+    yield from middle
+    yield last
+
+
+def _read_index(source: _Input, records: list[tuple[int, int]], flags: bytes) -> None:
+    """The index must list exactly the blocks read, and the footer must match it."""
+    count_bytes = b"\x00"
+    while True:  # the record count, then each record: variable-length integers
+        count_bytes += source.exact(1, "the index")
+        if not count_bytes[-1] & 0x80:
+            break
+    count, _ = _varint(count_bytes, 1)
+    if count != len(records):
+        raise lzma.LZMAError(f"xz: the index lists {count} blocks, the stream has {len(records)}")
+    expected = _index_and_footer(records, flags)
+    rest = source.exact(len(expected) - len(count_bytes), "the index and stream footer")
+    if count_bytes + rest != expected:
+        raise lzma.LZMAError("xz: the index or stream footer does not match the blocks")
+
+
+def _skip_padding(source: _Input) -> None:
+    """Stream padding: zero bytes in fours, then the end or another stream."""
+    while True:
+        data = source.some(4)
+        if not data:
+            return
+        if data != b"\x00" * len(data):
+            source.unread(data)
+            return
+        if len(data) < 4:
+            raise lzma.LZMAError("xz: stream padding is not a multiple of four bytes")
+
+
+def decode(read: Read, threads: int | None = None) -> Generator[bytes, None, None]:
+    """The decompressed pieces of the xz data that `read(n)` returns, in order."""
+    source = _Input(read)
+    threads = threads or workers()
+    with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="xz") as pool:
+        pending: deque[_Job] = deque()
+        try:
+            for job in _jobs(source, pool):
+                pending.append(job)
+                # an in-line job reads the input as it goes: finish it before reading on
+                while pending and (isinstance(pending[-1], Iterator) or _over(pending, threads)):
+                    yield from _output(pending.popleft())
+            while pending:
+                yield from _output(pending.popleft())
+        finally:
+            for job in pending:
+                if isinstance(job, tuple):
+                    job[0].cancel()
+
+
+def _over(pending: deque[_Job], threads: int) -> bool:
+    ahead = sum(job[1] for job in pending if isinstance(job, tuple))
+    return len(pending) > threads or ahead > READ_AHEAD_BUDGET
+
+
+def _output(job: _Job) -> Iterator[bytes]:
+    if isinstance(job, tuple):
+        yield job[0].result()
+    else:
+        yield from job
