@@ -18,7 +18,10 @@ from tests.integration.upstream import BOOST_PATCH, Upstream, write_recipe
 from tests.unit.test_install_checks import LIMITS_8M
 
 # dpkg refuses to install, even into another root, without superuser privileges
-pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="dpkg --root needs root")
+pytestmark = [
+    pytest.mark.skipif(os.geteuid() != 0, reason="dpkg --root needs root"),
+    pytest.mark.tools("dpkg", "dpkg-query"),
+]
 
 
 @pytest.fixture
@@ -209,6 +212,7 @@ def test_low_memlock_is_reported_and_the_drop_ins_written_on_request(
     assert "*    hard    memlock    unlimited" in limits
 
 
+@pytest.mark.tools("dpkg-repack")
 def test_a_package_we_did_not_build_is_repacked_and_restored(
     built: Path, root: Path, tmp_path: Path
 ) -> None:

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import git
 
+from tests.conftest import require_tool
+
 IDENTITY = {
     "GIT_AUTHOR_NAME": "Upstream",
     "GIT_AUTHOR_EMAIL": "upstream@example.invalid",
@@ -191,6 +193,9 @@ dpkg-deb --root-owner-group --nocheck -Zgzip --build "$root" Release/xrt_plugin.
 
 
 def make_upstream(root: Path) -> Upstream:
+    # git makes the repositories; the build scripts package with dpkg-deb
+    require_tool("git")
+    require_tool("dpkg-deb")
     upstream = Upstream(root=root)
     for name in ("aiebu", "libqdma", "xrt", "xdna-driver"):
         (root / name).mkdir(parents=True)
