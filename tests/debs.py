@@ -202,6 +202,59 @@ def ar_archive(members: list[tuple[str, bytes]]) -> bytes:
     return out.getvalue()
 
 
+def elf_bytes(
+    run_path: str | None = None, tag: str = "RUNPATH", bits: int = 64, little: bool = True
+) -> bytes:
+    """A minimal shared library as a linker lays it out: no sections, one PT_LOAD, a PT_DYNAMIC
+    whose DT_STRTAB is an address (readers must map it through the segments)."""
+    order = "<" if little else ">"
+    word = "Q" if bits == 64 else "I"
+    header_size, phentsize = (64, 56) if bits == 64 else (52, 32)
+    strtab = b"\0" + (run_path or "").encode() + b"\0libc.so.6\0"
+    strtab_at = header_size + 2 * phentsize
+    dynamic_at = (strtab_at + len(strtab) + 7) // 8 * 8
+    tags = [(5, strtab_at), (10, len(strtab)), (1, len(strtab) - 10)]  # STRTAB, STRSZ, NEEDED
+    if run_path is not None:
+        tags.append((29 if tag == "RUNPATH" else 15, 1))
+    dynamic = b"".join(struct.pack(f"{order}{word}{word}", t, v) for t, v in [*tags, (0, 0)])
+    total = dynamic_at + len(dynamic)
+    ident = b"\x7fELF" + bytes([2 if bits == 64 else 1, 1 if little else 2, 1]) + bytes(9)
+    if bits == 64:
+        header = struct.pack(
+            f"{order}HHIQQQIHHHHHH", 3, 62, 1, 0, header_size, 0, 0, 64, 56, 2, 64, 0, 0
+        )
+        load = struct.pack(f"{order}IIQQQQQQ", 1, 5, 0, 0, 0, total, total, 0x1000)
+        dyn = struct.pack(
+            f"{order}IIQQQQQQ",
+            2,
+            6,
+            dynamic_at,
+            dynamic_at,
+            dynamic_at,
+            len(dynamic),
+            len(dynamic),
+            8,
+        )
+    else:
+        header = struct.pack(
+            f"{order}HHIIIIIHHHHHH", 3, 40, 1, 0, header_size, 0, 0, 52, 32, 2, 40, 0, 0
+        )
+        load = struct.pack(f"{order}IIIIIIII", 1, 0, 0, 0, total, total, 5, 0x1000)
+        dyn = struct.pack(
+            f"{order}IIIIIIII",
+            2,
+            dynamic_at,
+            dynamic_at,
+            dynamic_at,
+            len(dynamic),
+            len(dynamic),
+            6,
+            4,
+        )
+    body = ident + header + load + dyn + strtab
+    return body + bytes(dynamic_at - len(body)) + dynamic
+
+
 def xz_blocks(data: bytes, block_size: int, sizes: bool = True) -> bytes:
     """An xz stream cut into blocks, as multi-threaded encoders write it (CRC32 checks).
 

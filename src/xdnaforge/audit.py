@@ -16,6 +16,8 @@ from pathlib import PurePosixPath
 
 from debian.deb822 import PkgRelation
 
+from . import audit_host
+from .audit_host import HostPaths
 from .debfile import DebContents
 
 BLOCK = "block"
@@ -47,6 +49,7 @@ RULES = {
         Rule("UDEV-001", BLOCK, 'udev rule giving everyone access (MODE="0666")'),
         Rule("DEP-001", BLOCK, "depends on dkms or kernel headers/images/modules"),
         Rule("DEP-002", WARN, "recommends dkms or kernel headers/images/modules"),
+        *(Rule(rule_id, WARN, title) for rule_id, title in audit_host.RULES),
     )
 }
 
@@ -132,7 +135,7 @@ class Verdict:
 def wants_text(path: str) -> bool:
     """Data files whose content the rules read (passed to debfile.read_deb)."""
     name = PurePosixPath(path).name
-    if path.startswith(_UDEV_DIRS) and name.endswith(".rules"):
+    if (path.startswith(_UDEV_DIRS) and name.endswith(".rules")) or audit_host.wants_text(path):
         return True
     return path.startswith("usr/src/") and (
         name in ("Makefile", "Kbuild", "dkms.conf") or name.endswith((".c", ".h", ".mk"))
@@ -283,8 +286,16 @@ def _relation_findings(deb: DebContents) -> Iterable[tuple[str, str, str]]:
                     break
 
 
-def audit(deb: DebContents, waivers: Sequence[Waiver] = ()) -> Verdict:
-    found = [*_data_findings(deb), *_script_findings(deb), *_relation_findings(deb)]
+def audit(
+    deb: DebContents, waivers: Sequence[Waiver] = (), host: HostPaths | None = None
+) -> Verdict:
+    """The findings; `host` names the build's directories for the contamination rules."""
+    found = [
+        *_data_findings(deb),
+        *_script_findings(deb),
+        *_relation_findings(deb),
+        *audit_host.host_findings(deb, host or audit_host.host_paths()),
+    ]
     findings = []
     package = deb.package
     for rule_id, path, evidence in found:

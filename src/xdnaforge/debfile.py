@@ -22,12 +22,14 @@ from typing import IO, BinaryIO, cast
 import zstandard
 from debian.deb822 import Deb822
 
-from . import streams
+from . import elf, streams
+from .elf import RunPath
 from .errors import StepFailed
 
 AR_MAGIC = b"!<arch>\n"
 MAINTAINER_SCRIPTS = ("preinst", "postinst", "prerm", "postrm", "triggers", "config")
 TEXT_LIMIT = 1 << 20  # control files and inspected texts: 1 MiB is far beyond any real one
+ELF_LIMIT = 256 << 20  # an ELF file is read whole to find its run paths; XRT's largest is ~50 MiB
 _CHUNK = 1 << 16
 _BLOCK = 1 << 20
 
@@ -53,6 +55,9 @@ class DebContents:
     scripts: dict[str, str] = field(default_factory=dict)
     entries: list[Entry] = field(default_factory=list)
     texts: dict[str, str] = field(default_factory=dict)  # path -> content (first TEXT_LIMIT)
+    # executables and shared libraries: their RPATH/RUNPATH, or why it could not be read
+    run_paths: dict[str, tuple[RunPath, ...]] = field(default_factory=dict)
+    unreadable_elf: dict[str, str] = field(default_factory=dict)
     compression: dict[str, str] = field(default_factory=dict)  # member -> compression
     # data file -> sha256 of its content, when asked for (rebuild comparison); else empty
     digests: dict[str, str] = field(default_factory=dict)
@@ -298,18 +303,8 @@ def _read_member(
         contents.entries.append(
             Entry(path=path, kind=_kind(info), size=info.size, link=info.linkname or None)
         )
-        if info.isreg() and wants_text(path):
-            contents.texts[path] = _read_text(archive, info)
-        elif info.isreg() and contents.want_digests:
-            contents.digests[path] = _digest(archive, info)
-
-
-def _digest(archive: tarfile.TarFile, info: tarfile.TarInfo) -> str:
-    extracted = archive.extractfile(info)
-    digest = hashlib.sha256()
-    while extracted is not None and (chunk := extracted.read(_CHUNK)):
-        digest.update(chunk)
-    return digest.hexdigest()
+        if info.isreg():
+            _read_data_file(archive, info, path, contents, wants_text(path))
 
 
 def _read_text(archive: tarfile.TarFile, info: tarfile.TarInfo) -> str:
@@ -317,3 +312,43 @@ def _read_text(archive: tarfile.TarFile, info: tarfile.TarInfo) -> str:
     if extracted is None:
         return ""
     return extracted.read(TEXT_LIMIT).decode("utf-8", errors="replace")
+
+
+def _read_data_file(
+    archive: tarfile.TarFile, info: tarfile.TarInfo, path: str, contents: DebContents, text: bool
+) -> None:
+    """What the rules and the rebuild check need from one data file, read in one pass: the
+    decompressed stream only moves forward, so no file can be read twice.
+
+    The text when asked for; the run paths of an executable or shared library (the host
+    contamination check); the content's sha256 when digests are wanted (not for texts).
+    """
+    extracted = archive.extractfile(info)
+    if extracted is None:
+        return
+    head = extracted.read(elf.HEAD)
+    dynamic = elf.is_dynamic(head)
+    if dynamic and info.size > ELF_LIMIT:
+        contents.unreadable_elf[path] = f"{info.size} bytes, over the {ELF_LIMIT >> 20} MiB read"
+        dynamic = False
+    digest = hashlib.sha256(head) if contents.want_digests and not text else None
+    keep = info.size if dynamic else (TEXT_LIMIT if text else 0)
+    kept = [head[:keep]]
+    size = len(kept[0])
+    while (size < keep or digest is not None) and (chunk := extracted.read(_CHUNK)):
+        if digest is not None:
+            digest.update(chunk)
+        if size < keep:
+            kept.append(chunk[: keep - size])
+            size += len(kept[-1])
+    data = b"".join(kept)
+    if text:
+        contents.texts[path] = data[:TEXT_LIMIT].decode("utf-8", errors="replace")
+    if digest is not None:
+        contents.digests[path] = digest.hexdigest()
+    if dynamic:
+        found, problem = elf.run_paths(data)
+        if found:
+            contents.run_paths[path] = found
+        if problem:
+            contents.unreadable_elf[path] = problem

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .audit import Verdict, Waiver, audit, audit_body, format_verdicts, wants_text
+from .audit_host import HostPaths, host_paths
 from .debfile import DebError, read_deb
 from .errors import StepFailed
 from .paths import Workspace
@@ -19,14 +20,14 @@ from .records import read_record, write_atomic, write_record
 
 
 def audit_files(
-    files: Sequence[Path], waivers: Sequence[Waiver] = ()
+    files: Sequence[Path], waivers: Sequence[Waiver] = (), host: HostPaths | None = None
 ) -> tuple[list[Verdict], list[tuple[str, str]]]:
     """Verdicts for the readable files; (file, reason) for the others."""
     verdicts = []
     errors = []
     for file in files:
         try:
-            verdicts.append(audit(read_deb(file, wants_text), waivers))
+            verdicts.append(audit(read_deb(file, wants_text), waivers, host))
         except DebError as error:
             errors.append((str(file), error.message.removeprefix(f"{file}: ")))
     return verdicts, errors
@@ -48,11 +49,23 @@ def _conclude(verdicts: list[Verdict], errors: list[tuple[str, str]]) -> None:
         )
 
 
-def audit_debs(files: Sequence[str], json_out: str) -> None:
+def _host(project: Project, workspace: Workspace | None = None) -> HostPaths:
+    """The directories of this build that no package may point into, most specific first."""
+    site = project.site
+    named = [(site.build_dir, "the build directory"), (site.ccache_dir, "the ccache directory")]
+    if workspace is not None:
+        named[:0] = [
+            (workspace.source_tree, f"the source tree of {workspace.target}"),
+            (workspace.work, f"the build tree of {workspace.target}"),
+        ]
+    return host_paths([*named, (project.root, "the xdnaforge project directory")])
+
+
+def audit_debs(project: Project, files: Sequence[str], json_out: str) -> None:
     """`doit audit --deb FILE ...`: any packages, no target needed."""
     if not files:
         raise StepFailed("nothing to audit", hint="give --deb FILE (repeatable) or --target T")
-    verdicts, errors = audit_files([Path(f) for f in files])
+    verdicts, errors = audit_files([Path(f) for f in files], host=_host(project))
     if json_out:
         body = audit_body(verdicts, errors)
         write_atomic(Path(json_out), json.dumps(body, indent=2) + "\n")
@@ -61,7 +74,6 @@ def audit_debs(files: Sequence[str], json_out: str) -> None:
 
 def audit_target(project: Project, plan: Plan, workspace: Workspace) -> None:
     """The audit stage: every package in packages.json, with the recipe's waivers."""
-    del project
     stage = plan.stage("audit")
     packages = read_record(workspace.record("packages"))
     if packages is None:
@@ -74,7 +86,7 @@ def audit_target(project: Project, plan: Plan, workspace: Workspace) -> None:
         for w in plan.recipe.waivers
     ]
     files = [workspace.records / entry["file"] for entry in packages.get("packages", [])]
-    verdicts, errors = audit_files(files, waivers)
+    verdicts, errors = audit_files(files, waivers, _host(project, workspace))
     recorded = {e["file"]: e["sha256"] for e in packages.get("packages", [])}
     for verdict in verdicts:
         name = str(Path(verdict.file).relative_to(workspace.records))

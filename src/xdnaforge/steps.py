@@ -268,7 +268,7 @@ def audit(project: Project, target: str, deb: list[str], json: str) -> None:
     if deb:
         if target:
             raise UsageError("give either --deb files or --target, not both")
-        stage_audit.audit_debs(deb, json)
+        stage_audit.audit_debs(project, deb, json)
         return
     if json:
         raise UsageError("--json goes with --deb; a target's audit is in artifacts/<target>/")

@@ -22,7 +22,8 @@ from tests.debs import (
     xrt_base,
     xrt_npu,
 )
-from tests.integration.conftest import run_doit
+from tests.fakes.fixture import FakeTools
+from tests.integration.conftest import build, run_doit
 from tests.integration.upstream import make_upstream, write_recipe
 from xdnaforge import xzblocks
 from xdnaforge.audit import audit, wants_text
@@ -195,3 +196,29 @@ def test_audit_target_without_packages_says_what_to_run(project_dir: Path) -> No
     assert outcome.rc == 1
     assert "no packages.json for ubuntu26-compat" in outcome.output
     assert "doit build --target ubuntu26-compat" in outcome.output
+
+
+def test_a_package_that_names_the_build_tree_is_a_warning_in_audit_json(
+    setup: Path, fake_tools: FakeTools
+) -> None:
+    fetched = build(setup, fake_tools, "fetch", "--target", "synthetic")
+    assert fetched.rc == 0, fetched.output
+    (setup / "build/synthetic/src/xrt/HOST_PATHS").write_text("")
+    outcome = build(setup, fake_tools)
+    assert outcome.rc == 0, outcome.output  # a warning does not stop the build
+    record = json.loads((setup / "artifacts/synthetic/audit.json").read_text())
+    assert record["verdict"] == "pass"
+    warned = {
+        (p["package"], f["rule"], f["path"]): f["evidence"]
+        for p in record["packages"]
+        for f in p["findings"]
+    }
+    assert set(warned) == {
+        ("xrt-base", "HOST-002", "opt/xilinx/xrt/lib/pkgconfig/xrt.pc"),
+        ("xrt-npu", "HOST-002", "opt/xilinx/xrt/lib/pkgconfig/xrt.pc"),
+    }
+    tree = setup.resolve() / "build/synthetic/src/xrt/build/Release/pkg-base/opt/xilinx/xrt"
+    assert warned["xrt-base", "HOST-002", "opt/xilinx/xrt/lib/pkgconfig/xrt.pc"] == (
+        f"line 1: prefix={tree} ({tree}: the source tree of synthetic)"
+    )
+    assert "HOST-002 warn: opt/xilinx/xrt/lib/pkgconfig/xrt.pc" in outcome.stdout

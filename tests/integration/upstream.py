@@ -79,7 +79,8 @@ class Upstream:
 # XRT's build/build.sh, in miniature: the real option names, cd to its own directory,
 # configure (skipped by -nocmake), "compile", ctest (skipped by -noctest), then packaging
 # with dpkg-deb into Release/. Marker files make test conditions: ../SLOW_BUILD sleeps (to
-# be interrupted or killed), ../FAIL_TEST fails a test. set -e stops packaging when ctest fails.
+# be interrupted or killed), ../FAIL_TEST fails a test, ../HOST_PATHS leaks the build tree
+# into a .pc file. set -e stops packaging when ctest fails.
 XRT_BUILD_SH = r"""#!/bin/bash
 set -e
 cd "$(dirname "$0")"
@@ -147,6 +148,10 @@ for component in base npu; do
   printf 'Package: xrt-%s\nVersion: %s\nArchitecture: amd64\nMaintainer: x <x@example.invalid>\n%s\nDescription: xrt %s\n' \
     "$component" "$version" "$depends" "$component" | grep -v '^$' > "$root/DEBIAN/control"
   cp ../src/CMake/boostUtil.cmake "$root/opt/xilinx/xrt/lib/build-config-$component.txt"
+  if [ -f ../HOST_PATHS ]; then  # a careless install step: the staging root leaks into a .pc
+    mkdir -p "$root/opt/xilinx/xrt/lib/pkgconfig"
+    printf 'prefix=%s\nLibs: -L${prefix}/lib\n' "$root/opt/xilinx/xrt" > "$root/opt/xilinx/xrt/lib/pkgconfig/xrt.pc"
+  fi
   dpkg-deb --root-owner-group -Zgzip --build "$root" "Release/xrt_202520.${version}_26.04-amd64-$component.deb" >/dev/null
 done
 echo "packaging done"
