@@ -212,10 +212,24 @@ def gate_memlock(context: Context, gate: Gate) -> Gate:
         return gate
     soft, hard = limits
     gate.evidence.append(f"RLIMIT_MEMLOCK soft {soft or 'unlimited'}, hard {hard or 'unlimited'}")
+    inside = _container_note(context, gate, "limits", "--ulimit memlock=-1:-1")
     check = memlock(limits, context.plan.recipe.validation.memlock_min_kib)
     if check is None:
-        return gate.passed("memlock limit is sufficient")
-    return gate.failed(check.message, by_code("memlock", check.message))
+        return gate.passed(f"memlock limit is sufficient{inside}")
+    return gate.failed(f"{check.message}{inside}", by_code("memlock", check.message))
+
+
+def _container_note(context: Context, gate: Gate, what: str, flag: str) -> str:
+    """Inside a container the gate reads the container's own limits and nodes: say so."""
+    facts = context.facts or read_host_facts(context.sysroot)
+    if facts.container is None:
+        return ""
+    engine = facts.container.engine
+    gate.evidence.append(
+        f"inside a {engine} container ({'; '.join(facts.container.evidence)}): these are the "
+        f"container's own {what}, set by `{engine} run {flag}`, not the host's"
+    )
+    return f" (the {engine} container's own {what}: {flag})"
 
 
 def _identity(context: Context) -> tuple[int, set[int]]:
@@ -264,10 +278,13 @@ def gate_device(context: Context, gate: Gate) -> Gate:
     if npu.driver != "amdxdna":
         bound = f"bound to {npu.driver}" if npu.driver else "not bound to any driver"
         return gate.failed(f"NPU {npu.pci} at {npu.slot} is {bound}, not amdxdna", *log_diagnoses)
+    inside = _container_note(
+        context, gate, "device nodes", "--device /dev/accel/accel0 --group-add keep-groups"
+    )
     nodes = sorted((context.sysroot / "dev/accel").glob("accel*"))
     if not nodes:
         return gate.failed(
-            "amdxdna is bound but there is no /dev/accel node",
+            f"amdxdna is bound but there is no /dev/accel node{inside}",
             *log_diagnoses,
             by_code("accel-node-missing", "xdnaforge: no /dev/accel/accel*"),
         )
@@ -291,13 +308,13 @@ def gate_device(context: Context, gate: Gate) -> Gate:
             f"(mode {stat.filemode(mode)[1:]}, group {group})"
         )
         return gate.failed(
-            f"{shown} is not readable and writable for this user (group {group})",
+            f"{shown} is not readable and writable for this user (group {group}){inside}",
             by_code("render-group", line),
         )
     if log_diagnoses:
         return gate.failed("the kernel log shows amdxdna errors", *log_diagnoses)
     return gate.passed(
-        f"{npu.pci} rev {npu.revision} at {npu.slot} bound to amdxdna; {shown} read/write"
+        f"{npu.pci} rev {npu.revision} at {npu.slot} bound to amdxdna; {shown} read/write{inside}"
     )
 
 

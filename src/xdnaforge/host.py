@@ -1,4 +1,5 @@
-"""Host facts (os-release, kernel release, NPU PCI functions and their driver), read from files.
+"""Host facts (os-release, kernel release, NPU PCI functions and their driver, whether this runs
+in a container), read from files.
 
 Every path is under a configurable sysroot so tests can build a fake one; this module starts
 no process (the kernel release comes from /proc/sys/kernel/osrelease, which is `uname -r`).
@@ -32,6 +33,24 @@ class PciFunction:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class ContainerFacts:
+    """This process runs in a container: which engine, and the files that say so."""
+
+    engine: str  # podman, docker, lxc, kubernetes, or "unknown"
+    evidence: tuple[str, ...]
+    name: str | None = None
+    image: str | None = None
+
+    def as_record(self) -> dict[str, object]:
+        return {
+            "engine": self.engine,
+            "name": self.name,
+            "image": self.image,
+            "evidence": list(self.evidence),
+        }
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class HostFacts:
     sysroot: str
     distro_id: str | None
@@ -39,6 +58,7 @@ class HostFacts:
     distro_name: str | None
     kernel: str | None
     npus: tuple[PciFunction, ...]
+    container: ContainerFacts | None = None
 
     def describe(self) -> str:
         distro = f"{self.distro_id or '?'} {self.distro_version or '?'}"
@@ -46,7 +66,8 @@ class HostFacts:
             f"{n.pci} rev {n.revision} at {n.slot} (driver: {n.driver or 'none'})"
             for n in self.npus
         )
-        return f"{distro}, kernel {self.kernel or '?'}, NPU: {npus or 'none found'}"
+        inside = f"; inside a {self.container.engine} container" if self.container else ""
+        return f"{distro}, kernel {self.kernel or '?'}, NPU: {npus or 'none found'}{inside}"
 
 
 def parse_os_release(text: str) -> dict[str, str]:
@@ -110,6 +131,50 @@ def read_pci_npus(sysroot: Path) -> tuple[PciFunction, ...]:
     return tuple(found)
 
 
+# cgroup paths that container engines give their containers (cgroup v1, and v2 hosts that
+# show the host's hierarchy); a v2 namespace shows only "0::/", so the files above matter more
+_CGROUP_MARKERS = (
+    ("/libpod-", "podman"),
+    ("/docker/", "docker"),
+    ("/docker-", "docker"),
+    ("/kubepods", "kubernetes"),
+    ("/lxc/", "lxc"),
+)
+
+
+def read_container(sysroot: Path) -> ContainerFacts | None:
+    """Whether this process runs in a container, from the marks engines leave in it."""
+    engine, evidence = None, []
+    podman = _read(sysroot / "run/.containerenv")
+    values = parse_os_release(podman or "")
+    if podman is not None:
+        engine = "podman"
+        evidence.append(f"/run/.containerenv ({values.get('engine', 'present')})")
+    if (sysroot / ".dockerenv").exists():
+        engine = engine or "docker"
+        evidence.append("/.dockerenv")
+    # systemd's convention: the engine sets `container=` in PID 1's environment
+    environ = (_read(sysroot / "proc/1/environ") or "").split("\0")
+    named = next((v.partition("=")[2] for v in environ if v.startswith("container=")), None)
+    if named:
+        engine = engine or ("podman" if named == "oci" else named)
+        evidence.append(f"/proc/1/environ: container={named}")
+    for line in (_read(sysroot / "proc/1/cgroup") or "").splitlines():
+        marker = next((m for m in _CGROUP_MARKERS if m[0] in line), None)
+        if marker:
+            engine = engine or marker[1]
+            evidence.append(f"/proc/1/cgroup: {line.strip()}")
+            break
+    if not evidence:
+        return None
+    return ContainerFacts(
+        engine=engine or "unknown",
+        evidence=tuple(evidence),
+        name=values.get("name") or None,
+        image=values.get("image") or None,
+    )
+
+
 def read_host_facts(sysroot: Path) -> HostFacts:
     os_release = _read(sysroot / "etc/os-release") or _read(sysroot / "usr/lib/os-release") or ""
     values = parse_os_release(os_release)
@@ -120,6 +185,7 @@ def read_host_facts(sysroot: Path) -> HostFacts:
         distro_name=values.get("PRETTY_NAME"),
         kernel=_read(sysroot / "proc/sys/kernel/osrelease"),
         npus=read_pci_npus(sysroot),
+        container=read_container(sysroot),
     )
 
 

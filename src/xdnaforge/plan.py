@@ -222,13 +222,19 @@ def _finish(
 ) -> Plan:
     """audit, report, install and validate: the same for built and prebuilt packages."""
     records = workspace.records
+    runtime: dict[str, object] = {}
+    if recipe.hosts.runtime == "container":  # the Containerfile is the audit's output too
+        runtime = {
+            "runtime": {"image": recipe.hosts.runtime_image, "order": list(recipe.install_order)}
+        }
     audit = _stage(
         "audit",
         "prove that no package carries a kernel module, DKMS tree, firmware or module loader",
         [str(records / "packages.json")],
-        [str(records / "audit.json")],
+        [str(records / "audit.json")]
+        + ([str(records / "container/Containerfile")] if runtime else []),
         "audit",
-        {"waivers": [{"rule": w.name, "package": w.package} for w in recipe.waivers]},
+        {"waivers": [{"rule": w.name, "package": w.package} for w in recipe.waivers], **runtime},
         [package],
     )
     install = _stage(

@@ -28,6 +28,10 @@ class HostSpec:
     distro_version: str
     kernel: KernelRange
     npus: tuple[Npu, ...]
+    # where the userspace runs on these hosts: on the host itself, or (an immutable host such
+    # as ZimaOS) in a container made from runtime_image; not where it is built
+    runtime: str = "host"
+    runtime_image: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

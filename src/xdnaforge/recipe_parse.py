@@ -187,10 +187,34 @@ def parse_kernel(reader: Reader, parent: dict[str, Any], path: KeyPath) -> Kerne
         return None
 
 
+RUNTIMES = ("host", "container")
+# an OCI image reference: [registry/]name[:tag][@digest], lower case names
+_IMAGE_RE = re.compile(
+    r"^[a-z0-9][a-z0-9._-]*(:[0-9]+)?(/[a-z0-9][a-z0-9._-]*)*"
+    r"(:\w[\w.-]{0,127})?(@sha256:[0-9a-f]{64})?$"
+)
+
+
 def _hosts(reader: Reader, value: Any, path: KeyPath) -> HostSpec | None:
-    hosts = reader.mapping(value, path, required=("distro", "kernel", "npu"))
+    hosts = reader.mapping(
+        value, path, required=("distro", "kernel", "npu"), optional=("runtime", "runtime_image")
+    )
     if hosts is None:
         return None
+    runtime = reader.choice(hosts, "runtime", path, RUNTIMES)
+    image = reader.string(hosts, "runtime_image", path)
+    if runtime == "container" and "runtime_image" not in hosts:
+        reader.problem(
+            path, "runtime: container needs runtime_image (the image the packages are built for)"
+        )
+    runs_on_host = runtime == "host" or "runtime" not in hosts  # a wrong value is its own problem
+    if runs_on_host and "runtime_image" in hosts:
+        reader.problem((*path, "runtime_image"), "only used with runtime: container")
+    if image is not None and not _IMAGE_RE.match(image):
+        reader.problem(
+            (*path, "runtime_image"),
+            f"'{image}' is not an image reference like ubuntu:24.04 or registry/name:tag",
+        )
     distro = parse_distro(reader, hosts.get("distro"), (*path, "distro"))
     kernel = parse_kernel(reader, hosts, path)
     npus = []
@@ -202,7 +226,14 @@ def _hosts(reader: Reader, value: Any, path: KeyPath) -> HostSpec | None:
         reader.problem((*path, "npu"), "list at least one NPU PCI function")
     if distro is None or kernel is None:
         return None
-    return HostSpec(distro_id=distro[0], distro_version=distro[1], kernel=kernel, npus=tuple(npus))
+    return HostSpec(
+        distro_id=distro[0],
+        distro_version=distro[1],
+        kernel=kernel,
+        npus=tuple(npus),
+        runtime=runtime or "host",
+        runtime_image=image,
+    )
 
 
 def _driver(reader: Reader, value: Any, path: KeyPath) -> DriverContract | None:

@@ -9,6 +9,7 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
+from . import runtime_container
 from .audit import Verdict, Waiver, audit, audit_body, format_verdicts, wants_text
 from .audit_host import HostPaths, host_paths
 from .debfile import DebError, read_deb
@@ -111,4 +112,28 @@ def audit_target(project: Project, plan: Plan, workspace: Workspace) -> None:
     body["fingerprints"] = {"audit": stage.fingerprint} if passed else {}
     body["inputs"] = {"audit": stage.inputs}
     write_record(workspace.record("audit"), "audit", body)
+    if passed and plan.recipe.hosts.runtime == "container":
+        _write_runtime_container(plan, workspace, body)
     _conclude(verdicts, errors)
+
+
+def _write_runtime_container(plan: Plan, workspace: Workspace, audit: dict[str, object]) -> None:
+    """Hosts that run userspace in a container get the image of exactly these packages."""
+    folder = workspace.records / runtime_container.FOLDER
+    recipe = plan.recipe
+    try:
+        files = {
+            "Containerfile": runtime_container.containerfile(recipe, audit),
+            "README.md": runtime_container.readme(recipe, audit),
+        }
+    except ValueError as error:
+        raise StepFailed(
+            f"cannot write the runtime container of {plan.target}: {error}",
+            hint="install.order must name packages that the audit passed",
+        ) from None
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, text in files.items():
+        write_atomic(folder / name, text)
+    print(f"runtime container: {folder / 'Containerfile'}")
+    for line in runtime_container.run_lines(recipe, audit).values():
+        print(f"    {line}")

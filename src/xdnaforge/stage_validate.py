@@ -139,6 +139,8 @@ def validate(
         else "unknown",
         "cell": context.found.get("cell", "none"),
         "firmware": context.found.get("firmware") or "unknown",
+        # inside a container the memlock and device gates saw the container's limits and nodes
+        "container": facts.container.as_record() if facts and facts.container else None,
     }
     metrics = [m for g in gates for m in g.metrics]
     write_record(

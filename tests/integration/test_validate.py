@@ -196,3 +196,31 @@ def test_figures_below_threshold_fail_validate(
     assert validate(project_dir, fake_tools).rc == 1
     metrics = {m["name"]: m["verdict"] for m in gates(project_dir)["validate"]["metrics"]}
     assert metrics["gemm_tops"] == "below threshold"
+
+
+def test_inside_a_container_the_record_says_so_and_the_gates_name_their_source(
+    project_dir: Path, host: Path, fake_tools: FakeTools
+) -> None:
+    npu_host(host, memlock=LIMITS["8mib"])
+    (host / "run").mkdir()
+    (host / "run/.containerenv").write_text('engine="podman-4.9.3"\nname="npu"\n')
+    replay(fake_tools, "healthy-npu4")
+    installed_xrt(fake_tools)
+    validate(project_dir, fake_tools)
+    record = json.loads((project_dir / "artifacts/ubuntu26-compat/validation.json").read_text())
+    assert record["host"]["container"] == {
+        "engine": "podman",
+        "name": "npu",
+        "image": None,
+        "evidence": ["/run/.containerenv (podman-4.9.3)"],
+    }
+    memlock = gates(project_dir)["memlock"]
+    assert memlock["status"] == "fail"
+    assert memlock["summary"].endswith(
+        "(the podman container's own limits: --ulimit memlock=-1:-1)"
+    )
+    assert any("not the host's" in line for line in memlock["evidence"])
+    device = gates(project_dir)["device"]
+    assert device["status"] == "pass"
+    assert "the podman container's own device nodes" in device["summary"]
+    assert "inside a podman container" in gates(project_dir)["host"]["summary"]

@@ -61,3 +61,50 @@ def test_empty_sysroot_gives_unknowns(tmp_path: Path) -> None:
 def test_os_release_quoting() -> None:
     values = parse_os_release("# c\nID=zimaos\nVERSION_ID='1.7'\nNAME=\"Zima OS\"\nbroken\n")
     assert values == {"ID": "zimaos", "VERSION_ID": "1.7", "NAME": "Zima OS"}
+
+
+def test_no_container_marks_means_a_host(tmp_path: Path) -> None:
+    assert read_host_facts(make_sysroot(tmp_path)).container is None
+
+
+def test_podman_is_recognised_from_its_containerenv(tmp_path: Path) -> None:
+    root = make_sysroot(tmp_path)
+    (root / "run").mkdir()
+    (root / "run/.containerenv").write_text(
+        'engine="podman-4.9.3"\nname="xdna-runtime"\nid="4f1c"\n'
+        'image="localhost/xdnaforge-xdna-2.21.75:0123456789ab"\nrootless=1\n'
+    )
+    facts = read_host_facts(root)
+    assert facts.container is not None
+    assert facts.container.as_record() == {
+        "engine": "podman",
+        "name": "xdna-runtime",
+        "image": "localhost/xdnaforge-xdna-2.21.75:0123456789ab",
+        "evidence": ["/run/.containerenv (podman-4.9.3)"],
+    }
+    assert facts.describe().endswith("; inside a podman container")
+
+
+def test_docker_is_recognised_from_dockerenv_and_pid1(tmp_path: Path) -> None:
+    root = make_sysroot(tmp_path)
+    (root / ".dockerenv").write_text("")
+    (root / "proc/1").mkdir(parents=True)
+    (root / "proc/1/environ").write_bytes(b"PATH=/usr/bin\0container=docker\0HOME=/root\0")
+    (root / "proc/1/cgroup").write_text("12:memory:/docker/8d2f0c\n0::/\n")
+    container = read_host_facts(root).container
+    assert container is not None
+    assert container.engine == "docker"
+    assert container.evidence == (
+        "/.dockerenv",
+        "/proc/1/environ: container=docker",
+        "/proc/1/cgroup: 12:memory:/docker/8d2f0c",
+    )
+
+
+def test_a_cgroup_alone_is_enough(tmp_path: Path) -> None:
+    root = make_sysroot(tmp_path)
+    (root / "proc/1").mkdir(parents=True)
+    (root / "proc/1/cgroup").write_text("0::/machine.slice/libpod-3c1d.scope/container\n")
+    container = read_host_facts(root).container
+    assert container is not None
+    assert container.engine == "podman"

@@ -125,3 +125,15 @@ def test_matching_cells_for_the_seed_hosts() -> None:
     assert [c.recipe for c in zima] == ["xdna-2.21.75"]
     assert matching_cells(cells, host("7.1.0-3-generic", "0x10")) == []
     assert matching_cells(cells, host("7.0.0-27-generic", "0x11")) == []
+
+
+def test_a_container_runtime_is_an_input_of_the_audit_alone() -> None:
+    base = make_plan()
+    hosts = base.recipe.hosts
+    container = dataclasses.replace(hosts, runtime="container", runtime_image="ubuntu:26.04")
+    in_container = make_plan(hosts=container)
+    assert changed(base, in_container) == {"audit", "report", "install"}
+    audit = in_container.stage("audit")
+    assert "/a/ubuntu26-compat/container/Containerfile" in audit.produces
+    other_image = dataclasses.replace(container, runtime_image="ubuntu:26.10")
+    assert changed(in_container, make_plan(hosts=other_image)) == {"audit", "report", "install"}
