@@ -132,9 +132,14 @@ class Verdict:
         return "block" if any(f.severity == BLOCK for f in self.findings) else "pass"
 
 
+def _name(path: str) -> str:
+    """The last path component (paths are normalised by debfile: no "." or empty parts)."""
+    return path.rpartition("/")[2]
+
+
 def wants_text(path: str) -> bool:
     """Data files whose content the rules read (passed to debfile.read_deb)."""
-    name = PurePosixPath(path).name
+    name = _name(path)
     if (path.startswith(_UDEV_DIRS) and name.endswith(".rules")) or audit_host.wants_text(path):
         return True
     return path.startswith("usr/src/") and (
@@ -150,7 +155,7 @@ def _data_findings(deb: DebContents) -> Iterable[tuple[str, str, str]]:
     """(rule, path, evidence) for the data files."""
     src_trees: dict[str, list[str]] = {}
     for entry in deb.entries:
-        path, name = entry.path, PurePosixPath(entry.path).name
+        path, name = entry.path, _name(entry.path)
         if entry.kind == "dir":
             continue
         if _KO_RE.search(name):

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from .debfile import DebContents
 
@@ -56,7 +56,7 @@ def host_paths(named: Sequence[tuple[Path, str]] = ()) -> HostPaths:
 
 def wants_text(path: str) -> bool:
     """pkg-config and CMake configuration files, whose content the rules read."""
-    name = PurePosixPath(path).name
+    name = path.rpartition("/")[2]
     return (name.endswith(".pc") and "/pkgconfig/" in f"/{path}") or name.endswith(".cmake")
 
 

@@ -11,15 +11,10 @@ import io
 import struct
 from dataclasses import dataclass
 
-from elftools.common.exceptions import ELFError
-from elftools.elf.dynamic import DynamicSegment
-from elftools.elf.elffile import ELFFile
-
 HEAD = 20  # e_ident and e_type: enough to tell a dynamic ELF file
 _DYNAMIC_TYPES = (2, 3)  # ET_EXEC, ET_DYN; ET_REL (a .o or a kernel module) has no run path
-# what pyelftools raises on a damaged file besides its own errors (its parser is generic)
+# what pyelftools raises on a damaged file besides its own ELFError (its parser is generic)
 _DAMAGED = (
-    ELFError,
     struct.error,
     ValueError,
     IndexError,
@@ -46,6 +41,12 @@ def is_dynamic(head: bytes) -> bool:
 
 def run_paths(data: bytes) -> tuple[tuple[RunPath, ...], str | None]:
     """The file's run paths, and why they could not be read (a damaged file), if so."""
+    # imported here: pyelftools takes a third of the reader's import time, and most packages
+    # an audit reads (a kernel image's modules, data files) hold no executable at all
+    from elftools.common.exceptions import ELFError
+    from elftools.elf.dynamic import DynamicSegment
+    from elftools.elf.elffile import ELFFile
+
     try:
         elf = ELFFile(io.BytesIO(data))
         found = []
@@ -58,5 +59,5 @@ def run_paths(data: bytes) -> tuple[tuple[RunPath, ...], str | None]:
                     # pyelftools resolves the string into an attribute named after the tag
                     found.append(RunPath(tag=name, value=str(getattr(tag, name.lower()))))
         return tuple(found), None
-    except _DAMAGED as error:
+    except (ELFError, *_DAMAGED) as error:
         return (), f"cannot read its dynamic section: {str(error) or type(error).__name__}"

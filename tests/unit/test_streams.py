@@ -5,10 +5,12 @@ from __future__ import annotations
 import gzip
 import io
 import threading
+import zlib
 
 import pytest
 
-from xdnaforge.streams import PieceReader, open_member
+from xdnaforge import streams
+from xdnaforge.streams import DECOMPRESS_ERRORS, PieceReader, open_member
 
 
 def reader(*pieces: bytes) -> PieceReader:
@@ -55,3 +57,21 @@ def test_closing_early_stops_the_read_ahead_thread() -> None:
     stream.read(10)
     stream.close()
     assert threading.active_count() == before
+
+
+@pytest.mark.parametrize("decoder", ["installed", "zlib"])
+def test_concatenated_gzip_members_with_zero_padding_read_as_one(
+    decoder: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if decoder == "zlib":  # where python-isal is not installed
+        monkeypatch.setattr(streams, "inflate", zlib)
+    data = gzip.compress(b"first ") + gzip.compress(b"second") + b"\0" * 512
+    with open_member(io.BytesIO(data), ".gz") as stream:
+        assert stream.read() == b"first second"
+
+
+def test_damaged_gzip_data_is_an_error_on_the_reader() -> None:
+    data = bytearray(gzip.compress(bytes(range(256)) * 400))
+    data[len(data) // 2] ^= 0xFF
+    with open_member(io.BytesIO(bytes(data)), ".gz") as stream, pytest.raises(DECOMPRESS_ERRORS):
+        stream.read()
