@@ -22,8 +22,10 @@ HOST_DIRECTORIES = (
     ("/root", "root's home directory"),
     ("/tmp", "a temporary directory"),
     ("/var/tmp", "a temporary directory"),
-    ("/usr/local", "the host's locally installed software"),
 )
+# a run path into /usr/local loads whatever the admin installed there; a pkg-config or CMake
+# file may list it as one search location among others (systemd.pc does), so texts may
+RUN_PATH_DIRECTORIES = (("/usr/local", "the host's locally installed software"),)
 RULES = (
     ("HOST-001", "executable or library whose RPATH/RUNPATH points into the build host"),
     ("HOST-002", "pkg-config file that points into the build host"),
@@ -39,10 +41,12 @@ class HostPaths:
     """Where the build happened, most specific first: (directory, what it is)."""
 
     directories: tuple[tuple[str, str], ...]
+    run_path_only: tuple[tuple[str, str], ...] = RUN_PATH_DIRECTORIES
 
-    def what(self, path: str) -> str | None:
+    def what(self, path: str, run_path: bool = False) -> str | None:
         """What host location `path` lies in, or None for a path that is fine."""
-        for directory, what in self.directories:
+        extra = self.run_path_only if run_path else ()
+        for directory, what in (*self.directories, *extra):
             if path == directory or path.startswith(directory.rstrip("/") + "/"):
                 return what
         return None
@@ -67,7 +71,7 @@ def _run_path_problem(entry: str, host: HostPaths) -> str | None:
         return None  # relative to the library itself: the relocatable way
     if not entry.startswith("/"):
         return "a relative path, resolved against the current directory"
-    what = host.what(entry)
+    what = host.what(entry, run_path=True)
     return f"in {what}" if what else None
 
 

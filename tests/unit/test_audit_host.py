@@ -140,3 +140,14 @@ def test_large_texts_and_libraries_are_read_in_one_pass() -> None:
         ("HOST-001", "usr/lib/libbig.so.1"),
         ("HOST-003", "usr/lib/cmake/Big/BigTargets.cmake"),
     ]
+
+
+def test_usr_local_is_a_host_path_in_a_run_path_but_a_search_location_in_a_pc_file() -> None:
+    found = findings(
+        {
+            "usr/bin/tool": elf_bytes("/usr/local/lib"),
+            "usr/share/pkgconfig/systemd.pc": "unit_path=/etc/systemd/system:/usr/local/lib/x\n",
+        }
+    )
+    assert [(rule, path) for rule, _, path, _ in found] == [("HOST-001", "usr/bin/tool")]
+    assert found[0][3].endswith("/usr/local/lib is in the host's locally installed software")
