@@ -109,15 +109,29 @@ def _parse_block_header(header: bytes, check: int) -> _Block:
     return _Block(header=header, compressed=compressed, uncompressed=uncompressed, check=check)
 
 
-def _decode_block(stream_header: bytes, block: _Block, data: bytes) -> bytes:
-    """One block, wrapped into its own stream so that liblzma checks all of it."""
+def _decode_block(stream_header: bytes, block: _Block, data: bytes) -> list[bytes]:
+    """One block, wrapped into its own stream so that liblzma checks all of it.
+
+    Fed in three parts (no copy of the compressed bytes) and taken out in pieces: one
+    unbounded call would build the block's output twice over while joining its buffers.
+    """
     assert block.uncompressed is not None
     closing = _index_and_footer([(block.unpadded, block.uncompressed)], stream_header[6:8])
     decoder = lzma.LZMADecompressor(format=lzma.FORMAT_XZ)
-    out = decoder.decompress(stream_header + data + closing)
-    if not decoder.eof or len(out) != block.uncompressed:
+    feed = iter((stream_header, data, closing))
+    pieces, size = [], 0
+    while not decoder.eof:
+        # liblzma keeps input it has not consumed yet; it needs more only when it says so
+        more = next(feed, None) if decoder.needs_input else b""
+        if more is None:
+            break
+        piece = decoder.decompress(more, max_length=_OUTPUT * 4)
+        if piece:
+            pieces.append(piece)
+            size += len(piece)
+    if not decoder.eof or size != block.uncompressed:
         raise lzma.LZMAError("xz: damaged block (size differs from its header)")
-    return out
+    return pieces
 
 
 class _Input:
@@ -191,7 +205,7 @@ def _stream_header(header: bytes) -> int:
 
 
 # a job is decoded output: a block decoding on a worker, or a stream decoded as it is read
-_Job = tuple[Future[bytes], int] | Iterator[bytes]
+_Job = tuple[Future[list[bytes]], int] | Iterator[bytes]
 
 
 def _jobs(source: _Input, pool: ThreadPoolExecutor) -> Iterator[_Job]:
@@ -286,11 +300,12 @@ def decode(read: Read, threads: int | None = None) -> Generator[bytes, None, Non
 
 def _over(pending: deque[_Job], threads: int) -> bool:
     ahead = sum(job[1] for job in pending if isinstance(job, tuple))
-    return len(pending) > threads or ahead > READ_AHEAD_BUDGET
+    # as many blocks decoding as there are threads; one more would only wait for a thread
+    return len(pending) >= threads or ahead > READ_AHEAD_BUDGET
 
 
 def _output(job: _Job) -> Iterator[bytes]:
     if isinstance(job, tuple):
-        yield job[0].result()
+        yield from job[0].result()
     else:
         yield from job
