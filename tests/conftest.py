@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import shutil
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 
@@ -21,22 +22,34 @@ REQUIRE_TOOLS = "XDNAFORGE_REQUIRE_TOOLS"
 # to be required; tests/unit/test_readme.py checks that .ci/run installs each package and the
 # README names it, so a new tool cannot be skipped silently in CI or forgotten in the docs.
 TOOL_PACKAGES = {
+    "apt-get": "apt",
+    "aptly": "aptly",
+    "chromium": "chromium",
     "dpkg": "dpkg",
     "dpkg-deb": "dpkg",
     "dpkg-query": "dpkg",
     "dpkg-repack": "dpkg-repack",
     "git": "git",
+    "gpg": "gnupg",
+    "lava_common": "lava-common",  # a Python package (Debian's), not a program
     "xz": "xz-utils",
 }
 
 
 def require_tool(name: str) -> str:
     """The tool's path; the test skips with the reason when it is missing (fails in CI)."""
-    package = TOOL_PACKAGES[name]  # KeyError: add the tool and its package above
+    if name not in TOOL_PACKAGES:
+        raise KeyError(f"{name}: add it and its Debian package to TOOL_PACKAGES")
     path = shutil.which(name)
-    if path:
-        return path
-    reason = f"needs {name} (Debian package {package}), which is not installed"
+    if path is None:
+        missing_tool(name, "which is not installed")
+    return path
+
+
+def missing_tool(name: str, why: str) -> NoReturn:
+    """Skips (or, under XDNAFORGE_REQUIRE_TOOLS=1, fails) a test whose tool is unusable."""
+    package = TOOL_PACKAGES[name]
+    reason = f"needs {name} (Debian package {package}), {why}"
     if os.environ.get(REQUIRE_TOOLS) == "1":
         pytest.fail(
             f"{reason}; {REQUIRE_TOOLS}=1 forbids skipping for a missing tool: "

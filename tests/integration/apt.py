@@ -18,13 +18,6 @@ from pathlib import Path
 from tests.debs import Spec, build_deb
 from xdnaforge.records import write_record
 
-APTLY = shutil.which("aptly")
-GPG = shutil.which("gpg")
-APT_GET = shutil.which("apt-get")
-MISSING = [
-    name for name, path in (("aptly", APTLY), ("gpg", GPG), ("apt-get", APT_GET)) if not path
-]
-
 
 def make_key(home: Path) -> str:
     """A passphrase-less ed25519 signing key in its own GNUPGHOME; returns its fingerprint."""

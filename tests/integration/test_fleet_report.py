@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import require_tool
 from tests.integration.conftest import run_doit
 
 FLEET = Path(__file__).resolve().parent.parent / "fixtures" / "fleet"
@@ -166,10 +167,9 @@ def png_rgb(path: Path) -> tuple[int, int, list[bytes]]:
     return width, height, rows
 
 
-@pytest.mark.skipif(
-    CHROMIUM is None, reason="needs Chromium (Debian package chromium; .ci/run installs it)"
-)
 def test_the_page_in_a_real_browser(report: Path, tmp_path: Path) -> None:
+    if CHROMIUM is None:  # Debian's chromium, or Ubuntu's chromium-browser
+        require_tool("chromium")
     page = (report / "index.html").as_uri()
     dom = chromium(tmp_path, "--dump-dom", page).stdout
     assert "<script" not in dom

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.conftest import REPO
+from tests.conftest import REPO, missing_tool
 from tests.integration.conftest import run_doit
 from xdnaforge.fleet import lava
 from xdnaforge.fleet.settings import FleetSettings
@@ -39,13 +39,13 @@ def lava_validate() -> Callable[[dict[str, Any]], None]:
         schemas = importlib.import_module("lava_common.schemas")
     except ImportError:
         if not Path(DIST_PACKAGES, "lava_common").is_dir():
-            pytest.skip("needs lava-common (Debian package; .ci/run installs it)")
+            missing_tool("lava_common", "which is not installed")
         # appended, not prepended: the venv's own packages keep precedence
         sys.path.append(DIST_PACKAGES)
         try:
             schemas = importlib.import_module("lava_common.schemas")
         except ImportError as error:
-            pytest.skip(f"lava-common is installed but does not import here: {error}")
+            missing_tool("lava_common", f"which is installed but does not import here: {error}")
     validate: Callable[[dict[str, Any]], None] = schemas.validate
     return validate
 

@@ -13,7 +13,6 @@ import pytest
 from tests.debs import plugin, xrt_base, xrt_npu
 from tests.fakes.fixture import FakeTools
 from tests.integration.apt import (
-    MISSING,
     AptClient,
     aptly_serve,
     free_port,
@@ -25,9 +24,7 @@ from tests.integration.apt import (
 from tests.integration.conftest import build, run_doit
 from tests.integration.upstream import Upstream, write_recipe
 
-pytestmark = pytest.mark.skipif(
-    bool(MISSING), reason=f"needs {', '.join(MISSING)} (.ci/run installs them)"
-)
+pytestmark = pytest.mark.tools("aptly", "gpg", "apt-get")
 
 TARGET = "ubuntu26-compat"
 PACKAGES = ("xrt-base", "xrt-npu", "xrt_plugin-amdxdna")
