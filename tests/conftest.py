@@ -24,6 +24,7 @@ REQUIRE_TOOLS = "XDNAFORGE_REQUIRE_TOOLS"
 TOOL_PACKAGES = {
     "apt-get": "apt",
     "aptly": "aptly",
+    "bwrap": "bubblewrap",
     "chromium": "chromium",
     "dpkg": "dpkg",
     "dpkg-deb": "dpkg",
