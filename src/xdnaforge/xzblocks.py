@@ -112,20 +112,21 @@ def _parse_block_header(header: bytes, check: int) -> _Block:
 def _decode_block(stream_header: bytes, block: _Block, data: bytes) -> list[bytes]:
     """One block, wrapped into its own stream so that liblzma checks all of it.
 
-    Fed in three parts (no copy of the compressed bytes) and taken out in pieces: one
-    unbounded call would build the block's output twice over while joining its buffers.
+    Fed in 1 MiB slices of the block, each decoded whole: one call on the whole block would
+    build its output twice over while joining buffers, and a bounded output would make the
+    decoder copy the input it has not consumed yet on every call.
     """
     assert block.uncompressed is not None
     closing = _index_and_footer([(block.unpadded, block.uncompressed)], stream_header[6:8])
     decoder = lzma.LZMADecompressor(format=lzma.FORMAT_XZ)
-    feed = iter((stream_header, data, closing))
+    view = memoryview(data)
+    slices = [view[i : i + _OUTPUT] for i in range(0, len(view), _OUTPUT)]
+    feed: list[bytes | memoryview] = [stream_header, *slices, closing]
     pieces, size = [], 0
-    while not decoder.eof:
-        # liblzma keeps input it has not consumed yet; it needs more only when it says so
-        more = next(feed, None) if decoder.needs_input else b""
-        if more is None:
+    for part in feed:
+        if decoder.eof:
             break
-        piece = decoder.decompress(more, max_length=_OUTPUT * 4)
+        piece = decoder.decompress(part)
         if piece:
             pieces.append(piece)
             size += len(piece)
