@@ -25,6 +25,7 @@ from . import (
     stage_build,
     stage_deps,
     stage_matrix,
+    stage_package,
     stage_rebuild,
     stage_report,
     stage_sources,
@@ -135,7 +136,9 @@ def stage_body(stage_name: str, plan: Plan) -> StageBody:
         "patch": stage_sources.patch,
         "deps": stage_deps.deps,
         "package": (
-            stage_build.collect_prebuilt if plan.recipe.kind == "prebuilt" else stage_build.package
+            stage_package.collect_prebuilt
+            if plan.recipe.kind == "prebuilt"
+            else stage_package.package
         ),
         "audit": stage_audit.audit_target,
         "report": stage_report.report,
@@ -151,9 +154,11 @@ def _fresh(project: Project, plan: Plan, stage: Stage) -> tuple[bool, str]:
     fresh, why = stage_status(stage, recorded)
     if fresh and stage.name.startswith("build-"):
         # the record alone is not enough when the tree holding the outputs was replaced
+        # (the files it made, as recorded: the recipe's globs are the package stage's input)
         step = next(s for s in plan.recipe.steps if f"build-{s.name}" == stage.name)
         cwd = space.source_tree / step.cwd
-        if not all(any(cwd.glob(pattern)) for pattern in step.packages):
+        made = (recorded or {}).get("steps", {}).get(step.name, {}).get("files", [])
+        if not cwd.is_dir() or not all((cwd / file).is_file() for file in made):
             return False, "its packages are no longer in the build tree"
     return fresh, why
 
