@@ -283,10 +283,22 @@ def _finish(
     )
 
 
-def stage_status(stage: Stage, recorded: Mapping[str, Any] | None) -> tuple[bool, str]:
-    """(up to date, why) from the record the stage wrote last time (None: no record)."""
+def stage_status(
+    stage: Stage, recorded: Mapping[str, Any] | None, failed: str | None = None
+) -> tuple[bool, str]:
+    """(up to date, why) from the record the stage wrote last time (None: no record);
+    `failed` ("failed last time at build-xrt (when)") replaces "never run" when given."""
     if stage.record is None:
-        return False, "runs every time"
+        return False, "runs every time" + (f"; {failed}" if failed else "")
+    fresh, why = _record_status(stage, recorded)
+    if fresh or failed is None:
+        return fresh, why
+    if recorded is None:
+        return False, failed
+    return False, f"{why}; {failed}"
+
+
+def _record_status(stage: Stage, recorded: Mapping[str, Any] | None) -> tuple[bool, str]:
     if recorded is None:
         return False, "never run (no record)"
     fingerprints = recorded.get("fingerprints", {})

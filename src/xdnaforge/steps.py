@@ -6,8 +6,9 @@ Edge module: gathers inputs (records, host facts), calls the pure core, prints o
 
 from __future__ import annotations
 
+import contextlib
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, ParamSpec
 
@@ -35,6 +36,7 @@ from . import (
 from . import install as install_module
 from .envspec import choose_environment
 from .errors import Interrupted, StepFailed, UsageError, XdnaforgeError
+from .failure import clear_failure, describe_failure, record_failure
 from .host import read_host_facts
 from .lockfile import held, mark_step
 from .matrix import USABLE
@@ -42,6 +44,7 @@ from .paths import Workspace
 from .plan import Plan, Stage, matching_cells, plan_target, stage_status
 from .project import Project, load_matrix_file
 from .records import mark_interrupted, read_record
+from .report import RECORDS
 from .show import format_cells, format_check, format_plan
 from .toolchain import query_toolchain
 
@@ -151,7 +154,14 @@ def stage_body(stage_name: str, plan: Plan) -> StageBody:
 def _fresh(project: Project, plan: Plan, stage: Stage) -> tuple[bool, str]:
     space = workspace(project, plan.target)
     recorded = read_record(space.record(stage.record)) if stage.record else None
-    fresh, why = stage_status(stage, recorded)
+    failure = read_record(space.record("failure"))
+    failed = None
+    if failure is not None:
+        if failure.get("stage") == stage.name:
+            failed = describe_failure(failure)
+        elif recorded is None and stage.record is not None:
+            failed = f"never run; the target {describe_failure(failure)}"
+    fresh, why = stage_status(stage, recorded, failed)
     if fresh and stage.name.startswith("build-"):
         # the record alone is not enough when the tree holding the outputs was replaced
         # (the files it made, as recorded: the recipe's globs are the package stage's input)
@@ -166,15 +176,20 @@ def _fresh(project: Project, plan: Plan, stage: Stage) -> tuple[bool, str]:
 def stage_fresh(project: Project, target: str, stage_name: str) -> bool:
     """doit `uptodate`: the stage's record holds the fingerprint the plan computes now."""
     plan = make_plan(project, target)
-    return _fresh(project, plan, plan.stage(stage_name))[0]
+    fresh = _fresh(project, plan, plan.stage(stage_name))[0]
+    if fresh:
+        # doit does not report private tasks it skips; said here, in pipeline order (doit
+        # asks just before it would run the stage), so "deps: runs every time" stays in place
+        print(f"{stage_name} {target}: up to date", flush=True)
+    return fresh
 
 
 @guarded
 def run_stage(project: Project, target: str, stage_name: str) -> None:
     plan = make_plan(project, target)
     stage = plan.stage(stage_name)
-    print(f"{stage_name} {target}: {_fresh(project, plan, stage)[1]}", flush=True)
     space = workspace(project, target)
+    print(f"{stage_name} {target}: {_fresh(project, plan, stage)[1]}", flush=True)
     mark_step(project.site.build_dir / ".lock", f"{stage_name}@{target}")
     try:
         stage_body(stage_name, plan)(project, plan, space)
@@ -191,6 +206,28 @@ def run_stage(project: Project, target: str, stage_name: str) -> None:
             )
         stopped.what = f"{stage_name} {target}"
         raise stopped from None
+    except XdnaforgeError as error:
+        attempts = stage_build.pending_attempts(space, stage_name)
+        record_failure(space, stage_name, error.message, attempts)
+        raise
+    clear_failure(space, stage_name)
+
+
+def _stamps(space: Workspace) -> list[int | None]:
+    """When each record was last written, to tell whether a command wrote any."""
+    paths = [space.record(name) for name in RECORDS]
+    return [p.stat().st_mtime_ns if p.exists() else None for p in paths]
+
+
+@contextlib.contextmanager
+def _refreshing_report(space: Workspace) -> Iterator[None]:
+    """Re-render the report when the command wrote a record, even when it then failed."""
+    before = _stamps(space)
+    try:
+        yield
+    finally:
+        if _stamps(space) != before:
+            stage_report.write_report(space.target, space)
 
 
 @guarded
@@ -217,11 +254,12 @@ def run_tasks(
     ):
         chain = plan.pipeline()[: stages.index(stage_name) + 1]
         fresh = {stage.name for stage in chain if _fresh(project, plan, stage)[0]}
-        for stage in chain:
-            # doit does not report private tasks, so up-to-date stages are announced here
-            if stage.name in fresh:
-                print(f"{stage.name} {name}: up to date")
+        before = _stamps(workspace(project, name))
         code = DoitMain(ModuleTaskLoader(namespace)).run([f"_{stage_name}:{name}"])
+        # the report stage refreshes the report of a whole build; anything else that wrote
+        # a record (`doit fetch`, a failed build) refreshes it here
+        if (code != 0 or stage_name != "report") and _stamps(workspace(project, name)) != before:
+            stage_report.write_report(name, workspace(project, name))
     if code != 0:
         task = "build" if stage_name == "report" else stage_name
         raise StepFailed(f"{task} {name} failed (exit {code}); the messages above say why")
@@ -281,7 +319,8 @@ def audit(project: Project, target: str, deb: list[str], json: str) -> None:
     name = resolve_target(project, target or None)
     with held(project.site.build_dir / ".lock", f"the build directory {project.site.build_dir}"):
         plan = make_plan(project, name)
-        stage_audit.audit_target(project, plan, workspace(project, name))
+        with _refreshing_report(workspace(project, name)):
+            stage_audit.audit_target(project, plan, workspace(project, name))
 
 
 @guarded
@@ -299,14 +338,20 @@ def _system_change(project: Project, target: str, root: str) -> tuple[Plan, Work
 @guarded
 def install(project: Project, target: str, yes: bool, root: str) -> None:
     plan, space, root_dir = _system_change(project, target, root)
-    with held(project.site.build_dir / ".lock", f"the build directory {project.site.build_dir}"):
+    with (
+        held(project.site.build_dir / ".lock", f"the build directory {project.site.build_dir}"),
+        _refreshing_report(space),
+    ):
         install_module.install(project, plan, space, root_dir, yes)
 
 
 @guarded
 def rollback(project: Project, target: str, yes: bool, root: str) -> None:
     plan, space, root_dir = _system_change(project, target, root)
-    with held(project.site.build_dir / ".lock", f"the build directory {project.site.build_dir}"):
+    with (
+        held(project.site.build_dir / ".lock", f"the build directory {project.site.build_dir}"),
+        _refreshing_report(space),
+    ):
         install_module.rollback(project, plan, space, root_dir, yes)
 
 

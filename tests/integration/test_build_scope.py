@@ -95,3 +95,24 @@ def test_two_files_with_one_package_name_are_resolved_by_the_recipe(
     assert not (
         setup / "artifacts/synthetic/debs/xrt_202520.2.20.0_26.04-amd64-runtime.deb"
     ).exists()
+
+
+def test_a_rerun_reports_the_stages_in_pipeline_order(setup: Path, fake_tools: FakeTools) -> None:
+    assert build(setup, fake_tools).rc == 0
+    outcome = build(setup, fake_tools)
+    assert outcome.rc == 0, outcome.output
+    said = [
+        line.split()[0]
+        for line in outcome.stdout.splitlines()
+        if line.endswith((": up to date", ": runs every time"))
+    ]
+    assert said == [
+        "fetch",
+        "patch",
+        "deps",
+        "build-xrt",
+        "build-shim",
+        "package",
+        "audit",
+        "report",
+    ]
