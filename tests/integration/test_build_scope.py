@@ -8,6 +8,7 @@ from pathlib import Path
 
 from tests.fakes.fixture import FakeTools
 from tests.integration.conftest import build
+from tests.integration.upstream import Upstream, write_recipe
 
 
 def compiles(project: Path, tree: str) -> int:
@@ -116,3 +117,30 @@ def test_a_rerun_reports_the_stages_in_pipeline_order(setup: Path, fake_tools: F
         "audit",
         "report",
     ]
+
+
+def test_a_script_with_several_case_arms_on_one_line_is_read_as_bash_reads_it(
+    setup: Path, upstream: Upstream, fake_tools: FakeTools
+) -> None:
+    script = (upstream.root / "xdna-driver/build/build.sh").read_text()
+    arms = (
+        "    -release) release=1 ;;\n    -debug) release=0 ;;\n    -nokmod) nokmod=1 ;;\n"
+        "    -nocmake) nocmake=1 ;;\n"
+    )
+    assert arms in script
+    upstream.commit(
+        "xdna-driver",
+        {
+            "build/build.sh": script.replace(
+                arms,
+                "    -release) release=1;; -debug) release=0;; -nokmod) nokmod=1;; "
+                "-nocmake) nocmake=1;;\n",
+            )
+        },
+        "several arms on one line",
+    )
+    write_recipe(setup, upstream)
+    outcome = build(setup, fake_tools)
+    assert outcome.rc == 0, outcome.output
+    assert "does not accept" not in outcome.output
+    assert compiles(setup, "build") == 1
