@@ -504,4 +504,5 @@ def show_plan(project: Project, target: str) -> None:
     statuses = [_fresh(project, plan, stage) for stage in plan.stages]
     host = read_host_facts(project.site.sysroot)
     cells = [c for c in matching_cells(project.cells(), host) if c.recipe == name]
-    print(format_plan(plan, statuses, host, cells, project.root))
+    lock = read_record(workspace(project, name).record("lock"))
+    print(format_plan(plan, statuses, host, cells, project.root, lock))

@@ -15,6 +15,7 @@ import pytest
 from tests.fakes.fixture import FakeTools
 from tests.integration.conftest import build
 from tests.integration.test_build_scope import edit_recipe
+from tests.integration.upstream import Upstream
 
 ARTIFACTS = "artifacts/synthetic"
 
@@ -126,3 +127,19 @@ def test_a_failed_attempt_is_said_by_plan_build_and_report(
     assert [a["exit_status"] for a in attempts] == [2, 0]
     assert Path(attempts[0]["log"]) == failed_log
     assert "Failed last time" not in report(setup)
+
+
+def test_plan_and_report_tell_pinned_from_recorded_repositories(
+    setup: Path, upstream: Upstream, fake_tools: FakeTools
+) -> None:
+    before = build(setup, fake_tools, "plan", "--target", "synthetic")
+    assert before.rc == 0, before.output
+    assert "nested submodules: as their parents record them" in before.stdout
+    assert build(setup, fake_tools).rc == 0
+    after = build(setup, fake_tools, "plan", "--target", "synthetic")
+    aiebu = upstream.heads["aiebu"]
+    assert f"    xrt/src/aiebu @ {aiebu} (recorded by its parent; from lock.json)" in after.stdout
+    text = report(setup)
+    assert "| sources | 3 repositories: 2 pinned by the recipe, 1 recorded by their parents |" in (
+        text
+    )
