@@ -36,11 +36,15 @@ CONFIGURED_MARK = "-- Build files have been written to"
 
 
 def build_environment(space: Workspace, site: Site, epoch: str) -> dict[str, str]:
+    for folder in (space.work / "home", space.work / "tmp", site.ccache_dir):
+        folder.mkdir(parents=True, exist_ok=True)
+    return step_environment(space, site, epoch)
+
+
+def step_environment(space: Workspace, site: Site, epoch: str) -> dict[str, str]:
+    """The environment of a build step, creating nothing (the toolchain probe uses it)."""
     home = space.work / "home"
     tmp = space.work / "tmp"
-    home.mkdir(parents=True, exist_ok=True)
-    tmp.mkdir(parents=True, exist_ok=True)
-    site.ccache_dir.mkdir(parents=True, exist_ok=True)
     passed = {k: os.environ[k] for k in os.environ.get(PASS_ENV, "").split() if k in os.environ}
     return {
         **passed,

@@ -122,7 +122,7 @@ def make_plan(project: Project, target: str, *, probe: bool = True) -> Plan:
         depends = recipe.depends_for(*distro) or ()
         toolchain = environment.toolchain(project.site, spec, depends) if probe else {}
     else:
-        toolchain = query_toolchain(recipe.depends_for(*distro)) if probe else {}
+        toolchain = _toolchain(project, target, distro) if probe else {}
     return plan_target(
         recipe,
         project.patches_for(recipe),
@@ -130,6 +130,18 @@ def make_plan(project: Project, target: str, *, probe: bool = True) -> Plan:
         distro=distro,
         toolchain=toolchain,
         environment=spec,
+    )
+
+
+def _toolchain(project: Project, target: str, distro: tuple[str, str]) -> dict[str, str]:
+    """The toolchain as a build step of `target` will find it: its environment, its tree."""
+    space = workspace(project, target)
+    places = (space.source_tree, space.work, project.site.build_dir)
+    cwd = next((p for p in places if p.is_dir()), Path.cwd())
+    return query_toolchain(
+        project.recipes[target].depends_for(*distro),
+        stage_build.step_environment(space, project.site, ""),
+        cwd,
     )
 
 

@@ -7,15 +7,17 @@ import hashlib
 import json
 import os
 import stat
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.fakes.fixture import FakeTools
-from tests.integration.conftest import build
+from tests.integration.conftest import build, run_doit
 from tests.integration.test_build_scope import edit_recipe
 from tests.integration.upstream import Upstream
+from xdnaforge.toolchain import PYTHON_PROBE
 
 ARTIFACTS = "artifacts/synthetic"
 
@@ -143,3 +145,41 @@ def test_plan_and_report_tell_pinned_from_recorded_repositories(
     assert "| sources | 3 repositories: 2 pinned by the recipe, 1 recorded by their parents |" in (
         text
     )
+
+
+SHIM = """#!/bin/bash
+# a pyenv shim in miniature: with a version file under $HOME, "its" interpreter answers
+# questions about itself (scripts, such as the fake tools, still run); else the system's
+if [ -f "$HOME/.pyenv/version" ] && [ "$1" = --version ]; then echo "Python 3.11.7"; exit 0; fi
+if [ -f "$HOME/.pyenv/version" ] && [ "$1" = -c ]; then
+  echo "Python 3.11.7 ($HOME/.pyenv/versions/3.11.7/bin/python3.11)"; exit 0
+fi
+exec /usr/bin/python3 "$@"
+"""
+
+
+def test_the_toolchain_records_the_interpreter_the_build_runs(
+    setup: Path, fake_tools: FakeTools
+) -> None:
+    if not Path("/usr/bin/python3").exists():
+        pytest.skip("needs /usr/bin/python3 (the 'system' interpreter behind the shim)")
+    shims = setup / "home/.pyenv/shims"
+    shims.mkdir(parents=True)
+    (shims / "python3").write_text(SHIM)
+    (shims / "python3").chmod(0o755)
+    (setup / "home/.pyenv/version").write_text("3.11.7\n")
+    env = {
+        **fake_tools.env,
+        "PATH": f"{shims}:{fake_tools.env['PATH']}",
+        "XDNAFORGE_PASS_ENV": "FAKE_SCENARIO FAKE_CALLS",
+    }
+    outcome = run_doit(setup, "build", "--target", "synthetic", env=env)
+    assert outcome.rc == 0, outcome.output
+    system = subprocess.run(
+        ["/usr/bin/python3", "-c", PYTHON_PROBE], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    toolchain = record(setup, "build")["toolchain"]
+    # the build's private HOME has no pyenv version file: the shim runs the system python
+    assert toolchain["python3"] == system  # type: ignore[index]
+    assert "3.11.7" not in toolchain["python3"]  # type: ignore[index]
+    assert "(/" in toolchain["gcc"]  # type: ignore[index]
