@@ -240,7 +240,13 @@ def _finish(
         [str(records / "packages.json")],
         [str(records / "audit.json")],
         "audit",
-        {"waivers": [{"rule": w.name, "package": w.package} for w in recipe.waivers]},
+        # the justification too: audit.json and the report show it
+        {
+            "waivers": [
+                {"rule": w.name, "package": w.package, "justification": w.justification}
+                for w in recipe.waivers
+            ]
+        },
         [package],
     )
     install = _stage(
