@@ -164,9 +164,12 @@ def package(project: Project, plan: Plan, space: Workspace) -> None:
     hints: list[str] = []
     for name, files in sorted(by_name.items()):
         chosen, rule = _choose(space, steps, name, files)
+        if chosen is None and rule:
+            doubled.append(rule)  # the recipe's choice matches none, or several, of the files
+        elif chosen is None:
+            doubled.append(f"more than one file for {name} ({', '.join(p.name for p, _ in files)})")
+            hints.append(_suggestion(space, steps, name, files))
         if chosen is None:
-            doubled.append(f"{name} ({', '.join(p.name for p, _ in files)})")
-            hints.append(rule or _suggestion(space, steps, name, files))
             continue
         taken.extend((p, s) for p, s in files if p == chosen)
         left_out.extend(
@@ -183,8 +186,7 @@ def package(project: Project, plan: Plan, space: Workspace) -> None:
             problems.append(f"missing {', '.join(missing)}")
         if unexpected:
             problems.append(f"unexpected {', '.join(unexpected)}")
-        if doubled:
-            problems.append(f"more than one file for {'; '.join(doubled)}")
+        problems.extend(doubled)
         raise StepFailed(
             f"the built packages are not the set the recipe expects: {'; '.join(problems)}",
             hint="\n".join(

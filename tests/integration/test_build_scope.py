@@ -144,3 +144,24 @@ def test_a_script_with_several_case_arms_on_one_line_is_read_as_bash_reads_it(
     assert outcome.rc == 0, outcome.output
     assert "does not accept" not in outcome.output
     assert compiles(setup, "build") == 1
+
+
+def test_a_choice_that_matches_no_file_is_named(setup: Path, fake_tools: FakeTools) -> None:
+    assert build(setup, fake_tools, "patch", "--target", "synthetic").rc == 0
+    (setup / "build/synthetic/src/xrt/RUNTIME_TWINS").write_text("")
+    edit_recipe(
+        setup,
+        "produces: [xrt-base, xrt-npu]",
+        "produces: [xrt-base, xrt-npu, xrt-runtime]\n"
+        '      choose: {xrt-runtime: "Release/xrt_*-RUNTIME.deb"}',
+    )
+    edit_recipe(
+        setup, '"Release/xrt_*-npu.deb"]', '"Release/xrt_*-npu.deb", "Release/*untime.deb"]'
+    )
+    outcome = build(setup, fake_tools)
+    assert outcome.rc == 1
+    assert (
+        "build.steps[xrt].choose.xrt-runtime: Release/xrt_*-RUNTIME.deb matches 0 of the files "
+        "carrying it (xrt_202520.2.20.0_26.04-amd64-Runtime.deb, "
+        "xrt_202520.2.20.0_26.04-amd64-runtime.deb), not one"
+    ) in outcome.output

@@ -138,7 +138,7 @@ def test_what_to_collect_reruns_the_package_stage_not_the_compile() -> None:
         {"produces": (*steps[0].produces, "xrt-runtime")},
         {"choose": (("xrt-runtime", "Release/xrt_*-Runtime.deb"),)},
     ):
-        edited = (dataclasses.replace(steps[0], **change), *steps[1:])  # type: ignore[arg-type]
+        edited = (dataclasses.replace(steps[0], **change), *steps[1:])
         assert changed(make_plan(), make_plan(steps=edited)) == COLLECTED, change
 
 
