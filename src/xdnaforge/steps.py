@@ -171,7 +171,7 @@ def _fresh(project: Project, plan: Plan, stage: Stage) -> tuple[bool, str]:
     if failure is not None:
         if failure.get("stage") == stage.name:
             failed = describe_failure(failure)
-        elif recorded is None and stage.record is not None:
+        elif recorded is None and stage.record is not None and not stage.on_request:
             failed = f"never run; the target {describe_failure(failure)}"
     fresh, why = stage_status(stage, recorded, failed)
     if fresh and stage.name.startswith("build-"):
