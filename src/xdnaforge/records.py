@@ -21,7 +21,14 @@ SCHEMA = 1
 
 
 def _umask() -> int:
-    """The process umask (reading it means setting it: put it straight back)."""
+    """The process umask: from /proc (Linux 4.7+) without changing it, else by setting it
+    and putting it straight back (a moment in which another thread's files get 022)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
     mask = os.umask(0o022)
     os.umask(mask)
     return mask
