@@ -11,8 +11,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+_OPTION = r"\"?-{1,2}[A-Za-z0-9][\w-]*\"?"
+# a case arm starts where bash starts one: after `in`, after the `;;`, `;&` or `;;&` that
+# ends the previous arm, or at the start of a line; so `-npu) npu=1;; -opt) opt=1;;` on one
+# line is two arms
 _ARM_RE = re.compile(
-    r"^\s*\(?\s*((?:\"?-{1,2}[A-Za-z0-9][\w-]*\"?\s*\|\s*)*\"?-{1,2}[A-Za-z0-9][\w-]*\"?)\s*\)"
+    rf"(?:^|;;&?|;&|\bin\b)\s*\(?\s*((?:{_OPTION}\s*\|\s*)*{_OPTION})\s*\)", re.MULTILINE
 )
 # options that take a value: the value is not an option
 VALUE_OPTIONS = frozenset(
@@ -22,11 +26,9 @@ VALUE_OPTIONS = frozenset(
 
 def parse_options(script: str) -> set[str]:
     options = set()
-    for line in script.splitlines():
-        match = _ARM_RE.match(line)
-        if match:
-            for alternative in match.group(1).split("|"):
-                options.add(alternative.strip().strip('"'))
+    for match in _ARM_RE.finditer(script):
+        for alternative in match.group(1).split("|"):
+            options.add(alternative.strip().strip('"'))
     return options
 
 

@@ -323,7 +323,10 @@ def rollback(project: Project, plan: Plan, space: Workspace, root: Path, yes: bo
             "rolled back, but dpkg does not show the previous set:\n" + "\n".join(wrong)
         )
     for item in items:
-        print(f"restored {item['package']} {item.get('replaced') or '(removed)'}")
+        if item.get("replaced"):
+            print(f"restored {item['package']} {item['replaced']}")
+        else:
+            print(f"purged {item['package']} (was new)")
 
 
 def write_memlock(root: Path, yes: bool) -> None:

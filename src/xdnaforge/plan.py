@@ -177,19 +177,19 @@ def plan_target(
     stages = [fetch, patch, deps]
     previous = patch
     for step in recipe.steps:
+        # only what changes the compile: which files to collect is the package stage's
+        # business, so correcting a glob re-collects in seconds instead of recompiling
         build = _stage(
             f"build-{step.name}",
             f"run {' '.join(step.argv)} in {step.cwd} (controlled environment, logged)",
             [str(workspace.source_tree) + " (patched)"]
             + ([f"the packages of {previous.name}"] if previous.name.startswith("build-") else []),
-            [str(workspace.logs / f"build-{step.name}.log"), str(records / "build.json")]
-            + [str(workspace.source_tree / step.cwd / glob) for glob in step.packages],
+            [str(workspace.logs / f"build-{step.name}.<attempt>.log"), str(records / "build.json")],
             "build",
             {
                 "step": step.name,
                 "cwd": step.cwd,
                 "argv": list(step.argv),
-                "produces": list(step.produces),
                 "distro": list(distro),
                 "toolchain": dict(sorted(toolchain.items())),
             },
@@ -201,10 +201,22 @@ def plan_target(
     package = _stage(
         "package",
         "collect the .deb files, read their control fields, compare with the expected set",
-        [str(records / "build.json")],
+        [str(records / "build.json")]
+        + [str(workspace.source_tree / s.cwd / glob) for s in recipe.steps for glob in s.packages],
         [str(workspace.packages), str(records / "packages.json")],
         "packages",
-        {"expected": sorted(recipe.produced_packages())},
+        {
+            "collect": {
+                s.name: {
+                    "cwd": s.cwd,
+                    "packages": list(s.packages),
+                    "produces": list(s.produces),
+                    "choose": dict(s.choose),
+                }
+                for s in recipe.steps
+            },
+            "expected": sorted(recipe.produced_packages()),
+        },
         builds,
     )
     return _finish(recipe, workspace, stages, package, patches, distro, toolchain, environment)
@@ -234,7 +246,14 @@ def _finish(
         [str(records / "audit.json")]
         + ([str(records / "container/Containerfile")] if runtime else []),
         "audit",
-        {"waivers": [{"rule": w.name, "package": w.package} for w in recipe.waivers], **runtime},
+        # the justification too: audit.json and the report show it
+        {
+            "waivers": [
+                {"rule": w.name, "package": w.package, "justification": w.justification}
+                for w in recipe.waivers
+            ],
+            **runtime,
+        },
         [package],
     )
     install = _stage(
@@ -277,10 +296,22 @@ def _finish(
     )
 
 
-def stage_status(stage: Stage, recorded: Mapping[str, Any] | None) -> tuple[bool, str]:
-    """(up to date, why) from the record the stage wrote last time (None: no record)."""
+def stage_status(
+    stage: Stage, recorded: Mapping[str, Any] | None, failed: str | None = None
+) -> tuple[bool, str]:
+    """(up to date, why) from the record the stage wrote last time (None: no record);
+    `failed` ("failed last time at build-xrt (when)") replaces "never run" when given."""
     if stage.record is None:
-        return False, "runs every time"
+        return False, "runs every time" + (f"; {failed}" if failed else "")
+    fresh, why = _record_status(stage, recorded)
+    if fresh or failed is None:
+        return fresh, why
+    if recorded is None:
+        return False, failed
+    return False, f"{why}; {failed}"
+
+
+def _record_status(stage: Stage, recorded: Mapping[str, Any] | None) -> tuple[bool, str]:
     if recorded is None:
         return False, "never run (no record)"
     fingerprints = recorded.get("fingerprints", {})

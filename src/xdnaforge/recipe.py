@@ -89,8 +89,11 @@ class BuildStep:
     name: str
     cwd: str
     argv: tuple[str, ...]
-    packages: tuple[str, ...]
+    packages: tuple[str, ...]  # globs relative to cwd: what the package stage collects
     produces: tuple[str, ...]
+    # Package name -> glob: which file to take when several collected files carry that
+    # Package field (XRT 2.19 makes xrt_*-Runtime.deb and xrt_*-runtime.deb, both xrt-runtime)
+    choose: tuple[tuple[str, str], ...]
     timeout_minutes: int
     ctest: CtestExpectation | None
     origin: str
@@ -137,7 +140,7 @@ class Recipe:
     kind: str
     description: str
     origin: str
-    digest: str  # sha256 of the recipe file: part of every fingerprint
+    digest: str  # sha256 of the recipe file: recorded with what it made, not a fingerprint
     hosts: HostSpec
     driver: DriverContract
     source: Source | None  # None for prebuilt recipes

@@ -350,7 +350,7 @@ def _step(reader: Reader, value: Any, path: KeyPath) -> BuildStep | None:
         value,
         path,
         required=("name", "cwd", "argv", "packages", "produces"),
-        optional=("timeout_minutes", "ctest"),
+        optional=("timeout_minutes", "ctest", "choose"),
     )
     if step is None:
         return None
@@ -378,6 +378,7 @@ def _step(reader: Reader, value: Any, path: KeyPath) -> BuildStep | None:
     cwd = reader.string(step, "cwd", path)
     packages = reader.strings(step, "packages", path)
     produces = reader.strings(step, "produces", path)
+    choose = _choose(reader, step, path, produces)
     # a bad timeout is reported; the default keeps the step so later checks still see it
     timeout = reader.integer(step, "timeout_minutes", path, minimum=1, default=240) or 240
     if name is None or cwd is None or not argv:
@@ -389,10 +390,35 @@ def _step(reader: Reader, value: Any, path: KeyPath) -> BuildStep | None:
         argv=argv,
         packages=packages,
         produces=produces,
+        choose=choose,
         timeout_minutes=timeout,
         ctest=ctest,
         origin=f"{reader.source}:{line}",
     )
+
+
+def _choose(
+    reader: Reader, step: dict[str, Any], path: KeyPath, produces: tuple[str, ...]
+) -> tuple[tuple[str, str], ...]:
+    """`choose: {<Package>: <glob>}`: the file to take when several carry one Package."""
+    if "choose" not in step:
+        return ()
+    here = (*path, "choose")
+    table = reader.mapping(step["choose"], here, free_keys=True)
+    chosen = []
+    for package, value in (table or {}).items():
+        glob = reader.as_string(value, (*here, str(package)))
+        if glob is None:
+            continue
+        if package not in produces:
+            reader.problem(
+                (*here, str(package)),
+                f"'{package}' is not in this step's produces",
+                hint=f"it produces: {', '.join(produces) or 'nothing'}",
+            )
+            continue
+        chosen.append((str(package), glob))
+    return tuple(sorted(chosen))
 
 
 def _justified(reader: Reader, value: Any, path: KeyPath, key: str) -> Justified | None:

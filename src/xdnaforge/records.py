@@ -20,10 +20,27 @@ from .errors import StepFailed
 SCHEMA = 1
 
 
+def _umask() -> int:
+    """The process umask: from /proc (Linux 4.7+) without changing it, else by setting it
+    and putting it straight back (a moment in which another thread's files get 022)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def write_atomic(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        # mkstemp creates 0600; a record is read by others (the report's reader, a web
+        # server), so it gets the mode any file the user creates gets: 0666 minus the umask
+        os.fchmod(fd, 0o666 & ~_umask())
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
             handle.flush()

@@ -23,6 +23,7 @@ RECORDS = (
     "kernel",
     "matrix",
     "rebuild",
+    "failure",
 )
 
 
@@ -117,6 +118,39 @@ def _changes(now: Mapping[str, Any], before: Mapping[str, Any] | None) -> list[s
     return changes or ["nothing changed since the previous report"]
 
 
+def _attempts(step: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """Every attempt of a build step; records older than attempts held only the last one."""
+    attempts: list[Mapping[str, Any]] = step.get("attempts") or [
+        {
+            "argv": step.get("command", []),
+            "started": step.get("started", "-"),
+            "finished": step.get("finished", "-"),
+            "exit_status": step.get("exit_status", "-"),
+            "log": step.get("log", "-"),
+        }
+    ]
+    return attempts
+
+
+def _recipe(
+    target: str,
+    packages: Mapping[str, Any],
+    build: Mapping[str, Any],
+    lock: Mapping[str, Any],
+) -> dict[str, Any]:
+    """The recipe the packages were made from (lock.json's is only refreshed by a fetch)."""
+    unknown = {"name": target, "origin": "-", "sha256": "-"}
+    made = packages.get("recipe") or build.get("recipe") or lock.get("recipe") or unknown
+    compiled = build.get("recipe") or {}
+    return {
+        **made,
+        # the packages were re-collected with an edited recipe that did not change the compile
+        "compiled_with": compiled.get("sha256")
+        if compiled.get("sha256") not in (None, made.get("sha256"))
+        else None,
+    }
+
+
 def build_model(
     target: str,
     records: Mapping[str, Mapping[str, Any] | None],
@@ -132,16 +166,21 @@ def build_model(
     validation = records.get("validation")
     bench = records.get("bench")
     steps = [
-        {"name": name, **step}
+        {"name": name, **step, "attempts": _attempts(step)}
         for name, step in sorted(
             build.get("steps", {}).items(), key=lambda item: item[1].get("started", "")
         )
     ]
+    repositories = lock.get("repositories", [])
+    pinned = sum(1 for r in repositories if r.get("pinned"))
     model: dict[str, Any] = {
         "target": target,
         "generated": generated,
         "xdnaforge": version,
-        "recipe": lock.get("recipe") or {"name": target, "origin": "-", "sha256": "-"},
+        "recipe": _recipe(target, packages, build, lock),
+        "pinned": pinned,
+        "recorded_by_parent": len(repositories) - pinned,
+        "failure": records.get("failure"),
         "host": build.get("host") or (validation or {}).get("host") or {},
         "toolchain": sorted((build.get("toolchain") or {}).items()),
         "sources": lock.get("repositories", []),

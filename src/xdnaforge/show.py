@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from .host import HostFacts
 from .matrix import Cell
@@ -32,13 +33,31 @@ def format_cells(cells: Sequence[Cell]) -> str:
     )
 
 
+def _nested(plan: Plan, lock: Mapping[str, Any] | None) -> list[str]:
+    """The repositories the fetch checks out that the recipe does not pin itself."""
+    if lock is None:
+        return [
+            "    nested submodules: as their parents record them (listed after the first fetch)"
+        ]
+    current = lock.get("fingerprints", {}).get("fetch") == plan.stage("fetch").fingerprint
+    origin = "lock.json" if current else "lock.json of an earlier fetch; the pins changed since"
+    return [
+        f"    {repo['path']} @ {repo['resolved']} (recorded by its parent; from {origin})"
+        for repo in lock.get("repositories", [])
+        if not repo.get("pinned")
+    ]
+
+
 def format_plan(
     plan: Plan,
     statuses: Sequence[tuple[bool, str]],
     host: HostFacts,
     cells: Sequence[Cell],
     root: Path,
+    lock: Mapping[str, Any] | None = None,
 ) -> str:
+    """`lock`: the lock record, whose nested repositories are shown with the recipe's pins."""
+
     def short(text: str) -> str:
         """Paths under the project root are shown relative to it."""
         return text.removeprefix(f"{root}/")
@@ -76,6 +95,7 @@ def format_plan(
         for sub in source.submodules:
             ref = f" ({sub.ref})" if sub.ref else ""
             lines.append(f"    {sub.path} @ {sub.commit}{ref}")
+        lines.extend(_nested(plan, lock))
         for unused in source.unused_submodules:
             lines.append(f"    {unused.path}: not checked out ({unused.reason.strip()})")
     if plan.patches:

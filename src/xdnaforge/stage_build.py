@@ -10,17 +10,14 @@ goes to build/<target>/logs/build-<step>.log.
 from __future__ import annotations
 
 import datetime
+import functools
 import json
 import os
-import shutil
-import sys
 from pathlib import Path
 from typing import Any
 
-from . import containment, environment, lockfile, storage
-from .audit import wants_text
+from . import containment, environment, lockfile
 from .buildscript import parse_options
-from .debfile import DebContents, DebError, read_deb
 from .errors import Interrupted, StepFailed
 from .host import choose_jobs, read_host_facts, read_memory_available_kib
 from .paths import Workspace
@@ -31,6 +28,7 @@ from .recipe import BuildStep
 from .records import read_record, write_atomic, write_record
 from .run import PASS_ENV, CommandFailed, run_streaming
 from .site import Site
+from .stage_package import recipe_record
 from .tools.ctest import CtestSummary, parse_ctest
 from .tools.git import git
 
@@ -38,11 +36,15 @@ CONFIGURED_MARK = "-- Build files have been written to"
 
 
 def build_environment(space: Workspace, site: Site, epoch: str) -> dict[str, str]:
+    for folder in (space.work / "home", space.work / "tmp", site.ccache_dir):
+        folder.mkdir(parents=True, exist_ok=True)
+    return step_environment(space, site, epoch)
+
+
+def step_environment(space: Workspace, site: Site, epoch: str) -> dict[str, str]:
+    """The environment of a build step, creating nothing (the toolchain probe uses it)."""
     home = space.work / "home"
     tmp = space.work / "tmp"
-    home.mkdir(parents=True, exist_ok=True)
-    tmp.mkdir(parents=True, exist_ok=True)
-    site.ccache_dir.mkdir(parents=True, exist_ok=True)
     passed = {k: os.environ[k] for k in os.environ.get(PASS_ENV, "").split() if k in os.environ}
     return {
         **passed,
@@ -78,6 +80,88 @@ def _save_state(space: Workspace, state: dict[str, Any]) -> None:
     write_atomic(space.work / "attempts.json", json.dumps(state, indent=2) + "\n")
 
 
+def pending_attempts(space: Workspace, stage: str) -> list[dict[str, Any]]:
+    """The attempts of a stage that has not succeeded yet (for the failure record)."""
+    attempts: list[dict[str, Any]] = _state(space).get(stage, {}).get("attempts", [])
+    return attempts
+
+
+def _log_number(path: Path) -> int:
+    number = path.name.rsplit(".", 2)[-2]
+    return int(number) if number.isdigit() else 0
+
+
+def _attempt_logs(space: Workspace, step: str) -> list[Path]:
+    return sorted(space.logs.glob(f"build-{step}.*.log"), key=_log_number)
+
+
+def _next_log(space: Workspace, step: str) -> Path:
+    """A log of its own for every attempt (a packaging rerun must not overwrite the compile's
+    log); build-<step>.log points at the newest, for whoever tails it."""
+    number = max((_log_number(p) for p in _attempt_logs(space, step)), default=0) + 1
+    log = space.logs / f"build-{step}.{number}.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    log.write_text("")
+    latest = space.logs / f"build-{step}.log"
+    latest.unlink(missing_ok=True)
+    latest.symlink_to(log.name)
+    return log
+
+
+def _now() -> str:
+    return datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+
+
+def _attempt(
+    argv: list[str],
+    *,
+    cwd: Path,
+    env: dict[str, str],
+    step: BuildStep,
+    space: Workspace,
+    progress: Progress,
+    attempts: list[dict[str, Any]],
+    contain: bool,
+    wrapper: list[str],
+) -> str:
+    """Run one attempt of the step, appending its record to `attempts`; the log's text."""
+    log = _next_log(space, step.name)
+    entry: dict[str, Any] = {"argv": argv, "started": _now(), "log": str(log)}
+    attempts.append(entry)
+    try:
+        run_streaming(
+            argv,
+            cwd=cwd,
+            env=env,
+            timeout=step.timeout_minutes * 60,
+            log_file=log,
+            on_line=progress.update,
+            contain=contain,
+            wrapper=wrapper,
+        )
+    except CommandFailed as error:
+        entry["exit_status"] = error.returncode  # None: stopped at the timeout
+        raise
+    except Interrupted:
+        entry["exit_status"] = "interrupted"
+        raise
+    else:
+        entry["exit_status"] = 0
+    finally:
+        entry["finished"] = _now()
+    return log.read_text(errors="replace")
+
+
+def _debs(cwd: Path) -> list[str]:
+    """The .deb files in the step's tree: what the package stage may collect from."""
+    return sorted(
+        str((Path(root) / name).relative_to(cwd))
+        for root, _, names in os.walk(cwd)
+        for name in names
+        if name.endswith(".deb")
+    )
+
+
 def _ctest_record(summary: CtestSummary | None, step: BuildStep) -> dict[str, Any] | None:
     if summary is None:
         return None
@@ -102,12 +186,16 @@ def build_step(project: Project, plan: Plan, space: Workspace, step: BuildStep) 
     stage = plan.stage(f"build-{step.name}")
     site = project.site
     cwd = space.source_tree / step.cwd
-    log = space.logs / f"build-{step.name}.log"
     epoch = git(
         ["log", "-1", "--format=%ct", "HEAD"], cwd=space.source_tree, log_file=None
     ).stdout.strip()
-    spec = plan.environment
     env = build_environment(space, site, epoch)
+    spec = plan.environment
+    wrapper: list[str] = []
+    if spec is not None and spec.kind != "host":
+        # the step runs inside the recipe's environment: no network, work paths bound in
+        env = environment.step_variables(spec, env)
+        wrapper = environment.step_wrapper(site, spec, space, cwd)
     # every process of the step inherits these: a later run finds any that outlive this one
     owner = lockfile.held_by_us(site.build_dir / ".lock")
     markers = {
@@ -115,57 +203,53 @@ def build_step(project: Project, plan: Plan, space: Workspace, step: BuildStep) 
         containment.STEP_VARIABLE: f"{stage.name}@{plan.target}",
     }
     contain = site.containment == "pid-namespace"
-    wrapper: list[str] = []
-    if spec is not None and spec.kind != "host":
-        # the step runs inside the recipe's environment: no network, work paths bound in
-        env = environment.step_variables(spec, env)
-        wrapper = environment.step_wrapper(site, spec, space, cwd)
     accepted = parse_options((cwd / step.argv[0]).read_text(errors="replace"))
     argv = [a.replace("{jobs}", str(_jobs(site))) for a in step.argv]
     state = _state(space)
-    attempt = state.get(stage.name, {})
+    previous = state.get(stage.name, {})
+    same = previous.get("fingerprint") == stage.fingerprint
+    # earlier failed attempts with the same inputs belong to this stage run (a resume
+    # builds on what they configured), so the record lists them too
+    attempts: list[dict[str, Any]] = list(previous.get("attempts", [])) if same else []
     extra: list[str] = []
-    if (
-        attempt.get("fingerprint") == stage.fingerprint
-        and attempt.get("configured")
-        and "-nocmake" in accepted
-        and "-nocmake" not in argv
-    ):
+    if same and previous.get("configured") and "-nocmake" in accepted and "-nocmake" not in argv:
         # same inputs, configured last time: rerunning cmake would recompile nearly all
         extra.append("-nocmake")
         print(f"  resuming the previous attempt without reconfiguring ({' '.join(extra)})")
-    log.parent.mkdir(parents=True, exist_ok=True)
-    log.write_text("")
-    started = datetime.datetime.now(datetime.UTC)
     progress = Progress(f"build-{step.name}")
     known = {k.name: k.justification for k in plan.recipe.known_test_failures}
     known_seen: list[str] = []
+    run = functools.partial(
+        _attempt,
+        cwd=cwd,
+        env={**env, **markers},
+        step=step,
+        space=space,
+        progress=progress,
+        attempts=attempts,
+        contain=contain,
+        wrapper=wrapper,
+    )
     try:
         try:
-            run_streaming(
-                [*argv, *extra],
-                cwd=cwd,
-                env={**env, **markers},
-                timeout=step.timeout_minutes * 60,
-                log_file=log,
-                on_line=progress.update,
-                contain=contain,
-                wrapper=wrapper,
-            )
+            text = run([*argv, *extra])
         except Interrupted:
             # configured before the interruption: the rerun resumes without reconfiguring
+            text = Path(attempts[-1]["log"]).read_text(errors="replace")
             state[stage.name] = {
                 "fingerprint": stage.fingerprint,
-                "configured": CONFIGURED_MARK in log.read_text(errors="replace"),
+                "configured": bool(same and previous.get("configured")) or CONFIGURED_MARK in text,
+                "attempts": attempts,
             }
             _save_state(space, state)
             progress.done("interrupted")
             raise
         except CommandFailed:
-            text = log.read_text(errors="replace")
+            text = Path(attempts[-1]["log"]).read_text(errors="replace")
             state[stage.name] = {
                 "fingerprint": stage.fingerprint,
-                "configured": CONFIGURED_MARK in text,
+                "configured": bool(same and previous.get("configured")) or CONFIGURED_MARK in text,
+                "attempts": attempts,
             }
             _save_state(space, state)
             summary = parse_ctest(text)
@@ -177,52 +261,45 @@ def build_step(project: Project, plan: Plan, space: Workspace, step: BuildStep) 
                     f"build-{step.name}: ctest failed ({summary.failed} of {summary.total}): "
                     f"{', '.join(summary.failed_tests) or 'see the log'}; upstream's build "
                     "script stops before packaging, so no packages were made",
-                    hint=f"log: {log}\nif a failure is known and harmless, list it in "
-                    "build.known_test_failures with a justification",
+                    hint=f"log: {attempts[-1]['log']}\nif a failure is known and harmless, "
+                    "list it in build.known_test_failures with a justification",
                 ) from None
             # every failure is a known one: package without rerunning ctest or cmake
             known_seen = list(summary.failed_tests)
             print(f"  known test failures: {', '.join(known_seen)}; packaging without ctest")
             extra = [o for o in ("-nocmake", "-noctest") if o in accepted]
-            run_streaming(
-                [*argv, *extra],
-                cwd=cwd,
-                env={**env, **markers},
-                timeout=step.timeout_minutes * 60,
-                log_file=log,
-                on_line=progress.update,
-                contain=contain,
-                wrapper=wrapper,
-            )
+            ctest_text = text
+            text = run([*argv, *extra])
+            text = ctest_text + text  # the ctest summary is in the first attempt's log
     except (CommandFailed, StepFailed):
+        state[stage.name] = {**state.get(stage.name, {}), "attempts": attempts}
+        _save_state(space, state)
         progress.done("failed")
         raise
-    finished = datetime.datetime.now(datetime.UTC)
     progress.done("done")
-    text = log.read_text(errors="replace")
-    files = sorted({str(p.relative_to(cwd)) for g in step.packages for p in cwd.glob(g)})
-    if not files:
-        raise StepFailed(
-            f"build-{step.name} finished but made no file matching {', '.join(step.packages)} "
-            f"in {cwd}",
-            hint=f"see {log}; check build.steps[{step.name}].packages ({step.origin})",
-        )
     state.pop(stage.name, None)
     _save_state(space, state)
+    kept = {Path(a["log"]).name for a in attempts}
+    for old in _attempt_logs(space, step.name):
+        if old.name not in kept:
+            old.unlink()  # logs of attempts no record mentions any more
     record = read_record(space.record("build")) or {}
     steps = dict(record.get("steps", {}))
+    started = datetime.datetime.fromisoformat(attempts[0]["started"])
+    finished = datetime.datetime.fromisoformat(attempts[-1]["finished"])
     steps[step.name] = {
-        "command": [*argv, *extra],
+        "command": attempts[-1]["argv"],
         "cwd": str(cwd),
         "environment": {k: v for k, v in env.items() if k != "PATH"},
-        "started": started.isoformat(timespec="seconds"),
-        "finished": finished.isoformat(timespec="seconds"),
+        "started": attempts[0]["started"],
+        "finished": attempts[-1]["finished"],
         "duration_s": round((finished - started).total_seconds(), 1),
         "exit_status": 0,
-        "log": str(log),
+        "log": attempts[-1]["log"],
+        "attempts": attempts,
         "ctest": _ctest_record(parse_ctest(text), step),
         "known_test_failures": [{"test": t, "justification": known[t]} for t in known_seen],
-        "files": files,
+        "files": _debs(cwd),
     }
     host = read_host_facts(site.sysroot)
     body = {
@@ -237,6 +314,7 @@ def build_step(project: Project, plan: Plan, space: Workspace, step: BuildStep) 
             or "none",
             "jobs": str(_jobs(site)),
         },
+        "recipe": recipe_record(plan.recipe),
         "toolchain": dict(plan.toolchain),
         "environment": _environment_record(site, plan),
         "steps": steps,
@@ -260,139 +338,3 @@ def _environment_record(site: Site, plan: Plan) -> dict[str, Any]:
         # a new network namespace with loopback only (bwrap --unshare-net, --network none)
         "network": "none",
     }
-
-
-def _entry(deb: DebContents, path: Path, step: str) -> dict[str, Any]:
-    """One packages.json entry: what the control file says, not what the file name says."""
-    return {
-        "file": f"debs/{path.name}",
-        "package": deb.package,
-        "version": deb.control.get("Version", ""),
-        "architecture": deb.control.get("Architecture", ""),
-        "size": deb.size,
-        "sha256": deb.sha256,
-        "step": step,
-        "source": str(path),
-    }
-
-
-def _publish(
-    plan: Plan, space: Workspace, files: list[Path], entries: list[dict[str, Any]]
-) -> None:
-    """Swap the packages in, then write packages.json: the stage's last act."""
-    stage = plan.stage("package")
-    _replace_packages(space, files)
-    write_record(
-        space.record("packages"),
-        "packages",
-        {
-            "target": plan.target,
-            "packages": entries,
-            "fingerprints": {"package": stage.fingerprint},
-            "inputs": {"package": stage.inputs},
-        },
-    )
-    for entry in entries:
-        print(
-            f"  {entry['package']} {entry['version']} {entry['architecture']} "
-            f"{entry['size']} bytes  {entry['file']}"
-        )
-    sys.stdout.flush()
-
-
-def _replace_packages(space: Workspace, files: list[Path]) -> None:
-    """Copy into a new directory, then swap: a failure leaves the previous packages in place."""
-    staging = space.packages.with_name("debs.new")
-    if staging.exists():
-        shutil.rmtree(staging)
-    # the one place where the space needed is known: say it before copying half of them
-    storage.require_space(space.records, files)
-    staging.mkdir(parents=True)
-    for path in files:
-        shutil.copy2(path, staging / path.name)
-    if space.packages.exists():
-        retired = space.packages.with_name("debs.old")
-        if retired.exists():
-            shutil.rmtree(retired)
-        space.packages.rename(retired)
-        staging.rename(space.packages)
-        shutil.rmtree(retired)
-    else:
-        staging.rename(space.packages)
-
-
-def package(project: Project, plan: Plan, space: Workspace) -> None:
-    """Collect each step's .deb files, read their control data, compare with the recipe."""
-    del project
-    found: list[tuple[Path, str]] = []
-    for step in plan.recipe.steps:
-        cwd = space.source_tree / step.cwd
-        for pattern in step.packages:
-            found.extend((p, step.name) for p in sorted(cwd.glob(pattern)))
-    entries = []
-    names: dict[str, list[str]] = {}
-    for path, step_name in found:
-        try:
-            deb = read_deb(path, wants_text)
-        except DebError as error:
-            raise StepFailed(f"package: {error.message}") from None
-        names.setdefault(deb.package, []).append(path.name)
-        entries.append(_entry(deb, path, step_name))
-    expected = set(plan.recipe.produced_packages())
-    missing = sorted(expected - set(names))
-    unexpected = sorted(set(names) - expected)
-    doubled = sorted(f"{n} ({', '.join(files)})" for n, files in names.items() if len(files) > 1)
-    if missing or unexpected or doubled:
-        problems = []
-        if missing:
-            problems.append(f"missing {', '.join(missing)}")
-        if unexpected:
-            problems.append(f"unexpected {', '.join(unexpected)}")
-        if doubled:
-            problems.append(f"more than one file for {'; '.join(doubled)}")
-        raise StepFailed(
-            f"the built packages are not the set the recipe expects: {'; '.join(problems)}",
-            hint="file names are not a contract: the Package fields were compared; adjust "
-            "build.steps[].produces or packages in the recipe if upstream changed them",
-        )
-    _publish(plan, space, [path for path, _ in found], entries)
-
-
-def collect_prebuilt(project: Project, plan: Plan, space: Workspace) -> None:
-    """The package stage of a prebuilt recipe: the vendor's files, each at its pinned sha256."""
-    folders = project.site.vendor_dirs
-    found: list[tuple[Path, str]] = []
-    entries = []
-    for item in plan.recipe.prebuilt:
-        path = next(
-            (folder / item.file for folder in folders if (folder / item.file).is_file()), None
-        )
-        if path is None:
-            raise StepFailed(
-                f"{item.file} is not in {', '.join(str(f) for f in folders)}",
-                hint="put the vendor bundle's .deb files there, or name their folder in "
-                "site.yaml (vendor_dirs)",
-            )
-        try:
-            deb = read_deb(path, wants_text)
-        except DebError as error:
-            raise StepFailed(f"package: {error.message}") from None
-        if item.sha256 != deb.sha256:
-            pinned = (
-                "does not pin its sha256 yet"
-                if item.sha256 == "unpinned"
-                else f"pins {item.sha256}"
-            )
-            raise StepFailed(
-                f"{item.file} has sha256 {deb.sha256}; the recipe {pinned}",
-                hint="compare the digest with the vendor's published checksums; pin it in "
-                f"{plan.recipe.origin.rsplit(':', 1)[0]} only if they agree",
-            )
-        if deb.package != item.package:
-            raise StepFailed(
-                f"{item.file} is package {deb.package}, the recipe says {item.package}"
-            )
-        found.append((path, item.file))
-        entries.append(_entry(deb, path, "prebuilt"))
-    # every file matched its pinned sha256 above
-    _publish(plan, space, [p for p, _ in found], entries)

@@ -126,6 +126,7 @@ def install_deps(project: Project, plan: Plan, space: Workspace, yes: bool) -> N
     if not missing:
         print(f"all build dependencies for {plan.distro[0]} {plan.distro[1]} are installed")
         return
+    print(f"missing build dependencies for {plan.distro[0]} {plan.distro[1]}: {', '.join(missing)}")
     argv = install_command(missing)
     if os.geteuid() != 0:
         argv = ["sudo", *argv]

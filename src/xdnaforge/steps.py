@@ -6,8 +6,9 @@ Edge module: gathers inputs (records, host facts), calls the pure core, prints o
 
 from __future__ import annotations
 
+import contextlib
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, ParamSpec
 
@@ -25,6 +26,7 @@ from . import (
     stage_build,
     stage_deps,
     stage_matrix,
+    stage_package,
     stage_rebuild,
     stage_report,
     stage_sources,
@@ -34,6 +36,7 @@ from . import (
 from . import install as install_module
 from .envspec import choose_environment
 from .errors import Interrupted, StepFailed, UsageError, XdnaforgeError
+from .failure import clear_failure, describe_failure, record_failure
 from .host import read_host_facts
 from .lockfile import held, mark_step
 from .matrix import USABLE
@@ -41,6 +44,7 @@ from .paths import Workspace
 from .plan import Plan, Stage, matching_cells, plan_target, stage_status
 from .project import Project, load_matrix_file
 from .records import mark_interrupted, read_record
+from .report import RECORDS
 from .show import format_cells, format_check, format_plan
 from .toolchain import query_toolchain
 
@@ -118,7 +122,7 @@ def make_plan(project: Project, target: str, *, probe: bool = True) -> Plan:
         depends = recipe.depends_for(*distro) or ()
         toolchain = environment.toolchain(project.site, spec, depends) if probe else {}
     else:
-        toolchain = query_toolchain(recipe.depends_for(*distro)) if probe else {}
+        toolchain = _toolchain(project, target, distro) if probe else {}
     return plan_target(
         recipe,
         project.patches_for(recipe),
@@ -129,13 +133,27 @@ def make_plan(project: Project, target: str, *, probe: bool = True) -> Plan:
     )
 
 
+def _toolchain(project: Project, target: str, distro: tuple[str, str]) -> dict[str, str]:
+    """The toolchain as a build step of `target` will find it: its environment, its tree."""
+    space = workspace(project, target)
+    places = (space.source_tree, space.work, project.site.build_dir)
+    cwd = next((p for p in places if p.is_dir()), Path.cwd())
+    return query_toolchain(
+        project.recipes[target].depends_for(*distro),
+        stage_build.step_environment(space, project.site, ""),
+        cwd,
+    )
+
+
 def stage_body(stage_name: str, plan: Plan) -> StageBody:
     bodies: dict[str, StageBody] = {
         "fetch": stage_sources.fetch,
         "patch": stage_sources.patch,
         "deps": stage_deps.deps,
         "package": (
-            stage_build.collect_prebuilt if plan.recipe.kind == "prebuilt" else stage_build.package
+            stage_package.collect_prebuilt
+            if plan.recipe.kind == "prebuilt"
+            else stage_package.package
         ),
         "audit": stage_audit.audit_target,
         "report": stage_report.report,
@@ -148,12 +166,21 @@ def stage_body(stage_name: str, plan: Plan) -> StageBody:
 def _fresh(project: Project, plan: Plan, stage: Stage) -> tuple[bool, str]:
     space = workspace(project, plan.target)
     recorded = read_record(space.record(stage.record)) if stage.record else None
-    fresh, why = stage_status(stage, recorded)
+    failure = read_record(space.record("failure"))
+    failed = None
+    if failure is not None:
+        if failure.get("stage") == stage.name:
+            failed = describe_failure(failure)
+        elif recorded is None and stage.record is not None and not stage.on_request:
+            failed = f"never run; the target {describe_failure(failure)}"
+    fresh, why = stage_status(stage, recorded, failed)
     if fresh and stage.name.startswith("build-"):
         # the record alone is not enough when the tree holding the outputs was replaced
+        # (the files it made, as recorded: the recipe's globs are the package stage's input)
         step = next(s for s in plan.recipe.steps if f"build-{s.name}" == stage.name)
         cwd = space.source_tree / step.cwd
-        if not all(any(cwd.glob(pattern)) for pattern in step.packages):
+        made = (recorded or {}).get("steps", {}).get(step.name, {}).get("files", [])
+        if not cwd.is_dir() or not all((cwd / file).is_file() for file in made):
             return False, "its packages are no longer in the build tree"
     return fresh, why
 
@@ -161,15 +188,20 @@ def _fresh(project: Project, plan: Plan, stage: Stage) -> tuple[bool, str]:
 def stage_fresh(project: Project, target: str, stage_name: str) -> bool:
     """doit `uptodate`: the stage's record holds the fingerprint the plan computes now."""
     plan = make_plan(project, target)
-    return _fresh(project, plan, plan.stage(stage_name))[0]
+    fresh = _fresh(project, plan, plan.stage(stage_name))[0]
+    if fresh:
+        # doit does not report private tasks it skips; said here, in pipeline order (doit
+        # asks just before it would run the stage), so "deps: runs every time" stays in place
+        print(f"{stage_name} {target}: up to date", flush=True)
+    return fresh
 
 
 @guarded
 def run_stage(project: Project, target: str, stage_name: str) -> None:
     plan = make_plan(project, target)
     stage = plan.stage(stage_name)
-    print(f"{stage_name} {target}: {_fresh(project, plan, stage)[1]}", flush=True)
     space = workspace(project, target)
+    print(f"{stage_name} {target}: {_fresh(project, plan, stage)[1]}", flush=True)
     mark_step(project.site.build_dir / ".lock", f"{stage_name}@{target}")
     try:
         stage_body(stage_name, plan)(project, plan, space)
@@ -186,6 +218,28 @@ def run_stage(project: Project, target: str, stage_name: str) -> None:
             )
         stopped.what = f"{stage_name} {target}"
         raise stopped from None
+    except XdnaforgeError as error:
+        attempts = stage_build.pending_attempts(space, stage_name)
+        record_failure(space, stage_name, error.message, attempts)
+        raise
+    clear_failure(space, stage_name)
+
+
+def _stamps(space: Workspace) -> list[int | None]:
+    """When each record was last written, to tell whether a command wrote any."""
+    paths = [space.record(name) for name in RECORDS]
+    return [p.stat().st_mtime_ns if p.exists() else None for p in paths]
+
+
+@contextlib.contextmanager
+def _refreshing_report(space: Workspace) -> Iterator[None]:
+    """Re-render the report when the command wrote a record, even when it then failed."""
+    before = _stamps(space)
+    try:
+        yield
+    finally:
+        if _stamps(space) != before:
+            stage_report.write_report(space.target, space)
 
 
 @guarded
@@ -212,11 +266,12 @@ def run_tasks(
     ):
         chain = plan.pipeline()[: stages.index(stage_name) + 1]
         fresh = {stage.name for stage in chain if _fresh(project, plan, stage)[0]}
-        for stage in chain:
-            # doit does not report private tasks, so up-to-date stages are announced here
-            if stage.name in fresh:
-                print(f"{stage.name} {name}: up to date")
+        before = _stamps(workspace(project, name))
         code = DoitMain(ModuleTaskLoader(namespace)).run([f"_{stage_name}:{name}"])
+        # the report stage refreshes the report of a whole build; anything else that wrote
+        # a record (`doit fetch`, a failed build) refreshes it here
+        if (code != 0 or stage_name != "report") and _stamps(workspace(project, name)) != before:
+            stage_report.write_report(name, workspace(project, name))
     if code != 0:
         task = "build" if stage_name == "report" else stage_name
         raise StepFailed(f"{task} {name} failed (exit {code}); the messages above say why")
@@ -276,7 +331,8 @@ def audit(project: Project, target: str, deb: list[str], json: str) -> None:
     name = resolve_target(project, target or None)
     with held(project.site.build_dir / ".lock", f"the build directory {project.site.build_dir}"):
         plan = make_plan(project, name)
-        stage_audit.audit_target(project, plan, workspace(project, name))
+        with _refreshing_report(workspace(project, name)):
+            stage_audit.audit_target(project, plan, workspace(project, name))
 
 
 @guarded
@@ -294,14 +350,20 @@ def _system_change(project: Project, target: str, root: str) -> tuple[Plan, Work
 @guarded
 def install(project: Project, target: str, yes: bool, root: str) -> None:
     plan, space, root_dir = _system_change(project, target, root)
-    with held(project.site.build_dir / ".lock", f"the build directory {project.site.build_dir}"):
+    with (
+        held(project.site.build_dir / ".lock", f"the build directory {project.site.build_dir}"),
+        _refreshing_report(space),
+    ):
         install_module.install(project, plan, space, root_dir, yes)
 
 
 @guarded
 def rollback(project: Project, target: str, yes: bool, root: str) -> None:
     plan, space, root_dir = _system_change(project, target, root)
-    with held(project.site.build_dir / ".lock", f"the build directory {project.site.build_dir}"):
+    with (
+        held(project.site.build_dir / ".lock", f"the build directory {project.site.build_dir}"),
+        _refreshing_report(space),
+    ):
         install_module.rollback(project, plan, space, root_dir, yes)
 
 
@@ -321,15 +383,28 @@ def doctor(project: Project, target: str, log: list[str]) -> None:
     if log:
         stage_validate.doctor_logs(log)
         return
+    unmatched = False
     try:
         name = resolve_target(project, target or None)
+        plan = make_plan(project, name)
     except UsageError:
-        # any host deserves a diagnosis: take a recipe this host matches, or the first one
+        # any host deserves a diagnosis
         host = read_host_facts(project.site.sysroot)
         cells = matching_cells(project.cells(), host)
-        name = cells[0].recipe if cells else sorted(project.recipes)[0]
-        print(f"(no supported matrix cell matches this host; checking with {name}'s limits)")
-    stage_validate.doctor(project, make_plan(project, name), workspace(project, name))
+        if cells:
+            name = cells[0].recipe
+            print(
+                f"(no supported matrix cell matches this host; it matches {cells[0].name} "
+                f"({cells[0].expect}), so the checks use the limits of its recipe {name})"
+            )
+            plan = make_plan(project, name)
+        else:
+            # no recipe speaks for this host: check the general requirements, not the
+            # limits of a recipe picked at random
+            name = sorted(project.recipes)[0]
+            plan = stage_validate.without_recipe_limits(make_plan(project, name))
+            unmatched = True
+    stage_validate.doctor(project, plan, workspace(project, name), unmatched=unmatched)
 
 
 def _build(namespace: dict[str, Any], target: str) -> str | None:
@@ -441,4 +516,5 @@ def show_plan(project: Project, target: str) -> None:
     statuses = [_fresh(project, plan, stage) for stage in plan.stages]
     host = read_host_facts(project.site.sysroot)
     cells = [c for c in matching_cells(project.cells(), host) if c.recipe == name]
-    print(format_plan(plan, statuses, host, cells, project.root))
+    lock = read_record(workspace(project, name).record("lock"))
+    print(format_plan(plan, statuses, host, cells, project.root, lock))

@@ -139,8 +139,16 @@ def _packages_record(project: Path, target: str, debs: list[Path]) -> None:
     for deb in debs:
         placed = records / "debs" / deb.name
         placed.write_bytes(deb.read_bytes())
+        contents = read_deb(deb)
         entries.append(
-            {"file": f"debs/{deb.name}", "sha256": hashlib.sha256(deb.read_bytes()).hexdigest()}
+            {
+                "file": f"debs/{deb.name}",
+                "package": contents.package,
+                "version": contents.control.get("Version", ""),
+                "architecture": contents.control.get("Architecture", ""),
+                "size": contents.size,
+                "sha256": hashlib.sha256(deb.read_bytes()).hexdigest(),
+            }
         )
     (records / "packages.json").write_text(
         json.dumps({"schema": 1, "kind": "packages", "xdnaforge": "0.1.0", "packages": entries})
@@ -168,6 +176,8 @@ def test_audit_target_writes_the_record_with_waivers(project_dir: Path, tmp_path
     assert record["waivers"][0]["rule"] == "SRC-001"
     findings = record["packages"][0]["findings"]
     assert findings[0]["severity"] == "waived"
+    # the audit refreshed the report
+    assert "## Audit: pass" in (project_dir / "artifacts/synthetic/BUILD_REPORT.md").read_text()
     assert "audit" in record["fingerprints"]
 
 

@@ -131,6 +131,7 @@ def test_missing_dependencies_are_listed_with_the_install_command(
     # deps without --yes only shows the command; with --yes it runs it
     shown = build(setup, fake_tools, "deps", "--target", "synthetic")
     assert shown.rc == 1
+    assert "missing build dependencies for ubuntu 26.04: g++, libboost-dev" in shown.stdout
     assert "+ apt-get install -y --no-install-recommends g++ libboost-dev" in shown.stdout
     assert fake_tools.calls("apt-get") == []
     ran = build(setup, fake_tools, "deps", "--target", "synthetic", "--yes")

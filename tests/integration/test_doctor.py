@@ -89,3 +89,24 @@ def test_doctor_log_healthy_block_with_a_failure_elsewhere_is_not_healthy(
     assert "[error] iommu-failure: IOMMU / PASID / SVA failure (iommu)" in outcome.stdout
     assert "errno: ENODEV (19: No such device)" in outcome.stdout
     assert "healthy:" not in outcome.stdout
+
+
+def test_doctor_on_a_host_no_matrix_cell_matches_warns_and_uses_no_recipe_limits(
+    project_dir: Path, fake_tools: FakeTools
+) -> None:
+    sysroot = npu_host(project_dir / "sysroot")
+    (sysroot / "etc/os-release").write_text(
+        'ID=debian\nVERSION_ID="12"\nPRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\n'
+    )
+    replay(fake_tools, "healthy-npu4")
+    outcome = run_doit(
+        project_dir,
+        "doctor",
+        env={**fake_tools.env, "XDNAFORGE_PASS_ENV": "FAKE_SCENARIO FAKE_CALLS"},
+    )
+    assert "PASS host" not in outcome.stdout
+    assert "WARN host: debian 12" in outcome.stdout
+    assert "no matrix cell matches this host (unverified combination)" in outcome.stdout
+    assert "general requirements (memlock unlimited), no recipe's limits" in outcome.stdout
+    assert "checking with ryzen-ai-ubuntu24's limits" not in outcome.stdout
+    assert "Traceback" not in outcome.output

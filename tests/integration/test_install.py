@@ -238,3 +238,18 @@ def test_a_package_we_did_not_build_is_repacked_and_restored(
     assert back.rc == 0, back.output
     assert dpkg_versions(root) == {"xrt-base": "2.19.0"}
     assert (root / "opt/xilinx/xrt/lib/libxrt_coreutil.so.2.19.0").read_bytes() == b"old"
+
+
+def test_install_and_rollback_refresh_the_report(built: Path, root: Path) -> None:
+    report = built / "artifacts/synthetic/BUILD_REPORT.md"
+    assert "## Install: not installed" in report.read_text()
+    assert install(built, root, "--yes").rc == 0
+    assert "## Install: installed" in report.read_text()
+    assert "installed: not installed -> installed" in report.read_text()
+    back = doit(built, "rollback", "--target", "synthetic", "--root", str(root), "--yes")
+    assert back.rc == 0, back.output
+    # nothing was installed before: a purge, not a restore
+    assert "purged xrt-base (was new)" in back.stdout
+    assert "restored" not in back.stdout
+    assert "## Install: rolled back" in report.read_text()
+    assert "installed: installed -> rolled back" in report.read_text()

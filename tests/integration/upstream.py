@@ -80,7 +80,8 @@ class Upstream:
 # configure (skipped by -nocmake), "compile", ctest (skipped by -noctest), then packaging
 # with dpkg-deb into Release/. Marker files make test conditions: ../SLOW_BUILD sleeps (to
 # be interrupted or killed), ../FAIL_TEST fails a test, ../HOST_PATHS leaks the build tree
-# into a .pc file. set -e stops packaging when ctest fails.
+# into a .pc file, ../RUNTIME_TWINS adds XRT 2.19's two files with Package xrt-runtime.
+# set -e stops packaging when ctest fails.
 XRT_BUILD_SH = r"""#!/bin/bash
 set -e
 cd "$(dirname "$0")"
@@ -154,6 +155,18 @@ for component in base npu; do
   fi
   dpkg-deb --root-owner-group -Zgzip --build "$root" "Release/xrt_202520.${version}_26.04-amd64-$component.deb" >/dev/null
 done
+if [ -f ../RUNTIME_TWINS ]; then
+  # XRT 2.19 -npu on Debian: aiebu's xrt_*-Runtime.deb and aie-rt's xrt_*-runtime.deb both
+  # carry Package xrt-runtime
+  for component in Runtime runtime; do
+    root=$PWD/Release/pkg-$component
+    rm -rf "$root"; mkdir -p "$root/DEBIAN" "$root/opt/xilinx/xrt/share/$component"
+    printf 'Package: xrt-runtime\nVersion: %s\nArchitecture: amd64\nMaintainer: x <x@example.invalid>\nDescription: %s\n' \
+      "$version" "$component" > "$root/DEBIAN/control"
+    echo "$component" > "$root/opt/xilinx/xrt/share/$component/which.txt"
+    dpkg-deb --root-owner-group -Zgzip --build "$root" "Release/xrt_202520.${version}_26.04-amd64-$component.deb" >/dev/null
+  done
+fi
 echo "packaging done"
 """
 

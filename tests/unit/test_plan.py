@@ -10,6 +10,7 @@ from xdnaforge.host import HostFacts, PciFunction
 from xdnaforge.paths import Workspace
 from xdnaforge.plan import Plan, matching_cells, plan_target, stage_status
 from xdnaforge.project import Project, load_project
+from xdnaforge.recipe import Justified
 
 PROJECT: Project = load_project(REPO, {})
 SPACE = Workspace("ubuntu26-compat", Path("/b"), Path("/a"))
@@ -137,3 +138,45 @@ def test_a_container_runtime_is_an_input_of_the_audit_alone() -> None:
     assert "/a/ubuntu26-compat/container/Containerfile" in audit.produces
     other_image = dataclasses.replace(container, runtime_image="ubuntu:26.10")
     assert changed(in_container, make_plan(hosts=other_image)) == {"audit", "report", "install"}
+
+
+COLLECTED = {"package", "audit", "report", "install"}
+
+
+def test_what_to_collect_reruns_the_package_stage_not_the_compile() -> None:
+    steps = PROJECT.recipes["ubuntu26-compat"].steps
+    for change in (
+        {"packages": ("Release/*.deb",)},
+        {"produces": (*steps[0].produces, "xrt-runtime")},
+        {"choose": (("xrt-runtime", "Release/xrt_*-Runtime.deb"),)},
+    ):
+        edited = (dataclasses.replace(steps[0], **change), *steps[1:])
+        assert changed(make_plan(), make_plan(steps=edited)) == COLLECTED, change
+
+
+def test_what_does_not_change_the_compile_reruns_nothing_built() -> None:
+    steps = PROJECT.recipes["ubuntu26-compat"].steps
+    edited = (dataclasses.replace(steps[0], timeout_minutes=5, ctest=None), *steps[1:])
+    assert changed(make_plan(), make_plan(steps=edited)) == set()
+    assert changed(make_plan(), make_plan(description="edited")) == set()
+
+
+def test_an_argv_change_rebuilds_that_step_and_the_later_ones() -> None:
+    steps = PROJECT.recipes["ubuntu26-compat"].steps
+    edited = (steps[0], dataclasses.replace(steps[1], argv=(*steps[1].argv, "-verbose")))
+    assert changed(make_plan(), make_plan(steps=edited)) == {"build-shim"} | COLLECTED
+
+
+def test_a_reworded_waiver_reaudits_without_recollecting() -> None:
+    recipe = PROJECT.recipes["ubuntu26-compat"]
+    waiver = Justified(name="udev-mode-0666", package="xrt-npu", justification="because")
+    assert changed(make_plan(), make_plan(waivers=(*recipe.waivers, waiver))) == {
+        "audit",
+        "report",
+        "install",
+    }
+    reworded = dataclasses.replace(waiver, justification="a better reason")
+    assert changed(
+        make_plan(waivers=(*recipe.waivers, waiver)),
+        make_plan(waivers=(*recipe.waivers, reworded)),
+    ) == {"audit", "report", "install"}

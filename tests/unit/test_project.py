@@ -109,3 +109,18 @@ def test_site_file_problems_are_reported_with_the_rest(project_dir: Path) -> Non
     text = str(caught.value)
     assert "site.yaml:1:1: jobz: unknown key 'jobz' (did you mean 'jobs'?)" in text
     assert "site.yaml:2:1: offline: expected true or false" in text
+
+
+def test_choose_must_name_a_package_the_step_produces(project_dir: Path) -> None:
+    path = project_dir / "recipes/ubuntu26-compat.yaml"
+    text = path.read_text()
+    produces = "      produces: [xrt-base, xrt-base-dev, xrt-npu]\n"
+    assert produces in text
+    path.write_text(
+        text.replace(produces, produces + '      choose: {xrt-runtime: "Release/*-Runtime.deb"}\n')
+    )
+    with pytest.raises(ConfigError) as caught:
+        load_project(project_dir, {})
+    assert "build.steps[0].choose.xrt-runtime: 'xrt-runtime' is not in this step's produces" in (
+        str(caught.value)
+    )

@@ -1,0 +1,48 @@
+"""failure.json: which stage of a target failed last, when, why, and its attempts.
+
+Edge module. Written beside the good records (never over them), removed once that stage
+succeeds, so `doit plan` and the build can say "failed last time at <stage>" instead of
+"never run", and the report can show the failed attempts with their logs.
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Mapping
+from typing import Any
+
+from .paths import Workspace
+from .records import read_record, write_record
+
+
+def record_failure(
+    space: Workspace, stage: str, message: str, attempts: list[dict[str, Any]]
+) -> None:
+    write_record(
+        space.record("failure"),
+        "failure",
+        {
+            "target": space.target,
+            "stage": stage,
+            "time": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+            "message": message,
+            "attempts": attempts,
+        },
+    )
+
+
+def clear_failure(space: Workspace, stage: str) -> None:
+    """The stage succeeded: a failure recorded for it is history."""
+    failure = read_record(space.record("failure"))
+    if failure is not None and failure.get("stage") == stage:
+        space.record("failure").unlink(missing_ok=True)
+
+
+def describe_failure(failure: Mapping[str, Any]) -> str:
+    """ "failed last time at build-xrt (2026-11-30 05:12 UTC)"; pure."""
+    try:
+        when = datetime.datetime.fromisoformat(str(failure.get("time")))
+        text = when.astimezone(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    except ValueError:
+        text = "time unknown"
+    return f"failed last time at {failure.get('stage', '?')} ({text})"

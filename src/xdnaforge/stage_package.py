@@ -1,0 +1,241 @@
+"""The package stage: collect the .deb files the build steps made (or a vendor's), read their
+control data, resolve files that carry one Package name, publish them with packages.json.
+
+Edge module. Which files to collect (`packages` globs, `produces`, `choose`) is this stage's
+input, not the compile's: correcting a glob re-collects in seconds and recompiles nothing.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+from . import storage
+from .audit import wants_text
+from .debfile import DebContents, DebError, read_deb
+from .errors import StepFailed
+from .paths import Workspace
+from .plan import Plan
+from .project import Project
+from .recipe import BuildStep, Recipe
+from .records import read_record, write_record
+
+
+def recipe_record(recipe: Recipe) -> dict[str, str]:
+    """The recipe a record was made from: the report shows this, not a stale lock.json's."""
+    return {"name": recipe.name, "origin": recipe.origin, "sha256": recipe.digest}
+
+
+def _entry(deb: DebContents, path: Path, step: str) -> dict[str, Any]:
+    """One packages.json entry: what the control file says, not what the file name says."""
+    return {
+        "file": f"debs/{path.name}",
+        "package": deb.package,
+        "version": deb.control.get("Version", ""),
+        "architecture": deb.control.get("Architecture", ""),
+        "size": deb.size,
+        "sha256": deb.sha256,
+        "step": step,
+        "source": str(path),
+    }
+
+
+def _publish(
+    plan: Plan,
+    space: Workspace,
+    files: list[Path],
+    entries: list[dict[str, Any]],
+    left_out: list[dict[str, str]],
+) -> None:
+    """Swap the packages in, then write packages.json: the stage's last act."""
+    stage = plan.stage("package")
+    _replace_packages(space, files)
+    write_record(
+        space.record("packages"),
+        "packages",
+        {
+            "target": plan.target,
+            "recipe": recipe_record(plan.recipe),
+            "packages": entries,
+            "left_out": left_out,
+            "fingerprints": {"package": stage.fingerprint},
+            "inputs": {"package": stage.inputs},
+        },
+    )
+    for entry in entries:
+        print(
+            f"  {entry['package']} {entry['version']} {entry['architecture']} "
+            f"{entry['size']} bytes  {entry['file']}"
+        )
+    for item in left_out:
+        print(f"  left out {item['file']} ({item['package']}): {item['reason']}")
+    sys.stdout.flush()
+
+
+def _replace_packages(space: Workspace, files: list[Path]) -> None:
+    """Copy into a new directory, then swap: a failure leaves the previous packages in place."""
+    staging = space.packages.with_name("debs.new")
+    if staging.exists():
+        shutil.rmtree(staging)
+    # the one place where the space needed is known: say it before copying half of them
+    storage.require_space(space.records, files)
+    staging.mkdir(parents=True)
+    for path in files:
+        shutil.copy2(path, staging / path.name)
+    if space.packages.exists():
+        retired = space.packages.with_name("debs.old")
+        if retired.exists():
+            shutil.rmtree(retired)
+        space.packages.rename(retired)
+        staging.rename(space.packages)
+        shutil.rmtree(retired)
+    else:
+        staging.rename(space.packages)
+
+
+def _build_log(space: Workspace, step: BuildStep) -> str:
+    record = read_record(space.record("build")) or {}
+    attempts = record.get("steps", {}).get(step.name, {}).get("attempts") or [{}]
+    return str(attempts[-1].get("log") or space.logs / f"build-{step.name}.log")
+
+
+def _collect(space: Workspace, step: BuildStep) -> list[Path]:
+    cwd = space.source_tree / step.cwd
+    found = sorted({p for pattern in step.packages for p in cwd.glob(pattern)})
+    if not found:
+        raise StepFailed(
+            f"build step {step.name} made no file matching {', '.join(step.packages)} in {cwd}",
+            hint=f"see {_build_log(space, step)}; correct build.steps[{step.name}].packages "
+            f"({step.origin}): a change there re-collects without recompiling",
+        )
+    return found
+
+
+def _choose(
+    space: Workspace, steps: dict[str, BuildStep], package: str, files: list[tuple[Path, str]]
+) -> tuple[Path | None, str]:
+    """The file to take for `package` (None: an error, with the reason)."""
+    rules = {name: dict(steps[name].choose).get(package) for _, name in files}
+    wanted = {(name, glob) for name, glob in rules.items() if glob is not None}
+    if not wanted:
+        return (files[0][0], "") if len(files) == 1 else (None, "")
+    chosen = set()
+    for name, glob in wanted:
+        chosen |= set((space.source_tree / steps[name].cwd).glob(glob))
+    matches = [path for path, _ in files if path in chosen]
+    rule = "; ".join(f"build.steps[{n}].choose.{package}: {g}" for n, g in sorted(wanted))
+    if len(matches) == 1:
+        return matches[0], rule
+    names = ", ".join(path.name for path, _ in files)
+    return None, f"{rule} matches {len(matches)} of the files carrying it ({names}), not one"
+
+
+def _suggestion(
+    space: Workspace, steps: dict[str, BuildStep], package: str, files: list[tuple[Path, str]]
+) -> str:
+    step = steps[files[0][1]]
+    cwd = space.source_tree / step.cwd
+    options = " or ".join(f'"{path.relative_to(cwd)}"' for path, name in files if name == step.name)
+    return (
+        f"say which file to take in {step.origin.rsplit(':', 1)[0]}: under build.steps "
+        f"[{step.name}] add `choose: {{{package}: <glob>}}` with one of {options} "
+        "(dpkg cannot install two packages of one name)"
+    )
+
+
+def package(project: Project, plan: Plan, space: Workspace) -> None:
+    """Collect each step's .deb files, read their control data, compare with the recipe."""
+    del project
+    steps = {step.name: step for step in plan.recipe.steps}
+    by_name: dict[str, list[tuple[Path, str]]] = {}
+    debs: dict[Path, DebContents] = {}
+    for step in plan.recipe.steps:
+        for path in _collect(space, step):
+            try:
+                debs[path] = read_deb(path, wants_text)
+            except DebError as error:
+                raise StepFailed(f"package: {error.message}") from None
+            by_name.setdefault(debs[path].package, []).append((path, step.name))
+    taken: list[tuple[Path, str]] = []
+    left_out: list[dict[str, str]] = []
+    doubled: list[str] = []
+    hints: list[str] = []
+    for name, files in sorted(by_name.items()):
+        chosen, rule = _choose(space, steps, name, files)
+        if chosen is None and rule:
+            doubled.append(rule)  # the recipe's choice matches none, or several, of the files
+        elif chosen is None:
+            doubled.append(f"more than one file for {name} ({', '.join(p.name for p, _ in files)})")
+            hints.append(_suggestion(space, steps, name, files))
+        if chosen is None:
+            continue
+        taken.extend((p, s) for p, s in files if p == chosen)
+        left_out.extend(
+            {"file": str(p), "package": name, "step": s, "reason": f"not chosen ({rule})"}
+            for p, s in files
+            if p != chosen
+        )
+    expected = set(plan.recipe.produced_packages())
+    missing = sorted(expected - set(by_name))
+    unexpected = sorted(set(by_name) - expected)
+    if missing or unexpected or doubled:
+        problems = []
+        if missing:
+            problems.append(f"missing {', '.join(missing)}")
+        if unexpected:
+            problems.append(f"unexpected {', '.join(unexpected)}")
+        problems.extend(doubled)
+        raise StepFailed(
+            f"the built packages are not the set the recipe expects: {'; '.join(problems)}",
+            hint="\n".join(
+                [
+                    *hints,
+                    "file names are not a contract: the Package fields were compared; adjust "
+                    "build.steps[].produces or packages in the recipe if upstream changed them",
+                ]
+            ),
+        )
+    entries = [_entry(debs[path], path, step) for path, step in taken]
+    _publish(plan, space, [path for path, _ in taken], entries, left_out)
+
+
+def collect_prebuilt(project: Project, plan: Plan, space: Workspace) -> None:
+    """The package stage of a prebuilt recipe: the vendor's files, each at its pinned sha256."""
+    folders = project.site.vendor_dirs
+    found: list[Path] = []
+    entries = []
+    for item in plan.recipe.prebuilt:
+        path = next(
+            (folder / item.file for folder in folders if (folder / item.file).is_file()), None
+        )
+        if path is None:
+            raise StepFailed(
+                f"{item.file} is not in {', '.join(str(f) for f in folders)}",
+                hint="put the vendor bundle's .deb files there, or name their folder in "
+                "site.yaml (vendor_dirs)",
+            )
+        try:
+            deb = read_deb(path, wants_text)
+        except DebError as error:
+            raise StepFailed(f"package: {error.message}") from None
+        if item.sha256 != deb.sha256:
+            pinned = (
+                "does not pin its sha256 yet"
+                if item.sha256 == "unpinned"
+                else f"pins {item.sha256}"
+            )
+            raise StepFailed(
+                f"{item.file} has sha256 {deb.sha256}; the recipe {pinned}",
+                hint="compare the digest with the vendor's published checksums; pin it in "
+                f"{plan.recipe.origin.rsplit(':', 1)[0]} only if they agree",
+            )
+        if deb.package != item.package:
+            raise StepFailed(
+                f"{item.file} is package {deb.package}, the recipe says {item.package}"
+            )
+        found.append(path)
+        entries.append(_entry(deb, path, "prebuilt"))
+    # every file matched its pinned sha256 above
+    _publish(plan, space, found, entries, [])
