@@ -153,6 +153,12 @@ class AptClient:
             paragraphs.append("Status: install ok installed\n" + control.strip() + "\n")
         (self.root / "status").write_text("\n".join(paragraphs))
 
+    def forget_lists(self) -> None:
+        """Drop the downloaded indexes, so the next update fetches every file again."""
+        for index in (self.root / "state/lists").glob("*"):
+            if index.is_file():
+                index.unlink()
+
     def apt_get(self, *args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
             ["apt-get", "-q", "-y", *args],
