@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from .errors import StepFailed
-from .gates import Context, Gate, run_gates
+from .gate_context import Context, Gate
+from .gates import run_gates
 from .knowledge import Diagnosis
 from .log_verdict import HEALTHY, UNKNOWN, UNKNOWN_FAILURE, Verdict, scan
 from .npu_user import NpuUser, lookup, named_user, running_uid
