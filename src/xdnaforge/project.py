@@ -146,6 +146,7 @@ def _check_references(
         if recipe.source is None:
             continue  # prebuilt: no patches (the recipe loader refuses them)
         tree = {".", *(s.path for s in recipe.pinned.submodules)}
+        unused = tuple(u.path for u in recipe.pinned.unused_submodules)
         for index, name in enumerate(recipe.patch_sets):
             line, column = positions.get(("patches", index), (1, 1))
             if name not in patch_sets:
@@ -164,7 +165,7 @@ def _check_references(
                 )
                 continue
             for patch in patch_sets[name].patches:
-                if patch.header.repository not in tree:
+                if not _in_pinned_tree(patch.header.repository, tree, unused):
                     problems.append(
                         Problem(
                             source=source,
@@ -173,11 +174,22 @@ def _check_references(
                             key_path=f"patches[{index}]",
                             message=f"{patch.set}/{patch.file} applies to "
                             f"'{patch.header.repository}', "
-                            "which is not the top repository or a pinned submodule of this recipe",
+                            "which is not the top repository, a pinned submodule or a "
+                            "repository nested in one (an unused submodule is not built)",
                             hint=f"pinned paths: {', '.join(sorted(tree))}",
                         )
                     )
     check_cells(recipes, matrices, broken, problems)
+
+
+def _in_pinned_tree(repository: str, pinned: set[str], unused: tuple[str, ...]) -> bool:
+    """A pinned repository, or one nested in a pinned submodule: its parent's gitlink fixes
+    its commit (aiebu's own aie-rt lies under XRT and is pinned by XRT's pin)."""
+    if repository in pinned:
+        return True
+    if any(repository == u or repository.startswith(f"{u}/") for u in unused):
+        return False
+    return any(p != "." and repository.startswith(f"{p}/") for p in pinned)
 
 
 def check_cells(

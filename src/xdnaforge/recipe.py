@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .kernel import KernelRange
+from .proof import CompatChange
 
 GATES = ("host", "memlock", "device", "runtime", "examine", "validate", "pyxrt")
 PLACEHOLDERS = ("jobs",)
@@ -154,6 +155,7 @@ class Recipe:
     validation: Validation
     # (distro, release) the build runs in: `build.environment`; None = the hosts' distro
     environment: tuple[str, str] | None = None
+    compat: tuple[CompatChange, ...] = ()  # flags and dependencies added for compatibility
 
     @property
     def build_distro(self) -> tuple[str, str]:

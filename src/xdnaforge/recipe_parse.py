@@ -29,6 +29,7 @@ from .recipe import (
     UnusedSubmodule,
     Validation,
 )
+from .proof import CompatChange, parse_compat
 from .schema import Reader
 from .yamlfile import Document, KeyPath
 
@@ -76,8 +77,8 @@ def parse_recipe(document: Document, digest: str) -> tuple[Recipe | None, Reader
     patch_sets = reader.strings(top, "patches", ())
     if prebuilt_kind and patch_sets:
         reader.problem(("patches",), "a prebuilt recipe has nothing to patch")
-    steps, depends, known_failures = (
-        ((), (), ()) if prebuilt_kind else _build(reader, top.get("build"), ("build",))
+    steps, depends, known_failures, compat = (
+        ((), (), (), ()) if prebuilt_kind else _build(reader, top.get("build"), ("build",))
     )
     environment = None if prebuilt_kind else _environment(reader, top.get("build"))
     if (
@@ -137,6 +138,7 @@ def parse_recipe(document: Document, digest: str) -> tuple[Recipe | None, Reader
             steps=steps,
             build_depends=depends,
             known_test_failures=known_failures,
+            compat=compat,
             waivers=waivers,
             install_order=install_order,
             validation=validation,
@@ -436,15 +438,20 @@ def _justified(reader: Reader, value: Any, path: KeyPath, key: str) -> Justified
 
 def _build(
     reader: Reader, value: Any, path: KeyPath
-) -> tuple[tuple[BuildStep, ...], tuple[tuple[str, tuple[str, ...]], ...], tuple[Justified, ...]]:
+) -> tuple[
+    tuple[BuildStep, ...],
+    tuple[tuple[str, tuple[str, ...]], ...],
+    tuple[Justified, ...],
+    tuple[CompatChange, ...],
+]:
     build = reader.mapping(
         value,
         path,
         required=("steps", "depends"),
-        optional=("known_test_failures", "environment"),
+        optional=("known_test_failures", "environment", "compat"),
     )
     if build is None:
-        return (), (), ()
+        return (), (), (), ()
     steps = []
     names: set[str] = set()
     for index, item in enumerate(reader.sequence(build, "steps", path)):
@@ -469,7 +476,16 @@ def _build(
         failure = _justified(reader, item, (*path, "known_test_failures", index), "test")
         if failure is not None:
             failures.append(failure)
-    return tuple(steps), tuple(depends), tuple(failures)
+    compat = parse_compat(reader, build, path)
+    listed = {package for _, packages in depends for package in packages}
+    for index, change in enumerate(compat):
+        if change.package is not None and change.package not in listed:
+            reader.problem(
+                (*path, "compat", index, "package"),
+                f"'{change.package}' is not in any build.depends list",
+                hint="a dependency added for compatibility must be listed where it is needed",
+            )
+    return tuple(steps), tuple(depends), tuple(failures), compat
 
 
 def _environment(reader: Reader, build: Any) -> tuple[str, str] | None:

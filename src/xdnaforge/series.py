@@ -3,13 +3,17 @@
 A patch header is the text before the first diff. It must say `Upstream-Status:` (Backport
 with the upstream commit, Submitted/Pending with a reference or note, Inappropriate with a
 reason), a `Subject:` or `Description:`, and `Repository:` (the path in the source tree the
-patch applies to, `.` for the top repository).
+patch applies to, `.` for the top repository). It may carry a proof (proof.py):
+`Proof:` a small command and `Proof-Error:` the regex its failure without the patch shows,
+or `Proof: none (<reason>)`.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+
+from .proof import Proof, parse_proof
 
 STATUSES = ("Backport", "Submitted", "Pending", "Inappropriate")
 _STATUS_RE = re.compile(r"^(\w+)\s*(?:\[(.*)\])?\s*$")
@@ -33,6 +37,7 @@ class PatchHeader:
     status_detail: str
     repository: str
     upstream_commit: str | None
+    proof: Proof | None = None
 
 
 def parse_series(text: str) -> tuple[list[SeriesEntry], list[tuple[int, str]]]:
@@ -86,6 +91,8 @@ def parse_header(text: str) -> tuple[PatchHeader | None, list[tuple[int, str]]]:
             "Bug",
             "Last-Update",
             "Evidence",
+            "Proof",
+            "Proof-Error",
         ):
             fields.setdefault(match.group(1), (number, match.group(2).strip()))
         elif raw.strip():
@@ -129,6 +136,13 @@ def parse_header(text: str) -> tuple[PatchHeader | None, list[tuple[int, str]]]:
             problems.append(
                 (number, "Inappropriate needs a reason: 'Upstream-Status: Inappropriate [why]'")
             )
+    proof_field = fields.get("Proof")
+    error_field = fields.get("Proof-Error")
+    proof, proof_problems = parse_proof(
+        proof_field[1] if proof_field else None, error_field[1] if error_field else None
+    )
+    where = (proof_field or error_field or (1, ""))[0]
+    problems.extend((where, message) for message in proof_problems)
     if problems or subject is None or repository is None:
         return None, problems
     return (
@@ -138,6 +152,7 @@ def parse_header(text: str) -> tuple[PatchHeader | None, list[tuple[int, str]]]:
             status_detail=detail,
             repository=repository[1].rstrip("/") or ".",
             upstream_commit=upstream_commit,
+            proof=proof,
         ),
         problems,
     )

@@ -1,0 +1,138 @@
+"""Proofs of compatibility changes: the model and its parsing from a patch header or a recipe.
+
+A proof is a small command (configure one directory, `-fsyntax-only` of one translation
+unit, a link test, a Python import) that must fail without the change, with an error that
+matches `Proof-Error`, and pass with it. `Proof: none (<reason>)` says why there is none.
+
+Pure: parses text and YAML data into frozen dataclasses; running proofs is prove.py.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass
+from typing import Any
+
+from .schema import Reader
+from .yamlfile import KeyPath
+
+KINDS = ("dependency", "flag")
+# placeholders a proof command may use; filled from the environment the proof runs in
+PLACEHOLDERS = ("cc", "cxx", "python", "scratch", "flag")  # scratch: an empty directory
+_NONE_RE = re.compile(r"^none\s*\((.+)\)\s*$")
+_PLACEHOLDER_RE = re.compile(r"\{(\w+)\}")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Proof:
+    argv: tuple[str, ...]  # empty when there is no proof
+    error: str | None  # the regex the failure without the change must show
+    none_reason: str | None  # `Proof: none (<reason>)`
+
+    @property
+    def text(self) -> str:
+        return f"none ({self.none_reason})" if self.none_reason else shlex.join(self.argv)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CompatChange:
+    """A build flag or dependency a recipe adds for compatibility, with its proof."""
+
+    change: str  # what it is, for people
+    kind: str  # dependency | flag
+    package: str | None  # the dependency added (kind dependency)
+    flag: str | None  # the flag added (kind flag); `{flag}` in the proof stands for it
+    cwd: str  # where the proof runs, relative to the top of the tree
+    proof: Proof
+    origin: str  # recipe file:line
+
+
+def parse_proof(
+    proof: str | None, error: str | None, *, flag_allowed: bool = False
+) -> tuple[Proof | None, list[str]]:
+    """A Proof from the `Proof`/`Proof-Error` texts (None when neither is given); problems."""
+    if proof is None:
+        return None, (["'Proof-Error' needs a 'Proof' command"] if error is not None else [])
+    problems: list[str] = []
+    none = _NONE_RE.match(proof.strip())
+    if proof.strip().startswith("none"):
+        if none is None:
+            return None, ["write 'Proof: none (<reason>)' with the reason in parentheses"]
+        if error is not None:
+            problems.append("'Proof: none' has no failure to match; drop 'Proof-Error'")
+        return Proof(argv=(), error=None, none_reason=none.group(1).strip()), problems
+    try:
+        argv = tuple(shlex.split(proof))
+    except ValueError as caught:
+        return None, [f"cannot split the proof command: {caught}"]
+    if not argv:
+        return None, ["'Proof' is empty; give a command or 'none (<reason>)'"]
+    known = PLACEHOLDERS if flag_allowed else tuple(p for p in PLACEHOLDERS if p != "flag")
+    for placeholder in {p for arg in argv for p in _PLACEHOLDER_RE.findall(arg)}:
+        if placeholder not in known:
+            problems.append(
+                f"unknown placeholder '{{{placeholder}}}' in the proof "
+                f"(known: {', '.join('{' + p + '}' for p in known)})"
+            )
+    if error is None or not error.strip():
+        problems.append("a proof command needs 'Proof-Error: <regex the failure must show>'")
+    else:
+        try:
+            re.compile(error)
+        except re.error as caught:
+            problems.append(f"'Proof-Error' is not a valid regular expression: {caught}")
+    return Proof(argv=argv, error=error, none_reason=None), problems
+
+
+def parse_compat(
+    reader: Reader, build: dict[str, Any], path: KeyPath
+) -> tuple[CompatChange, ...]:
+    """`build.compat`: a list of {change, kind, package|flag, proof, proof_error, cwd}."""
+    changes = []
+    for index, item in enumerate(reader.sequence(build, "compat", path)):
+        here = (*path, "compat", index)
+        entry = reader.mapping(
+            item,
+            here,
+            required=("change", "kind", "proof"),
+            optional=("package", "flag", "proof_error", "cwd"),
+        )
+        if entry is None:
+            continue
+        kind = reader.choice(entry, "kind", here, KINDS)
+        wanted = {"dependency": "package", "flag": "flag"}.get(kind or "")
+        for key in ("package", "flag"):
+            if key in entry and key != wanted and kind is not None:
+                reader.problem((*here, key), f"'{key}' does not belong to a {kind} change")
+        if wanted is not None and wanted not in entry:
+            reader.problem(here, f"a {kind} change names its {wanted}: '{wanted}: ...'")
+        proof, problems = parse_proof(
+            reader.string(entry, "proof", here),
+            reader.string(entry, "proof_error", here) if "proof_error" in entry else None,
+            flag_allowed=kind == "flag",
+        )
+        for message in problems:
+            reader.problem((*here, "proof"), message)
+        if proof is not None and kind == "flag" and proof.argv:
+            if not any("{flag}" in arg for arg in proof.argv):
+                reader.problem(
+                    (*here, "proof"),
+                    "a flag's proof must use '{flag}' where the flag goes "
+                    "(it is left out for the run without the change)",
+                )
+        change = reader.string(entry, "change", here)
+        if change is None or kind is None or proof is None or problems:
+            continue
+        changes.append(
+            CompatChange(
+                change=change,
+                kind=kind,
+                package=reader.string(entry, "package", here) if "package" in entry else None,
+                flag=reader.string(entry, "flag", here) if "flag" in entry else None,
+                cwd=reader.string(entry, "cwd", here, default=".") or ".",
+                proof=proof,
+                origin=f"{reader.source}:{reader.document.where(here)[0]}",
+            )
+        )
+    return tuple(changes)
