@@ -99,6 +99,33 @@ def task_plan() -> dict[str, Any]:
     return _task(steps.show_plan, PROJECT)
 
 
+ENVIRONMENT = (
+    {
+        **_option("env_root", str, "", "a root file system to run in with bwrap (default: host)"),
+        "long": "env-root",
+    },
+    {
+        **_option("env_name", str, "", "what records call that environment (e.g. 'forky twin')"),
+        "long": "env-name",
+    },
+    _option("cc", str, "", "the C compiler there (default gcc; a twin may need gcc-15)"),
+    _option("cxx", str, "", "the C++ compiler there (default g++)"),
+)
+
+
+def task_prove() -> dict[str, Any]:
+    """Prove each compatibility change: its proof fails without it and passes with it."""
+    return _task(
+        steps.prove,
+        PROJECT,
+        params=(
+            TARGET,
+            *ENVIRONMENT,
+            _option("timeout", int, 600, "seconds one proof run may take"),
+        ),
+    )
+
+
 def task_fetch() -> dict[str, Any]:
     """Check out the pinned sources of a target (nested submodules too) and verify every pin."""
     return _stage("fetch")

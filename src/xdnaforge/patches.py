@@ -37,6 +37,15 @@ def _applies(directory: Path, patch: Path, log: Path, *options: str) -> tuple[bo
     return result.returncode == 0, result.stderr
 
 
+def classify(directory: Path, patch: Path, log: Path) -> str:
+    """ALREADY_UPSTREAM, APPLIED_EARLIER, "applies" or "conflict" for one patch; changes nothing."""
+    if _applies(directory, patch, log, "--cached", "--reverse")[0]:
+        return ALREADY_UPSTREAM
+    if _applies(directory, patch, log, "--reverse")[0]:
+        return APPLIED_EARLIER
+    return "applies" if _applies(directory, patch, log)[0] else "conflict"
+
+
 def apply_series(patches: tuple[Patch, ...], tree: Path, log: Path) -> list[Outcome]:
     """Apply each patch to `tree/<its Repository>`; undo this run's patches on a conflict."""
     outcomes: list[Outcome] = []

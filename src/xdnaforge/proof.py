@@ -136,3 +136,85 @@ def parse_compat(
             )
         )
     return tuple(changes)
+
+
+# Outcomes of `doit prove`. Only the last three fail the run; "not provable here" and "no
+# proof" are shown and never counted as passed.
+PROVEN = "proven"
+NOT_NEEDED = "not needed"
+NOT_PROVABLE = "not provable here"
+NO_PROOF = "no proof"
+BROKEN = "broken"
+WRONG_ERROR = "wrong error"
+TIMEOUT = "timeout"
+FAILING = (BROKEN, WRONG_ERROR, TIMEOUT)
+_ERROR_LINE_RE = re.compile(r"\b(error|Error|ERROR|fatal|cannot find|undefined reference)\b")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Attempt:
+    """One run of a proof command: its status (None when it timed out) and output."""
+
+    returncode: int | None
+    output: str
+
+    @property
+    def passed(self) -> bool:
+        return self.returncode == 0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Verdict:
+    outcome: str
+    detail: str  # the sentence shown after the outcome
+    first_error: str | None
+
+
+def first_error(output: str) -> str | None:
+    """The first line that looks like an error (compilers, CMake, the linker, Python)."""
+    for line in output.splitlines():
+        if _ERROR_LINE_RE.search(line):
+            return line.strip()
+    return None
+
+
+def judge(proof: Proof, environment: str, without: Attempt, with_: Attempt) -> Verdict:
+    """The outcome of a proof from its runs without and with the change."""
+    for attempt, state in ((without, "without"), (with_, "with")):
+        if attempt.returncode is None:
+            return Verdict(
+                outcome=TIMEOUT,
+                detail=f"the proof did not finish {state} the change",
+                first_error=first_error(attempt.output),
+            )
+    if without.passed:
+        if not with_.passed:
+            return Verdict(
+                outcome=BROKEN,
+                detail=f"passes without the change, fails with it on {environment}",
+                first_error=first_error(with_.output),
+            )
+        return Verdict(
+            outcome=NOT_NEEDED,
+            detail=f"not needed on {environment} (the proof passes without it)",
+            first_error=None,
+        )
+    error = first_error(without.output)
+    if proof.error is not None and not re.search(proof.error, without.output, re.MULTILINE):
+        return Verdict(
+            outcome=WRONG_ERROR,
+            detail=f"fails without the change, but not with /{proof.error}/ "
+            f"(exit status {without.returncode})",
+            first_error=error,
+        )
+    if not with_.passed:
+        return Verdict(
+            outcome=BROKEN,
+            detail=f"still fails with the change (exit status {with_.returncode})",
+            first_error=first_error(with_.output) or error,
+        )
+    return Verdict(
+        outcome=PROVEN,
+        detail=f"proven on {environment}: fails without the change, passes with it",
+        first_error=error,
+    )

@@ -27,6 +27,7 @@ from . import (
     stage_deps,
     stage_matrix,
     stage_package,
+    stage_prove,
     stage_rebuild,
     stage_report,
     stage_sources,
@@ -507,6 +508,15 @@ def kernel_hook(project: Project, dodo_dir: str, install: bool, yes: bool, root:
 def check(project: Project) -> None:
     """Loading already validated everything (dodo.py fails with exit 3 otherwise)."""
     print(format_check(project))
+
+
+@guarded
+def prove(
+    project: Project, target: str, env_root: str, env_name: str, cc: str, cxx: str, timeout: int
+) -> None:
+    name = resolve_target(project, target or None)
+    sandbox = stage_prove.make_sandbox(env_root, env_name, cc, cxx)
+    stage_prove.prove_target(project, name, workspace(project, name), sandbox, float(timeout))
 
 
 @guarded

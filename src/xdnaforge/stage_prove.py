@@ -1,0 +1,94 @@
+"""The `doit prove` command: pick the environment, prove every change, write prove.json.
+
+Edge: reads the fetched tree and the environment, writes artifacts/<target>/prove.json and
+prints one line per change. A failing proof (broken, wrong error, timeout) fails the command
+after the record is written; "not provable here" and "no proof" are shown, never passed.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+from .errors import StepFailed, UsageError
+from .paths import Workspace
+from .project import Project
+from .prove import changes_of, pristine_copy, prove_changes, toolchain_facts
+from .records import write_record
+from .proof_env import HOST, Sandbox
+
+
+def make_sandbox(env_root: str, env_name: str, cc: str, cxx: str) -> Sandbox:
+    """The environment named on the command line (the host when no root is given)."""
+    root = Path(env_root).resolve() if env_root else HOST
+    if root != HOST and not (root / "usr/bin").is_dir():
+        raise UsageError(
+            f"--env-root {env_root}: not a root file system (no usr/bin)",
+            hint="give the directory a debootstrap made, e.g. build/envs/ubuntu-26.04",
+        )
+    name = env_name or ("host" if root == HOST else f"rootfs {root}")
+    tools = {key: value for key, value in (("cc", cc), ("cxx", cxx)) if value}
+    return Sandbox(name=name, root=root, tools=tools)
+
+
+def _os_release(sandbox: Sandbox) -> str:
+    try:
+        text = sandbox.host_path("/etc/os-release").read_text(encoding="utf-8")
+    except OSError:
+        return "unknown (no /etc/os-release)"
+    for line in text.splitlines():
+        if line.startswith("PRETTY_NAME="):
+            return line.partition("=")[2].strip().strip('"')
+    return "unknown"
+
+
+def prove_target(
+    project: Project, target: str, workspace: Workspace, sandbox: Sandbox, timeout: float
+) -> None:
+    recipe = project.recipes[target]
+    if recipe.kind != "source":
+        raise UsageError(f"{target} is a prebuilt recipe: it has no changes to prove")
+    patches = project.patches_for(recipe)
+    changes = changes_of(recipe, patches)
+    work = workspace.work / "prove"
+    log = workspace.logs / "prove.log"
+    log.unlink(missing_ok=True)
+    tree = work / "tree"
+    pristine_copy(workspace.source_tree, patches, tree, log)
+    readonly = [project.site.cache_dir] + [
+        Path(mirror) for _, mirror in project.site.mirrors if Path(mirror).is_dir()
+    ]
+    facts = toolchain_facts(sandbox, work, log)
+    entries = prove_changes(
+        changes, sandbox, tree=tree, work=work, readonly=readonly, timeout=timeout, log=log
+    )
+    write_record(
+        workspace.record("prove"),
+        "prove",
+        {
+            "target": target,
+            "environment": {
+                "name": sandbox.name,
+                "root": str(sandbox.root),
+                "os_release": _os_release(sandbox),
+                "toolchain": facts,
+            },
+            "changes": entries,
+            "log": str(log),
+        },
+    )
+    print(f"prove {target} on {sandbox.name} ({_os_release(sandbox)})")
+    for key, value in facts.items():
+        print(f"  {key}: {value}")
+    for entry in entries:
+        print(f"  {entry['id']}: {entry['outcome']} - {entry['detail']}")
+        if entry["first_error"]:
+            print(f"      first error: {entry['first_error']}")
+    counts = Counter(entry["outcome"] for entry in entries)
+    print("  " + ", ".join(f"{n} {outcome}" for outcome, n in sorted(counts.items())))
+    failing = [entry["id"] for entry in entries if entry["failed"]]
+    if failing:
+        raise StepFailed(
+            f"{len(failing)} change(s) failed their proof: {', '.join(failing)}",
+            hint=f"see {workspace.record('prove')} and {log}",
+        )
