@@ -126,6 +126,11 @@ def task_prove() -> dict[str, Any]:
     )
 
 
+def task_survey() -> dict[str, Any]:
+    """Read the fetched tree's CMake files: old minimums, -Werror, Boost, libraries to package."""
+    return _task(steps.survey, PROJECT, params=(TARGET, *ENVIRONMENT))
+
+
 def task_fetch() -> dict[str, Any]:
     """Check out the pinned sources of a target (nested submodules too) and verify every pin."""
     return _stage("fetch")

@@ -31,6 +31,7 @@ from . import (
     stage_rebuild,
     stage_report,
     stage_sources,
+    stage_survey,
     stage_validate,
     storage,
 )
@@ -520,6 +521,13 @@ def prove(
 
 
 @guarded
+def survey(project: Project, target: str, env_root: str, env_name: str, cc: str, cxx: str) -> None:
+    name = resolve_target(project, target or None)
+    sandbox = stage_prove.make_sandbox(env_root, env_name, cc, cxx)
+    stage_survey.survey_target(project, name, workspace(project, name), sandbox)
+
+
+@guarded
 def show_plan(project: Project, target: str) -> None:
     name = resolve_target(project, target or None)
     plan = make_plan(project, name)
@@ -528,3 +536,10 @@ def show_plan(project: Project, target: str) -> None:
     cells = [c for c in matching_cells(project.cells(), host) if c.recipe == name]
     lock = read_record(workspace(project, name).record("lock"))
     print(format_plan(plan, statuses, host, cells, project.root, lock))
+    warnings = stage_survey.survey_warnings(workspace(project, name))
+    if warnings is None:
+        print(f"survey: none yet (`doit survey --target {name}` reads the tree without building)")
+    else:
+        print(f"survey: {len(warnings)} warning(s)")
+        for line in warnings:
+            print(f"  warning: {line}")
