@@ -49,25 +49,32 @@ class CompatChange:
 
 
 def parse_proof(
-    proof: str | None, error: str | None, *, flag_allowed: bool = False
+    proof: str | None,
+    error: str | None,
+    *,
+    flag_allowed: bool = False,
+    keys: tuple[str, str] = ("Proof", "Proof-Error"),
 ) -> tuple[Proof | None, list[str]]:
-    """A Proof from the `Proof`/`Proof-Error` texts (None when neither is given); problems."""
+    """A Proof from the `Proof`/`Proof-Error` texts (None when neither is given); problems.
+
+    `keys` names the two fields in messages (a recipe spells them proof/proof_error)."""
+    name, error_name = keys
     if proof is None:
-        return None, (["'Proof-Error' needs a 'Proof' command"] if error is not None else [])
+        return None, ([f"'{error_name}' needs a '{name}' command"] if error is not None else [])
     problems: list[str] = []
     none = _NONE_RE.match(proof.strip())
     if proof.strip().startswith("none"):
         if none is None:
-            return None, ["write 'Proof: none (<reason>)' with the reason in parentheses"]
+            return None, [f"write '{name}: none (<reason>)' with the reason in parentheses"]
         if error is not None:
-            problems.append("'Proof: none' has no failure to match; drop 'Proof-Error'")
+            problems.append(f"'{name}: none' has no failure to match; drop '{error_name}'")
         return Proof(argv=(), error=None, none_reason=none.group(1).strip()), problems
     try:
         argv = tuple(shlex.split(proof))
     except ValueError as caught:
         return None, [f"cannot split the proof command: {caught}"]
     if not argv:
-        return None, ["'Proof' is empty; give a command or 'none (<reason>)'"]
+        return None, [f"'{name}' is empty; give a command or 'none (<reason>)'"]
     known = PLACEHOLDERS if flag_allowed else tuple(p for p in PLACEHOLDERS if p != "flag")
     for placeholder in {p for arg in argv for p in _PLACEHOLDER_RE.findall(arg)}:
         if placeholder not in known:
@@ -76,17 +83,17 @@ def parse_proof(
                 f"(known: {', '.join('{' + p + '}' for p in known)})"
             )
     if error is None or not error.strip():
-        problems.append("a proof command needs 'Proof-Error: <regex the failure must show>'")
+        problems.append(f"a proof command needs '{error_name}: <regex the failure must show>'")
     else:
         try:
             re.compile(error)
         except re.error as caught:
-            problems.append(f"'Proof-Error' is not a valid regular expression: {caught}")
+            problems.append(f"'{error_name}' is not a valid regular expression: {caught}")
     return Proof(argv=argv, error=error, none_reason=None), problems
 
 
 def parse_compat(
-    reader: Reader, build: dict[str, Any], path: KeyPath
+    reader: Reader, build: dict[str, Any], path: KeyPath, listed: set[str]
 ) -> tuple[CompatChange, ...]:
     """`build.compat`: a list of {change, kind, package|flag, proof, proof_error, cwd}."""
     changes = []
@@ -107,10 +114,18 @@ def parse_compat(
                 reader.problem((*here, key), f"'{key}' does not belong to a {kind} change")
         if wanted is not None and wanted not in entry:
             reader.problem(here, f"a {kind} change names its {wanted}: '{wanted}: ...'")
+        package = reader.string(entry, "package", here)
+        if kind == "dependency" and package is not None and package not in listed:
+            reader.problem(
+                (*here, "package"),
+                f"'{package}' is not in any build.depends list",
+                hint="a dependency added for compatibility must be listed where it is needed",
+            )
         proof, problems = parse_proof(
             reader.string(entry, "proof", here),
             reader.string(entry, "proof_error", here) if "proof_error" in entry else None,
             flag_allowed=kind == "flag",
+            keys=("proof", "proof_error"),
         )
         for message in problems:
             reader.problem((*here, "proof"), message)
@@ -128,7 +143,7 @@ def parse_compat(
             CompatChange(
                 change=change,
                 kind=kind,
-                package=reader.string(entry, "package", here) if "package" in entry else None,
+                package=package,
                 flag=reader.string(entry, "flag", here) if "flag" in entry else None,
                 cwd=reader.string(entry, "cwd", here, default=".") or ".",
                 proof=proof,

@@ -12,6 +12,7 @@ Must not touch the target's own tree or any record but prove.json.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +38,7 @@ from .proof_env import Sandbox
 from .tools.git import git
 
 ANY_STATUS = range(-64, 256)
+_PLACEHOLDER_RE = re.compile(r"\{(cc|cxx|python|scratch|flag)\}")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -155,7 +157,9 @@ class _Prover:
                 if flag:
                     argv.append(flag)
                 continue
-            argv.append(arg.format_map({**values, "flag": flag or ""}))
+            # only our placeholders: a shell snippet's own braces stay as written
+            argv.append(_PLACEHOLDER_RE.sub(lambda m: {**values, "flag": flag or ""}.get(
+                m.group(1), m.group(0)), arg))
         return argv
 
     def scratch(self, name: str) -> Path:

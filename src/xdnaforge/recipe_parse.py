@@ -476,15 +476,8 @@ def _build(
         failure = _justified(reader, item, (*path, "known_test_failures", index), "test")
         if failure is not None:
             failures.append(failure)
-    compat = parse_compat(reader, build, path)
     listed = {package for _, packages in depends for package in packages}
-    for index, change in enumerate(compat):
-        if change.package is not None and change.package not in listed:
-            reader.problem(
-                (*path, "compat", index, "package"),
-                f"'{change.package}' is not in any build.depends list",
-                hint="a dependency added for compatibility must be listed where it is needed",
-            )
+    compat = parse_compat(reader, build, path, listed)
     return tuple(steps), tuple(depends), tuple(failures), compat
 
 

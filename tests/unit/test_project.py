@@ -84,13 +84,25 @@ def test_edited_patch_is_caught_by_the_pinned_digest(project_dir: Path) -> None:
     assert "the series pins" in str(caught.value)
 
 
-def test_patch_for_a_path_outside_the_pinned_tree_is_refused(project_dir: Path) -> None:
+@pytest.mark.parametrize("repository", ["elsewhere/aiebu", "xrt/src/runtime_src/aie-rt"])
+def test_patch_for_a_path_outside_the_pinned_tree_is_refused(
+    project_dir: Path, repository: str
+) -> None:
     patch = project_dir / "patches/ubuntu26/0002-utils-h-include-cstdint.patch"
-    patch.write_text(patch.read_text().replace("Repository: xrt", "Repository: xrt/aiebu"))
+    patch.write_text(patch.read_text().replace("Repository: xrt", f"Repository: {repository}"))
     _write_series(project_dir, "0002-utils-h-include-cstdint.patch\n")
     with pytest.raises(ConfigError) as caught:
         load_project(project_dir, {})
-    assert "applies to 'xrt/aiebu', which is not the top repository" in str(caught.value)
+    assert f"applies to '{repository}', which is not the top repository" in str(caught.value)
+
+
+def test_patch_for_a_repository_nested_in_a_pinned_submodule_is_accepted(
+    project_dir: Path,
+) -> None:
+    patch = project_dir / "patches/ubuntu26/0002-utils-h-include-cstdint.patch"
+    patch.write_text(patch.read_text().replace("Repository: xrt", "Repository: xrt/aiebu"))
+    _write_series(project_dir, "0002-utils-h-include-cstdint.patch\n")
+    load_project(project_dir, {})
 
 
 def test_recipe_name_must_match_its_file(project_dir: Path) -> None:

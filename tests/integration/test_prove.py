@@ -1,0 +1,148 @@
+"""The proof runner on a synthetic tree: each outcome from real runs of real commands."""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from xdnaforge.project import Patch
+from xdnaforge.proof import CompatChange, parse_proof
+from xdnaforge.prove import Change, pristine_copy, prove_changes
+from xdnaforge.sandbox import HOST, Sandbox
+from xdnaforge.series import parse_header
+
+# (file changed, proof, expected error): one patch per outcome
+CASES = {
+    "proven": ("grep -q fixed {f} || { echo 'error: not fixed' >&2; exit 1; }", "error: not fixed"),
+    "not-needed": ("true", "never shown"),
+    "broken": ("! grep -q fixed {f} || { echo 'error: broke it'; exit 1; }", "error: broke it"),
+    "wrong-error": ("grep -q fixed {f} || { echo 'error: other'; exit 1; }", "error: expected"),
+}
+
+
+def _git(cwd: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", *args], cwd=cwd, check=True, capture_output=True, text=True
+    ).stdout
+
+
+def _patch(tree: Path, patches: Path, number: int, name: str, proof: str, error: str) -> Patch:
+    """A patch turning '<name>.txt' from 'broken' to 'fixed', with a proof header."""
+    file = tree / f"{name}.txt"
+    file.write_text("fixed\n")
+    diff = _git(tree, "diff")
+    _git(tree, "checkout", "--", file.name)
+    text = (
+        f"Subject: {name}\nUpstream-Status: Pending [test]\nRepository: .\n"
+        f"Proof: {proof}\nProof-Error: {error}\n\n{diff}"
+    )
+    path = patches / f"{number:04d}-{name}.patch"
+    path.write_text(text)
+    header, problems = parse_header(text)
+    assert problems == [] and header is not None
+    return Patch(
+        set="test",
+        file=path.name,
+        path=path,
+        sha256=hashlib.sha256(text.encode()).hexdigest(),
+        header=header,
+        origin=f"series:{number}",
+    )
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    tree = tmp_path / "src"
+    tree.mkdir()
+    _git(tree, "init", "-q")
+    for name in (*CASES, "missing-tool", "hang"):
+        (tree / f"{name}.txt").write_text("broken\n")
+    _git(tree, "add", ".")
+    _git(tree, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "pinned")
+    return tree
+
+
+def _change(patch: Patch) -> Change:
+    return Change(
+        id=patch.file,
+        kind="patch",
+        description=patch.header.subject,
+        where=".",
+        proof=patch.header.proof,
+        patch=patch,
+        compat=None,
+    )
+
+
+def test_each_outcome_on_a_synthetic_tree(tree: Path, tmp_path: Path) -> None:
+    patches_dir = tmp_path / "patches"
+    patches_dir.mkdir()
+    patches = [
+        _patch(tree, patches_dir, i, name, f"sh -c \"{proof.replace('{f}', name + '.txt')}\"", error)
+        for i, (name, (proof, error)) in enumerate(CASES.items(), start=1)
+    ]
+    patches.append(_patch(tree, patches_dir, 5, "missing-tool", "no-such-tool-xdnaforge x", "e"))
+    patches.append(_patch(tree, patches_dir, 6, "hang", "sleep 30", "e"))
+    # an earlier `doit patch` applied the first patch to the fetched tree: proving starts pinned
+    _git(tree, "apply", str(patches[0].path))
+    work = tmp_path / "prove"
+    log = tmp_path / "prove.log"
+    pristine_copy(tree, tuple(patches), work / "tree", log)
+    assert (work / "tree/proven.txt").read_text() == "broken\n"
+    flag_proof, problems = parse_proof(
+        'sh -c "test \\"$0\\" = -DOK || { echo error: no flag; exit 1; }" {flag}',
+        "error: no flag",
+        flag_allowed=True,
+    )
+    assert problems == [] and flag_proof is not None
+    flag = CompatChange(
+        change="a define",
+        kind="flag",
+        package=None,
+        flag="-DOK",
+        cwd=".",
+        proof=flag_proof,
+        origin="recipe.yaml:1",
+    )
+    changes = [_change(p) for p in patches]
+    changes.append(
+        Change(id="flag", kind="flag", description="d", where=".", proof=flag_proof,
+               patch=None, compat=flag)
+    )
+    entries = prove_changes(
+        changes,
+        Sandbox(name="host", root=HOST),
+        tree=work / "tree",
+        work=work,
+        readonly=[],
+        timeout=2,
+        log=log,
+    )
+    outcomes = {entry["id"]: (entry["outcome"], entry["failed"]) for entry in entries}
+    assert outcomes == {
+        "0001-proven.patch": ("proven", False),
+        "0002-not-needed.patch": ("not needed", False),
+        "0003-broken.patch": ("broken", True),
+        "0004-wrong-error.patch": ("wrong error", True),
+        "0005-missing-tool.patch": ("not provable here", False),
+        "0006-hang.patch": ("timeout", True),
+        "flag": ("proven", False),
+    }
+    by_id = {entry["id"]: entry for entry in entries}
+    assert by_id["0001-proven.patch"]["first_error"] == "error: not fixed"
+    assert by_id["0004-wrong-error.patch"]["first_error"] == "error: other"
+    assert "no-such-tool-xdnaforge" in by_id["0005-missing-tool.patch"]["detail"]
+    # every patch ends up applied on the scratch copy; the fetched tree is left as it was
+    assert (work / "tree/hang.txt").read_text() == "fixed\n"
+    assert (tree / "proven.txt").read_text() == "fixed\n"
+    assert (tree / "hang.txt").read_text() == "broken\n"
+
+
+def test_a_tree_that_was_never_fetched_is_a_clear_error(tmp_path: Path) -> None:
+    from xdnaforge.errors import StepFailed
+
+    with pytest.raises(StepFailed, match="no checked-out tree to prove on"):
+        pristine_copy(tmp_path / "nothing", (), tmp_path / "copy", tmp_path / "log")
