@@ -18,8 +18,18 @@ FALSE_WORDS = {"", "0", "OFF", "NO", "FALSE", "N", "IGNORE", "NOTFOUND"}
 TRUE_WORDS = {"1", "ON", "YES", "TRUE", "Y"}
 # platform variables a Linux build sees
 PLATFORM = {"WIN32": "0", "MSVC": "0", "APPLE": "0", "CYGWIN": "0", "MINGW": "0", "UNIX": "1"}
-_OPERATORS = {"STREQUAL", "EQUAL", "VERSION_LESS", "VERSION_GREATER", "VERSION_EQUAL",
-              "VERSION_GREATER_EQUAL", "VERSION_LESS_EQUAL", "MATCHES", "LESS", "GREATER"}
+_OPERATORS = {
+    "STREQUAL",
+    "EQUAL",
+    "VERSION_LESS",
+    "VERSION_GREATER",
+    "VERSION_EQUAL",
+    "VERSION_GREATER_EQUAL",
+    "VERSION_LESS_EQUAL",
+    "MATCHES",
+    "LESS",
+    "GREATER",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +69,7 @@ def _split_args(text: str) -> tuple[str, ...]:
 def parse_commands(text: str) -> list[Command]:
     """Every command call in order, with its arguments (quotes removed) and its line."""
     clean = _strip_comments(text)
-    commands = []
+    commands: list[Command] = []
     position = 0
     while True:
         match = _CALL_RE.search(clean, position)

@@ -129,13 +129,17 @@ def parse_compat(
         )
         for message in problems:
             reader.problem((*here, "proof"), message)
-        if proof is not None and kind == "flag" and proof.argv:
-            if not any("{flag}" in arg for arg in proof.argv):
-                reader.problem(
-                    (*here, "proof"),
-                    "a flag's proof must use '{flag}' where the flag goes "
-                    "(it is left out for the run without the change)",
-                )
+        if (
+            proof is not None
+            and kind == "flag"
+            and proof.argv
+            and not any("{flag}" in arg for arg in proof.argv)
+        ):
+            reader.problem(
+                (*here, "proof"),
+                "a flag's proof must use '{flag}' where the flag goes "
+                "(it is left out for the run without the change)",
+            )
         change = reader.string(entry, "change", here)
         if change is None or kind is None or proof is None or problems:
             continue

@@ -158,8 +158,11 @@ class _Prover:
                     argv.append(flag)
                 continue
             # only our placeholders: a shell snippet's own braces stay as written
-            argv.append(_PLACEHOLDER_RE.sub(lambda m: {**values, "flag": flag or ""}.get(
-                m.group(1), m.group(0)), arg))
+            argv.append(
+                _PLACEHOLDER_RE.sub(
+                    lambda m: {**values, "flag": flag or ""}.get(m.group(1), m.group(0)), arg
+                )
+            )
         return argv
 
     def scratch(self, name: str) -> Path:
@@ -178,7 +181,10 @@ class _Prover:
             ok_codes=(0, 1),
         )
         if listing.returncode != 0:
-            return f"{package} is not installed in {self.sandbox.name}, so the run with it cannot be made"
+            return (
+                f"{package} is not installed in {self.sandbox.name}, "
+                "so the run with it cannot be made"
+            )
         hidden: dict[str, set[str]] = {}
         for line in listing.stdout.splitlines():
             inside = line.strip()
@@ -187,28 +193,28 @@ class _Prover:
                 directory, _, name = inside.rpartition("/")
                 hidden.setdefault(directory or "/", set()).add(name)
         replace: list[tuple[Path, Path]] = []
-        for number, (directory, names) in enumerate(sorted(hidden.items())):
+        for number, (folder, names) in enumerate(sorted(hidden.items())):
             copy = self.work / "hide" / f"{index}-{number}"
             shutil.rmtree(copy, ignore_errors=True)
             copy.mkdir(parents=True)
             later: list[tuple[Path, Path]] = []
-            for entry in os.scandir(self.sandbox.host_path(directory)):
+            for entry in os.scandir(self.sandbox.host_path(folder)):
                 if entry.name in names:
                     continue
                 target = copy / entry.name
-                inside = Path(directory) / entry.name
+                mounted = Path(folder) / entry.name
                 if entry.is_symlink():
-                    target.symlink_to(os.readlink(entry.path))
+                    target.symlink_to(Path(entry.path).readlink())
                 elif entry.is_dir():
                     target.mkdir()
-                    later.append((Path(entry.path), inside))
+                    later.append((Path(entry.path), mounted))
                 else:
                     try:
                         os.link(entry.path, target)  # a hard link: nothing is copied
                     except OSError:
                         target.touch()
-                        later.append((Path(entry.path), inside))
-            replace += [(copy, Path(directory)), *later]
+                        later.append((Path(entry.path), mounted))
+            replace += [(copy, Path(folder)), *later]
         return replace
 
 
@@ -245,9 +251,13 @@ def _verdict(prover: _Prover, change: Change, tree: Path, index: int) -> Verdict
     if change.compat is not None and change.compat.package is not None:
         hidden = prover.hide(change.compat.package, index)
         if isinstance(hidden, str):
-            return Verdict(outcome=NOT_PROVABLE, detail=f"not provable here: {hidden}", first_error=None)
+            return Verdict(
+                outcome=NOT_PROVABLE, detail=f"not provable here: {hidden}", first_error=None
+            )
         replace = hidden
-    without = prover.attempt(prover.fill(proof, None, prover.scratch(f"{index}-without")), cwd, replace)
+    without = prover.attempt(
+        prover.fill(proof, None, prover.scratch(f"{index}-without")), cwd, replace
+    )
     if change.patch is not None:
         git(["apply", str(change.patch.path)], cwd=cwd, log_file=prover.log)
     with_ = prover.attempt(prover.fill(proof, flag, prover.scratch(f"{index}-with")), cwd, [])
@@ -266,7 +276,9 @@ def pristine_copy(tree: Path, patches: tuple[Patch, ...], destination: Path, log
     shutil.copytree(tree, destination, symlinks=True)
     for patch in reversed(patches):
         directory = destination / patch.header.repository
-        if (directory / ".git").exists() and classify(directory, patch.path, log) == APPLIED_EARLIER:
+        if (directory / ".git").exists() and classify(
+            directory, patch.path, log
+        ) == APPLIED_EARLIER:
             git(["apply", "--reverse", str(patch.path)], cwd=directory, log_file=log)
 
 

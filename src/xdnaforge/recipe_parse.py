@@ -9,6 +9,7 @@ import re
 from typing import Any
 
 from .kernel import KernelRange, parse_range
+from .proof import CompatChange, parse_compat
 from .recipe import (
     GATES,
     KINDS,
@@ -29,7 +30,6 @@ from .recipe import (
     UnusedSubmodule,
     Validation,
 )
-from .proof import CompatChange, parse_compat
 from .schema import Reader
 from .yamlfile import Document, KeyPath
 

@@ -146,7 +146,10 @@ def survey_target(project: Project, target: str, workspace: Workspace, sandbox: 
     merged = Survey()
     seen: set[tuple[str, str]] = set()
     # what XRT's CMake reads from /etc/os-release (CMake/settings.cmake): the recipe's distro
-    identity = {"LINUX_FLAVOR": recipe.hosts.distro_id, "LINUX_VERSION": recipe.hosts.distro_version}
+    identity = {
+        "LINUX_FLAVOR": recipe.hosts.distro_id,
+        "LINUX_VERSION": recipe.hosts.distro_version,
+    }
     for root, flags in _roots(project, target, tree):
         variables = {**identity, **flags}
         switches = tuple(k for k in flags if "WERROR" in k)
@@ -167,7 +170,9 @@ def survey_target(project: Project, target: str, workspace: Workspace, sandbox: 
     patterns = [p for n in names for p in (f"*/lib{n}.so", f"*/lib{n}.a")]
     searched = _ask(sandbox, ["dpkg", "-S", *patterns], log) if patterns else ""
     status = _ask(
-        sandbox, ["dpkg-query", "-W", "-f", "${Package}\\t${Depends}, ${Pre-Depends}\\t${Provides}\\n"], log
+        sandbox,
+        ["dpkg-query", "-W", "-f", "${Package}\\t${Depends}, ${Pre-Depends}\\t${Provides}\\n"],
+        log,
     )
     if searched is not None and status is not None:
         found = parse_dpkg_search(searched)
@@ -192,7 +197,8 @@ def survey_target(project: Project, target: str, workspace: Workspace, sandbox: 
         "warnings": sum(1 for f in findings if f.warning),
     }
     write_record(workspace.record("survey"), "survey", body)
-    print(f"survey {target}: {len(merged.files_read)} CMake files read from {', '.join(body['roots'])}")
+    roots = ", ".join(body["roots"])
+    print(f"survey {target}: {len(merged.files_read)} CMake files read from {roots}")
     for finding in findings:
         mark = "warning" if finding.warning else "info"
         print(f"  {mark}: {finding.where}: {finding.message}")

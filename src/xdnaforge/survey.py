@@ -26,8 +26,17 @@ from dataclasses import dataclass, field
 from .cmake_read import Command, evaluate, expand, parse_commands
 
 MIN_POLICY = (3, 5)
-_LINK_KEYWORDS = {"PRIVATE", "PUBLIC", "INTERFACE", "LINK_PRIVATE", "LINK_PUBLIC",
-                  "LINK_INTERFACE_LIBRARIES", "debug", "optimized", "general"}
+_LINK_KEYWORDS = {
+    "PRIVATE",
+    "PUBLIC",
+    "INTERFACE",
+    "LINK_PRIVATE",
+    "LINK_PUBLIC",
+    "LINK_INTERFACE_LIBRARIES",
+    "debug",
+    "optimized",
+    "general",
+}
 _LIB_NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_+.-]*$")
 # what XRT's build.sh passes to CMake for the flags a recipe gives it (domain knowledge,
 # from build/build.sh at the pinned XRT); other build scripts pass nothing we know of
@@ -136,8 +145,10 @@ class _Walker:
                 continue
             if name in ("elseif", "else") and stack:
                 _, taken, _ = stack[-1]
-                value = False if taken else (
-                    evaluate(command.args, self.variables) if name == "elseif" else None
+                value = (
+                    False
+                    if taken
+                    else (evaluate(command.args, self.variables) if name == "elseif" else None)
                 )
                 if name == "else" and not taken:
                     earlier = stack[-1][0]
@@ -188,7 +199,9 @@ class _Walker:
         where = f"{path}:{command.line}"
         name, args = command.name, command.args
         if name in ("cmake_minimum_required", "cmake_policy") and "VERSION" in args:
-            version_text = args[args.index("VERSION") + 1] if len(args) > args.index("VERSION") + 1 else ""
+            version_text = (
+                args[args.index("VERSION") + 1] if len(args) > args.index("VERSION") + 1 else ""
+            )
             version = _version(version_text)
             if version is not None and version < MIN_POLICY and "..." not in version_text:
                 kind = "cmake-minimum" if name == "cmake_minimum_required" else "cmake-policy"
@@ -241,12 +254,12 @@ class _Walker:
                 if library.endswith((".so", ".a")) or "::" in library:
                     continue
                 self.survey.libraries.setdefault(library, []).append(where)
-        if name.endswith("add_subdirectory") or name.startswith("xrt_add_subdirectory"):
-            if args:
-                directory = expand(args[0], {**self.variables, "CMAKE_CURRENT_SOURCE_DIR": source_dir})
-                if directory is not None:
-                    child = posixpath.normpath(posixpath.join(source_dir, directory))
-                    self.visit(f"{child}/CMakeLists.txt", child)
+        subdirectory = name.endswith("add_subdirectory") or name.startswith("xrt_add_subdirectory")
+        if subdirectory and args:
+            directory = expand(args[0], {**self.variables, "CMAKE_CURRENT_SOURCE_DIR": source_dir})
+            if directory is not None:
+                child = posixpath.normpath(posixpath.join(source_dir, directory))
+                self.visit(f"{child}/CMakeLists.txt", child)
         if name == "include" and args:
             self.include(args[0], path, source_dir)
 
@@ -254,9 +267,13 @@ class _Walker:
         here = posixpath.dirname(path)
         target = expand(
             argument,
-            {**self.variables, "CMAKE_CURRENT_SOURCE_DIR": source_dir, "CMAKE_CURRENT_LIST_DIR": here},
+            {
+                **self.variables,
+                "CMAKE_CURRENT_SOURCE_DIR": source_dir,
+                "CMAKE_CURRENT_LIST_DIR": here,
+            },
         )
-        if target is None or "/" not in target and not target.endswith(".cmake"):
+        if target is None or ("/" not in target and not target.endswith(".cmake")):
             return  # a module name (CTest, GNUInstallDirs): CMake's own, not the tree's
         candidate = posixpath.normpath(
             target.lstrip("/") if target.startswith("/") else posixpath.join(source_dir, target)

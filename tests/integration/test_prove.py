@@ -42,7 +42,8 @@ def _patch(tree: Path, patches: Path, number: int, name: str, proof: str, error:
     path = patches / f"{number:04d}-{name}.patch"
     path.write_text(text)
     header, problems = parse_header(text)
-    assert problems == [] and header is not None
+    assert problems == []
+    assert header is not None
     return Patch(
         set="test",
         file=path.name,
@@ -81,7 +82,7 @@ def test_each_outcome_on_a_synthetic_tree(tree: Path, tmp_path: Path) -> None:
     patches_dir = tmp_path / "patches"
     patches_dir.mkdir()
     patches = [
-        _patch(tree, patches_dir, i, name, f"sh -c \"{proof.replace('{f}', name + '.txt')}\"", error)
+        _patch(tree, patches_dir, i, name, f'sh -c "{proof.replace("{f}", name + ".txt")}"', error)
         for i, (name, (proof, error)) in enumerate(CASES.items(), start=1)
     ]
     patches.append(_patch(tree, patches_dir, 5, "missing-tool", "no-such-tool-xdnaforge x", "e"))
@@ -97,7 +98,8 @@ def test_each_outcome_on_a_synthetic_tree(tree: Path, tmp_path: Path) -> None:
         "error: no flag",
         flag_allowed=True,
     )
-    assert problems == [] and flag_proof is not None
+    assert problems == []
+    assert flag_proof is not None
     flag = CompatChange(
         change="a define",
         kind="flag",
@@ -109,8 +111,15 @@ def test_each_outcome_on_a_synthetic_tree(tree: Path, tmp_path: Path) -> None:
     )
     changes = [_change(p) for p in patches]
     changes.append(
-        Change(id="flag", kind="flag", description="d", where=".", proof=flag_proof,
-               patch=None, compat=flag)
+        Change(
+            id="flag",
+            kind="flag",
+            description="d",
+            where=".",
+            proof=flag_proof,
+            patch=None,
+            compat=flag,
+        )
     )
     entries = prove_changes(
         changes,

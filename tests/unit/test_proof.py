@@ -35,20 +35,23 @@ def test_header_carries_a_proof_command_and_its_error() -> None:
         HEADER.format(extra="Proof: {cxx} -fsyntax-only a.h\nProof-Error: was not declared")
     )
     assert problems == []
-    assert header is not None and header.proof is not None
+    assert header is not None
+    assert header.proof is not None
     assert header.proof.argv == ("{cxx}", "-fsyntax-only", "a.h")
     assert header.proof.error == "was not declared"
 
 
 def test_header_without_a_proof_has_none() -> None:
     header, _ = parse_header(HEADER.format(extra=""))
-    assert header is not None and header.proof is None
+    assert header is not None
+    assert header.proof is None
 
 
 def test_proof_none_needs_a_reason_and_is_shown() -> None:
     header, problems = parse_header(HEADER.format(extra="Proof: none (needs the NPU)"))
     assert problems == []
-    assert header is not None and header.proof is not None
+    assert header is not None
+    assert header.proof is not None
     assert header.proof.text == "none (needs the NPU)"
     _, problems = parse_header(HEADER.format(extra="Proof: none"))
     assert problems == [(4, "write 'Proof: none (<reason>)' with the reason in parentheses")]
@@ -58,15 +61,17 @@ def test_proof_command_needs_a_valid_error_regex() -> None:
     _, problems = parse_header(HEADER.format(extra="Proof: cc a.c"))
     assert problems == [(4, "a proof command needs 'Proof-Error: <regex the failure must show>'")]
     _, problems = parse_header(HEADER.format(extra="Proof: cc a.c\nProof-Error: (["))
-    assert len(problems) == 1 and "not a valid regular expression" in problems[0][1]
+    assert len(problems) == 1
+    assert "not a valid regular expression" in problems[0][1]
     _, problems = parse_header(HEADER.format(extra="Proof-Error: x"))
     assert problems == [(4, "'Proof-Error' needs a 'Proof' command")]
 
 
 def test_unknown_placeholder_is_refused() -> None:
     _, problems = parse_proof("{gcc} a.c", "error")
-    assert problems == ["unknown placeholder '{gcc}' in the proof (known: {cc}, {cxx}, "
-                        "{python}, {scratch})"]
+    assert problems == [
+        "unknown placeholder '{gcc}' in the proof (known: {cc}, {cxx}, {python}, {scratch})"
+    ]
     assert parse_proof("cc {flag}", "error", flag_allowed=True)[1] == []
 
 

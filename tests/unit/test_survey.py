@@ -72,9 +72,10 @@ def test_each_finding_of_the_nested_tree() -> None:
         ("boost", "top/src/CMakeLists.txt:16", False),
     ]
     messages = {f.where: f.message for f in survey.findings}  # type: ignore[attr-defined]
-    assert "switched off by the recipe's flags (XRT_ENABLE_WERROR)" in messages[
-        "top/src/CMakeLists.txt:6"
-    ]
+    assert (
+        "switched off by the recipe's flags (XRT_ENABLE_WERROR)"
+        in messages["top/src/CMakeLists.txt:6"]
+    )
     assert "do not reach it" in messages["top/src/nested/cmake/linux.cmake:1"]
     assert messages["top/src/CMakeLists.txt:16"] == "Boost components: system, filesystem"
 
