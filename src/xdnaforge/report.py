@@ -24,6 +24,7 @@ RECORDS = (
     "matrix",
     "rebuild",
     "failure",
+    "prove",
 )
 
 
@@ -205,7 +206,32 @@ def build_model(
         "reproducible": _reproducible(records.get("rebuild")),
     }
     model["changes"] = _changes(model, previous)
+    proofs = _proofs(records.get("prove"))
+    model["proofs"] = proofs
+    model["compat"] = [entry for entry in proofs.values() if entry["kind"] != "patch"]
     return model
+
+
+def _proofs(prove: Mapping[str, Any] | None) -> dict[str, dict[str, str]]:
+    """The "proven on" text of each change by id ("<set>/<file>" for a patch)."""
+    if not prove:
+        return {}
+    environment = prove.get("environment", {}).get("name", "?")
+    table = {}
+    for entry in prove.get("changes", []):
+        outcome = entry["outcome"]
+        if outcome == "proven":
+            text = f"proven on {environment}"
+        elif outcome == "not needed":
+            text = f"not needed on {environment}"
+        else:
+            text = (
+                entry["detail"]
+                if outcome in ("not provable here", "no proof")
+                else (f"{outcome.upper()} on {environment}: {entry['detail']}")
+            )
+        table[entry["id"]] = {"kind": entry["kind"], "change": entry["change"], "text": text}
+    return table
 
 
 def render_markdown(model: Mapping[str, Any]) -> str:
