@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import subprocess
 from pathlib import Path
 
 import pytest
 
+from tests.fakes.fixture import FakeTools
+from tests.integration.conftest import build
+from tests.integration.upstream import BOOST_PATCH, Upstream, write_recipe
 from xdnaforge.project import Patch
 from xdnaforge.proof import CompatChange, parse_proof
 from xdnaforge.prove import Change, pristine_copy, prove_changes
@@ -155,3 +159,41 @@ def test_a_tree_that_was_never_fetched_is_a_clear_error(tmp_path: Path) -> None:
 
     with pytest.raises(StepFailed, match="no checked-out tree to prove on"):
         pristine_copy(tmp_path / "nothing", (), tmp_path / "copy", tmp_path / "log")
+
+
+def test_prove_survey_and_plan_through_doit(
+    setup: Path, upstream: Upstream, fake_tools: FakeTools
+) -> None:
+    proof = (
+        "Proof: sh -c \"! grep -q 'COMPONENTS system' src/CMake/boostUtil.cmake || "
+        "{ echo 'CMake Error: boost_system not found' >&2; exit 1; }\"\n"
+        "Proof-Error: boost_system not found\n"
+    )
+    patch = BOOST_PATCH.replace("Repository: xrt\n", f"Repository: xrt\n{proof}")
+    write_recipe(setup, upstream, patches={"0001-boost.patch": patch})
+    assert build(setup, fake_tools, "patch", "--target", "synthetic").rc == 0
+    proved = build(setup, fake_tools, "prove", "--target", "synthetic")
+    assert proved.rc == 0, proved.output
+    assert "synthetic/0001-boost.patch: proven - proven on host" in proved.stdout
+    record = json.loads((setup / "artifacts/synthetic/prove.json").read_text())
+    assert record["changes"][0]["first_error"] == "CMake Error: boost_system not found"
+    assert record["environment"]["name"] == "host"
+    surveyed = build(setup, fake_tools, "survey", "--target", "synthetic")
+    assert surveyed.rc == 0, surveyed.output
+    assert "libraries mapped by static table" in surveyed.stdout
+    planned = build(setup, fake_tools, "plan", "--target", "synthetic")
+    assert "survey: 0 warning(s)" in planned.stdout
+
+
+def test_a_broken_proof_fails_the_command_after_writing_the_record(
+    setup: Path, upstream: Upstream, fake_tools: FakeTools
+) -> None:
+    proof = "Proof: sh -c \"echo 'error: unrelated'; exit 1\"\nProof-Error: boost_system\n"
+    patch = BOOST_PATCH.replace("Repository: xrt\n", f"Repository: xrt\n{proof}")
+    write_recipe(setup, upstream, patches={"0001-boost.patch": patch})
+    assert build(setup, fake_tools, "fetch", "--target", "synthetic").rc == 0
+    proved = build(setup, fake_tools, "prove", "--target", "synthetic")
+    assert proved.rc == 1
+    assert "1 change(s) failed their proof: synthetic/0001-boost.patch" in proved.output
+    record = json.loads((setup / "artifacts/synthetic/prove.json").read_text())
+    assert record["changes"][0]["outcome"] == "wrong error"
