@@ -186,9 +186,16 @@ def survey_target(project: Project, target: str, workspace: Workspace, sandbox: 
     findings = merged.findings + link_findings(merged, packages, provided, how)
     body: dict[str, Any] = {
         "target": target,
+        "recipe_sha256": recipe.digest,
         "environment": sandbox.name,
         "library_mapping": how,
         "roots": [root for root, _ in _roots(project, target, tree)],
+        # the tree as fetched, with these patches applied by `doit patch` (none: at the pins)
+        "patches_in_tree": [
+            f"{p['set']}/{p['file']}"
+            for p in lock.get("patches", [])
+            if p.get("status") == "applied"
+        ],
         "skipped": list(skip),
         "files_read": len(merged.files_read),
         "not_found": merged.not_found,
@@ -218,9 +225,13 @@ def _as_dict(finding: Finding) -> dict[str, Any]:
     }
 
 
-def survey_warnings(workspace: Workspace) -> list[str] | None:
-    """The warnings of the last survey (for `doit plan`), None when there is none."""
+def survey_warnings(workspace: Workspace, recipe_digest: str) -> tuple[list[str], bool] | None:
+    """The warnings of the last survey (for `doit plan`) and whether the recipe changed
+    since it ran; None when there is no survey."""
     record = read_record(workspace.record("survey"))
     if record is None:
         return None
-    return [f"{f['where']}: {f['message']}" for f in record.get("findings", []) if f.get("warning")]
+    warnings = [
+        f"{f['where']}: {f['message']}" for f in record.get("findings", []) if f.get("warning")
+    ]
+    return warnings, record.get("recipe_sha256") != recipe_digest

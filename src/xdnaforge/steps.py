@@ -536,10 +536,12 @@ def show_plan(project: Project, target: str) -> None:
     cells = [c for c in matching_cells(project.cells(), host) if c.recipe == name]
     lock = read_record(workspace(project, name).record("lock"))
     print(format_plan(plan, statuses, host, cells, project.root, lock))
-    warnings = stage_survey.survey_warnings(workspace(project, name))
-    if warnings is None:
+    surveyed = stage_survey.survey_warnings(workspace(project, name), plan.recipe.digest)
+    if surveyed is None:
         print(f"survey: none yet (`doit survey --target {name}` reads the tree without building)")
     else:
-        print(f"survey: {len(warnings)} warning(s)")
+        warnings, stale = surveyed
+        note = "; the recipe changed since, run `doit survey` again" if stale else ""
+        print(f"survey: {len(warnings)} warning(s){note}")
         for line in warnings:
             print(f"  warning: {line}")
