@@ -38,9 +38,21 @@ def _git(mirror: Path, *args: str, index: Path | None = None) -> str:
     return done.stdout
 
 
+class Unavailable(Exception):
+    """A commit on the way to the patch's repository is not in the local mirror."""
+
+
 def _locate(site: Site, url: str, commit: str, path: str) -> tuple[Path, str]:
     """Mirror and commit of the repository at `path` below (url, commit), via gitlinks."""
     mirror = Path(source_for(site, url))
+    git_dir = mirror / ".git" if (mirror / ".git").is_dir() else mirror
+    present = subprocess.run(
+        ["git", "--git-dir", str(git_dir), "cat-file", "-e", f"{commit}^{{commit}}"],
+        capture_output=True,
+        check=False,
+    )
+    if present.returncode != 0:
+        raise Unavailable(f"{url} {commit}")
     if path == ".":
         return mirror, commit
     first, _, rest = path.partition("/")
@@ -55,13 +67,21 @@ def _locate(site: Site, url: str, commit: str, path: str) -> tuple[Path, str]:
 def test_every_patch_applies_at_its_pinned_commit(tmp_path: Path) -> None:
     project = load_project(REPO, {"XDNAFORGE_SITE": str(SITE)})
     checked = 0
+    unavailable = []
     for recipe in project.recipes.values():
         for patch in project.patches_for(recipe):
-            mirror, commit = _locate(
-                project.site, recipe.pinned.url, recipe.pinned.commit, patch.header.repository
-            )
+            try:
+                mirror, commit = _locate(
+                    project.site, recipe.pinned.url, recipe.pinned.commit, patch.header.repository
+                )
+            except Unavailable as missing:
+                # a stale snapshot lacks a nested pin (aiebu 447f55f9): say so, check the rest
+                unavailable.append(f"{patch.file}: {missing} is not in the mirror")
+                continue
             index = tmp_path / f"index-{checked}"
             _git(mirror, "read-tree", commit, index=index)
             _git(mirror, "apply", "--check", "--cached", str(patch.path), index=index)
             checked += 1
     assert checked > 0
+    if unavailable:
+        pytest.skip(f"{checked} patch(es) apply; not checkable here: {'; '.join(unavailable)}")
