@@ -81,7 +81,9 @@ def prove_target(
     for key, value in facts.items():
         print(f"  {key}: {value}")
     for entry in entries:
-        print(f"  {entry['id']}: {entry['outcome']} - {entry['detail']}")
+        detail = entry["detail"]
+        said = detail if detail.startswith(entry["outcome"]) else f"{entry['outcome']}: {detail}"
+        print(f"  {entry['id']}: {said}")
         if entry["first_error"]:
             print(f"      first error: {entry['first_error']}")
     counts = Counter(entry["outcome"] for entry in entries)

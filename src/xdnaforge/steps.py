@@ -517,14 +517,17 @@ def prove(
 ) -> None:
     name = resolve_target(project, target or None)
     sandbox = stage_prove.make_sandbox(env_root, env_name, cc, cxx)
-    stage_prove.prove_target(project, name, workspace(project, name), sandbox, float(timeout))
+    # the fetched tree is read while no fetch or patch may change it
+    with held(project.site.build_dir / ".lock", f"the build directory {project.site.build_dir}"):
+        stage_prove.prove_target(project, name, workspace(project, name), sandbox, float(timeout))
 
 
 @guarded
 def survey(project: Project, target: str, env_root: str, env_name: str, cc: str, cxx: str) -> None:
     name = resolve_target(project, target or None)
     sandbox = stage_prove.make_sandbox(env_root, env_name, cc, cxx)
-    stage_survey.survey_target(project, name, workspace(project, name), sandbox)
+    with held(project.site.build_dir / ".lock", f"the build directory {project.site.build_dir}"):
+        stage_survey.survey_target(project, name, workspace(project, name), sandbox)
 
 
 @guarded
