@@ -101,7 +101,12 @@ def task_plan() -> dict[str, Any]:
 
 ENVIRONMENT = (
     {
-        **_option("env_root", str, "", "a root file system to run in with bwrap (default: host)"),
+        **_option(
+            "env_root",
+            str,
+            "",
+            "a root file system to run in with bwrap (default: the recipe's environment)",
+        ),
         "long": "env-root",
     },
     {

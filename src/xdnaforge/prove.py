@@ -32,9 +32,9 @@ from .proof import (
     Verdict,
     judge,
 )
+from .proof_env import Sandbox
 from .recipe import Recipe
 from .run import CommandFailed, run
-from .proof_env import Sandbox
 from .tools.git import git
 
 ANY_STATUS = range(-64, 256)

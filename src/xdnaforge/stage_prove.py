@@ -10,12 +10,38 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
+from . import environment
+from .envspec import choose_environment
 from .errors import StepFailed, UsageError
 from .paths import Workspace
 from .project import Project
+from .proof_env import HOST, Sandbox
 from .prove import changes_of, pristine_copy, prove_changes, toolchain_facts
 from .records import write_record
-from .proof_env import HOST, Sandbox
+
+
+def recipe_sandbox(project: Project, target: str, host: tuple[str, str]) -> Sandbox:
+    """The recipe's build environment (build.environment + the site's entry), as `doit build`
+    uses it: the host, or the root `doit env` made under build/envs/."""
+    recipe = project.recipes[target]
+    if recipe.environment is None:
+        return Sandbox(name="host", root=HOST)
+    spec = choose_environment(recipe.environment, host, project.site.environments)
+    if spec.kind == "host":
+        return Sandbox(name=spec.describe(), root=HOST)
+    if spec.kind != "rootfs":
+        raise UsageError(
+            f"environment {spec.describe()}: proofs run on the host or in a rootfs",
+            hint="give a root file system with --env-root DIR",
+        )
+    root = environment.place(project.site, spec).root.resolve()
+    if not (root / "usr/bin").is_dir():
+        raise UsageError(
+            f"environment {spec.describe()}: not created yet ({root})",
+            hint=f"create it: doit env --target {target} --yes (or give --env-root DIR)",
+        )
+    tools = {"cc": dict(spec.compilers).get("CC", ""), "cxx": dict(spec.compilers).get("CXX", "")}
+    return Sandbox(name=spec.describe(), root=root, tools={k: v for k, v in tools.items() if v})
 
 
 def make_sandbox(env_root: str, env_name: str, cc: str, cxx: str) -> Sandbox:

@@ -18,9 +18,9 @@ from typing import Any
 from .errors import StepFailed, ToolNotFound
 from .paths import Workspace
 from .project import Project
+from .proof_env import Sandbox
 from .records import read_record, write_record
 from .run import run
-from .proof_env import Sandbox
 from .survey import Finding, Survey, flag_variables, link_findings, survey_tree
 
 # -l<name> -> Debian package, for when the environment cannot be asked

@@ -45,6 +45,7 @@ from .matrix import USABLE
 from .paths import Workspace
 from .plan import Plan, Stage, matching_cells, plan_target, stage_status
 from .project import Project, load_matrix_file
+from .proof_env import Sandbox
 from .records import mark_interrupted, read_record
 from .report import RECORDS
 from .show import format_cells, format_check, format_plan
@@ -511,12 +512,23 @@ def check(project: Project) -> None:
     print(format_check(project))
 
 
+def _proof_sandbox(
+    project: Project, target: str, env_root: str, env_name: str, cc: str, cxx: str
+) -> Sandbox:
+    """--env-root when given, else the recipe's build environment (issue 12's)."""
+    if env_root or env_name or cc or cxx:
+        return stage_prove.make_sandbox(env_root, env_name, cc, cxx)
+    host = read_host_facts(project.site.sysroot)
+    distro = (host.distro_id or "unknown", host.distro_version or "unknown")
+    return stage_prove.recipe_sandbox(project, target, distro)
+
+
 @guarded
 def prove(
     project: Project, target: str, env_root: str, env_name: str, cc: str, cxx: str, timeout: int
 ) -> None:
     name = resolve_target(project, target or None)
-    sandbox = stage_prove.make_sandbox(env_root, env_name, cc, cxx)
+    sandbox = _proof_sandbox(project, name, env_root, env_name, cc, cxx)
     # the fetched tree is read while no fetch or patch may change it
     with held(project.site.build_dir / ".lock", f"the build directory {project.site.build_dir}"):
         stage_prove.prove_target(project, name, workspace(project, name), sandbox, float(timeout))
@@ -525,7 +537,7 @@ def prove(
 @guarded
 def survey(project: Project, target: str, env_root: str, env_name: str, cc: str, cxx: str) -> None:
     name = resolve_target(project, target or None)
-    sandbox = stage_prove.make_sandbox(env_root, env_name, cc, cxx)
+    sandbox = _proof_sandbox(project, name, env_root, env_name, cc, cxx)
     with held(project.site.build_dir / ".lock", f"the build directory {project.site.build_dir}"):
         stage_survey.survey_target(project, name, workspace(project, name), sandbox)
 

@@ -14,8 +14,8 @@ from tests.integration.conftest import build
 from tests.integration.upstream import BOOST_PATCH, Upstream, write_recipe
 from xdnaforge.project import Patch
 from xdnaforge.proof import CompatChange, parse_proof
+from xdnaforge.proof_env import HOST, Sandbox
 from xdnaforge.prove import Change, pristine_copy, prove_changes
-from xdnaforge.sandbox import HOST, Sandbox
 from xdnaforge.series import parse_header
 
 # (file changed, proof, expected error): one patch per outcome
