@@ -18,3 +18,15 @@ def test_every_knowledge_family_is_documented() -> None:
     text = (REPO / "docs/knowledge.md").read_text()
     for family in load_families():
         assert f"| `{family.id}` |" in text
+
+
+def test_every_module_is_on_the_module_map() -> None:
+    text = (REPO / "docs/modules.md").read_text()
+    package = REPO / "src/xdnaforge"
+    modules = sorted(
+        str(path.relative_to(package))
+        for path in package.rglob("*.py")
+        if path.name != "__init__.py" and "__pycache__" not in path.parts
+    )
+    assert modules
+    assert [m for m in modules if f"| `{m}` |" not in text] == []
