@@ -26,6 +26,7 @@ from .records import write_record
 from .run import CommandFailed, run
 from .sandbox import admin_argv
 from .site import Site
+from .storage import swap_in
 from .tools.dpkg import parse_installed
 
 SCRIPTS = Path("/usr/share/debootstrap/scripts")
@@ -317,7 +318,7 @@ def _make(
         body["created"], body["seconds"] = previous["created"], previous.get("seconds")
     write_record(work / "env.json", "env", body)
     if boot is not None:
-        _swap(new, where.base)
+        swap_in(new, where.base)
     took = body.get("update_seconds", body["seconds"])
     print(f"{spec.name}: {len(installed)} packages, {size / 2**20:.0f} MiB, {took} s")
     if body["valid_until_ignored"]:
@@ -338,16 +339,3 @@ def _base_identity(root: Path) -> str:
     text = (root / "usr/lib/os-release").read_text(errors="replace")
     fields = dict(line.split("=", 1) for line in text.splitlines() if "=" in line)
     return fields.get("PRETTY_NAME", "unknown").strip('"')
-
-
-def _swap(new: Path, base: Path) -> None:
-    """Put the complete new environment in place; the old one goes only after."""
-    if base.exists():
-        old = base.with_name(base.name + ".old")
-        if old.exists():
-            shutil.rmtree(old)
-        base.rename(old)
-        new.rename(base)
-        shutil.rmtree(old)
-    else:
-        new.rename(base)

@@ -22,6 +22,7 @@ from .lockfile import held
 from .recipe import Recipe
 from .run import CommandFailed
 from .site import Site
+from .storage import swap_in
 from .tools.git import (
     FETCH_TIMEOUT,
     cache_name,
@@ -398,12 +399,4 @@ def replace_tree(nodes: list[Node], tree: Path, log: Path) -> None:
         shutil.rmtree(staging)  # left by a killed run; never the live tree
     staging.parent.mkdir(parents=True, exist_ok=True)
     materialize(nodes, staging, log)
-    if tree.exists():
-        retired = tree.with_name(tree.name + ".old")
-        if retired.exists():
-            shutil.rmtree(retired)
-        tree.rename(retired)
-        staging.rename(tree)
-        shutil.rmtree(retired)
-    else:
-        staging.rename(tree)
+    swap_in(staging, tree)

@@ -1,5 +1,6 @@
 """Disk full, read-only file systems and permission errors on the build, artifacts and cache
-directories, as one line naming the path, the space needed when known, and the fix.
+directories, as one line naming the path, the space needed when known, and the fix; and the
+swap that puts a complete new directory tree in place of the old one.
 
 Records are written atomically (records.py), so such an error leaves the previous records
 in place; this module only says what happened. Starts no process.
@@ -75,3 +76,17 @@ def require_space(destination: Path, files: Iterable[Path]) -> None:
         raise describe(
             OSError(errno.ENOSPC, "No space left on device", str(destination)), needed=needed
         )
+
+
+def swap_in(new: Path, live: Path) -> None:
+    """Put the complete tree `new` where `live` is; the old tree goes only once the new one is
+    in place, so a run killed at any point leaves one good tree (and at most a `.old` one)."""
+    if not live.exists():
+        new.rename(live)
+        return
+    retired = live.with_name(live.name + ".old")
+    if retired.exists():
+        shutil.rmtree(retired)
+    live.rename(retired)
+    new.rename(live)
+    shutil.rmtree(retired)
