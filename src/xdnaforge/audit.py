@@ -14,8 +14,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from debian.deb822 import PkgRelation
-
 from . import audit_host
 from .audit_host import HostPaths
 from .debfile import DebContents
@@ -283,6 +281,10 @@ def _relation_findings(deb: DebContents) -> Iterable[tuple[str, str, str]]:
         text = deb.control.get(field)
         if not text:
             continue
+        # imported here: python-debian costs ~25 ms, and read_deb imports it on a thread
+        # while the data decompresses, so an audit does not wait for it at start-up
+        from debian.deb822 import PkgRelation
+
         for alternatives in PkgRelation.parse_relations(text):
             for relation in alternatives:
                 name = str(relation.get("name") or "")

@@ -10,17 +10,17 @@ a pass.
 from __future__ import annotations
 
 import hashlib
+import importlib
 import lzma
+import queue
 import tarfile
-from collections import deque
+import threading
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, BinaryIO, cast
 
 import zstandard
-from debian.deb822 import Deb822
 
 from . import elf, streams
 from .elf import RunPath
@@ -68,11 +68,22 @@ class DebContents:
         return self.control.get("Package", Path(self.file).name)
 
 
+# python-debian costs ~25 ms to import (half the start-up of an audit): it is imported on a
+# thread while the data member decompresses, and the control file is parsed after the data
+_DEB822 = "debian.deb822"
+
+
+def _warm_import(name: str) -> None:
+    """Imports `name` on a thread; whoever imports it later waits for it (import lock)."""
+    threading.Thread(target=importlib.import_module, args=(name,), daemon=True).start()
+
+
 class _HashingReader:
     """Reads the raw file once in large blocks, hashing them on a worker thread.
 
     hashlib releases the GIL for large buffers, so the sha256 of the whole file costs
     almost no wall time next to decompression; at most a few blocks are in flight.
+    A plain thread and queue: concurrent.futures costs ~9 ms of imports (logging).
     """
 
     def __init__(self, handle: BinaryIO) -> None:
@@ -81,15 +92,18 @@ class _HashingReader:
         self.count = 0
         self._block = b""
         self._offset = 0
-        self._pool = ThreadPoolExecutor(max_workers=1)  # one worker: updates stay in order
-        self._pending: deque[Future[None]] = deque()
+        self._blocks: queue.Queue[bytes] = queue.Queue(maxsize=4)
+        self._hasher = threading.Thread(target=self._hash, name="sha256", daemon=True)
+        self._hasher.start()
+
+    def _hash(self) -> None:
+        while block := self._blocks.get():  # b"" ends the thread: updates stay in order
+            self.digest.update(block)
 
     def _next_block(self) -> bytes:
         block = self.handle.read(_BLOCK)
         if block:
-            self._pending.append(self._pool.submit(self.digest.update, block))
-            while len(self._pending) > 4:
-                self._pending.popleft().result()
+            self._blocks.put(block)
         return block
 
     def read(self, size: int) -> bytes:
@@ -108,10 +122,13 @@ class _HashingReader:
         return data
 
     def hexdigest(self) -> str:
-        while self._pending:
-            self._pending.popleft().result()
-        self._pool.shutdown()
+        self.close()
         return self.digest.hexdigest()
+
+    def close(self) -> None:
+        if self._hasher.is_alive():
+            self._blocks.put(b"")
+            self._hasher.join()
 
 
 class _Member:
@@ -249,15 +266,24 @@ def read_deb_stream(
     contents = DebContents(file=file, want_digests=digests)
     seen: list[str] = []
     source = _HashingReader(handle)
+    _warm_import(_DEB822)
+    control = ""
     try:
         for member in _members(source, file):
             seen.append(member.name)
-            _read_member(member, contents, wants_text, seen)
+            control = _read_member(member, contents, wants_text, seen) or control
     except DebError:
         raise
     except _STREAM_ERRORS as error:
         where = seen[-1] if seen else "the archive"
         raise DebError(f"{file}: damaged {where}: {error}") from None
+    finally:
+        source.close()
+    deb822 = importlib.import_module(_DEB822)
+    try:
+        contents.control = {str(k): str(v) for k, v in deb822.Deb822(control).items()}
+    except ValueError as error:
+        raise DebError(f"{file}: damaged control file: {error}") from None
     contents.size = source.count
     contents.sha256 = source.hexdigest()
     for required in ("debian-binary", "control.tar", "data.tar"):
@@ -270,7 +296,8 @@ def read_deb_stream(
 
 def _read_member(
     member: _Member, contents: DebContents, wants_text: Callable[[str], bool], seen: list[str]
-) -> None:
+) -> str | None:
+    """Reads one member into `contents`; returns the control file's text if it holds it."""
     file = contents.file
     name = member.name
     if name == "debian-binary":
@@ -279,9 +306,9 @@ def _read_member(
         version = member.read(64).decode("ascii", errors="replace").strip()
         if not version.startswith("2."):
             raise DebError(f"{file}: unsupported .deb format version {version!r}")
-        return
+        return None
     if name.startswith("_"):
-        return  # dpkg ignores members starting with "_" (signatures and the like)
+        return None  # dpkg ignores members starting with "_" (signatures and the like)
     kind, dot, compression = name.partition(".tar")
     if not dot or kind not in ("control", "data"):
         raise DebError(f"{file}: unexpected member {name!r}")
@@ -290,6 +317,7 @@ def _read_member(
     if kind == "data" and not any(s.startswith("control.tar") for s in seen):
         raise DebError(f"{file}: data.tar comes before control.tar")
     contents.compression[kind] = compression.lstrip(".") or "none"
+    control = None
     for info, archive in _tar_entries(member, compression):
         path = _normalise(info.name, file, name)
         if not path:
@@ -298,7 +326,7 @@ def _read_member(
             if info.isreg() and (path == "control" or path in MAINTAINER_SCRIPTS):
                 text = _read_text(archive, info)
                 if path == "control":
-                    contents.control = {str(k): str(v) for k, v in Deb822(text).items()}
+                    control = text
                 else:
                     contents.scripts[path] = text
             continue
@@ -307,6 +335,7 @@ def _read_member(
         )
         if info.isreg():
             _read_data_file(archive, info, path, contents, wants_text(path))
+    return control
 
 
 def _read_text(archive: tarfile.TarFile, info: tarfile.TarInfo) -> str:

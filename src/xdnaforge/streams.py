@@ -22,8 +22,6 @@ from typing import IO, Any, cast
 
 import zstandard
 
-from . import xzblocks
-
 inflate: ModuleType = zlib
 # the same interface as zlib's; its errors are not zlib.error: DECOMPRESS_ERRORS lists both
 DECOMPRESS_ERRORS: tuple[type[Exception], ...] = (zlib.error,)
@@ -174,7 +172,10 @@ def _chunks(stream: IO[bytes] | Any) -> Iterator[bytes]:
 def open_member(member: IO[bytes], compression: str) -> PieceReader:
     """The decompressed content of a member compressed with `compression` ("" or ".gz" ...)."""
     if compression == ".xz":
-        # decoding runs on xzblocks' own worker threads; reading stays on this thread
+        # decoding runs on xzblocks' own worker threads; reading stays on this thread.
+        # Imported here: its thread pool (concurrent.futures) costs ~9 ms of start-up
+        from . import xzblocks
+
         pieces = xzblocks.decode(member.read)
         return PieceReader(pieces, close=pieces.close)
     if compression == "":
