@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import lzma
 import os
+import queue
 import struct
 import zlib
 from collections import deque
@@ -109,30 +110,38 @@ def _parse_block_header(header: bytes, check: int) -> _Block:
     return _Block(header=header, compressed=compressed, uncompressed=uncompressed, check=check)
 
 
-def _decode_block(stream_header: bytes, block: _Block, data: bytes) -> list[bytes]:
-    """One block, wrapped into its own stream so that liblzma checks all of it.
+def _decode_block(
+    stream_header: bytes, block: _Block, data: bytes, out: queue.SimpleQueue[bytes | None]
+) -> None:
+    """One block, wrapped into its own stream so that liblzma checks all of it; its output
+    goes to `out` as it is decoded (then None, also on an error: the future holds it), so
+    the tar parser reads a block while it decodes, as liblzma's threaded decoder lets dpkg.
 
     Fed in 1 MiB slices of the block, each decoded whole: one call on the whole block would
     build its output twice over while joining buffers, and a bounded output would make the
     decoder copy the input it has not consumed yet on every call.
     """
-    assert block.uncompressed is not None
-    closing = _index_and_footer([(block.unpadded, block.uncompressed)], stream_header[6:8])
-    decoder = lzma.LZMADecompressor(format=lzma.FORMAT_XZ)
-    view = memoryview(data)
-    slices = [view[i : i + _OUTPUT] for i in range(0, len(view), _OUTPUT)]
-    feed: list[bytes | memoryview] = [stream_header, *slices, closing]
-    pieces, size = [], 0
-    for part in feed:
-        if decoder.eof:
-            break
-        piece = decoder.decompress(part)
-        if piece:
-            pieces.append(piece)
-            size += len(piece)
-    if not decoder.eof or size != block.uncompressed:
-        raise lzma.LZMAError("xz: damaged block (size differs from its header)")
-    return pieces
+    try:
+        assert block.uncompressed is not None
+        closing = _index_and_footer([(block.unpadded, block.uncompressed)], stream_header[6:8])
+        decoder = lzma.LZMADecompressor(format=lzma.FORMAT_XZ)
+        view = memoryview(data)
+        slices = [view[i : i + _OUTPUT] for i in range(0, len(view), _OUTPUT)]
+        feed: list[bytes | memoryview] = [stream_header, *slices, closing]
+        size = 0
+        for part in feed:
+            if decoder.eof:
+                break
+            piece = decoder.decompress(part)
+            if piece:
+                size += len(piece)
+                if size > block.uncompressed:
+                    break
+                out.put(piece)
+        if not decoder.eof or size != block.uncompressed:
+            raise lzma.LZMAError("xz: damaged block (size differs from its header)")
+    finally:
+        out.put(None)
 
 
 class _Input:
@@ -206,7 +215,7 @@ def _stream_header(header: bytes) -> int:
 
 
 # a job is decoded output: a block decoding on a worker, or a stream decoded as it is read
-_Job = tuple[Future[list[bytes]], int] | Iterator[bytes]
+_Job = tuple[Future[None], int, "queue.SimpleQueue[bytes | None]"] | Iterator[bytes]
 
 
 def _jobs(source: _Input, pool: ThreadPoolExecutor) -> Iterator[_Job]:
@@ -236,7 +245,8 @@ def _jobs(source: _Input, pool: ThreadPoolExecutor) -> Iterator[_Job]:
             records.append((block.unpadded, block.uncompressed))
             if block.total <= BLOCK_LIMIT and block.uncompressed <= BLOCK_LIMIT:
                 data = raw + source.exact(block.total - len(raw), "a block")
-                yield pool.submit(_decode_block, header, block, data), block.uncompressed
+                out: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
+                yield pool.submit(_decode_block, header, block, data, out), block.uncompressed, out
             else:
                 closing = _index_and_footer([(block.unpadded, block.uncompressed)], header[6:8])
                 feed = _exactly(source, block.total - len(raw), "a block")
@@ -309,6 +319,9 @@ def _over(pending: deque[_Job], threads: int) -> bool:
 
 def _output(job: _Job) -> Iterator[bytes]:
     if isinstance(job, tuple):
-        yield from job[0].result()
+        future, _, pieces = job
+        while (piece := pieces.get()) is not None:
+            yield piece
+        future.result()  # the block's error, if any
     else:
         yield from job
