@@ -13,7 +13,6 @@ import hashlib
 import importlib
 import lzma
 import queue
-import tarfile
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -22,7 +21,7 @@ from typing import IO, BinaryIO, cast
 
 import zstandard
 
-from . import elf, streams
+from . import elf, streams, tarwalk
 from .elf import RunPath
 from .errors import StepFailed
 
@@ -198,7 +197,7 @@ _STREAM_ERRORS: tuple[type[Exception], ...] = (
     EOFError,
     lzma.LZMAError,
     zstandard.ZstdError,
-    tarfile.TarError,
+    tarwalk.TarError,
     ValueError,
     UnicodeDecodeError,
     *streams.DECOMPRESS_ERRORS,
@@ -215,29 +214,29 @@ def _normalise(name: str, file: str, member: str) -> str:
     return "/".join(parts)
 
 
-def _kind(info: tarfile.TarInfo) -> str:
-    if info.isreg():
-        return "file"
-    if info.isdir():
-        return "dir"
-    if info.issym():
-        return "symlink"
-    if info.islnk():
-        return "hardlink"
-    return "other"
+class _Data:
+    """A member's data, read from the decompressed stream right after its header."""
+
+    __slots__ = ("remaining", "stream")
+
+    def __init__(self, stream: streams.PieceReader, size: int) -> None:
+        self.stream = stream
+        self.remaining = size
+
+    def read(self, size: int) -> bytes:
+        data = self.stream.read(min(size, self.remaining))
+        self.remaining -= len(data)
+        return data  # short only at the end of the stream, which the tar walk reports
 
 
 def _tar_entries(
     member: _Member, compression: str
-) -> Iterator[tuple[tarfile.TarInfo, tarfile.TarFile]]:
-    # "r:" over a PieceReader: tarfile skips file data by seeking, which the reader does
-    # without copying; the reader only moves forward, so memory stays bounded
-    with (
-        streams.open_member(cast(IO[bytes], member), compression) as stream,
-        tarfile.open(fileobj=cast(IO[bytes], stream), mode="r:") as archive,
-    ):
-        for info in archive:
-            yield info, archive
+) -> Iterator[tuple[tarwalk.Member, streams.PieceReader]]:
+    # tarwalk skips file data by seeking, which the reader does without copying; the reader
+    # only moves forward, so memory stays bounded
+    with streams.open_member(cast(IO[bytes], member), compression) as stream:
+        for info in tarwalk.members(stream):
+            yield info, stream
         # read to the end of the compressed stream: a damaged tail is an error too
         stream.drain()
 
@@ -318,35 +317,32 @@ def _read_member(
         raise DebError(f"{file}: data.tar comes before control.tar")
     contents.compression[kind] = compression.lstrip(".") or "none"
     control = None
-    for info, archive in _tar_entries(member, compression):
+    for info, stream in _tar_entries(member, compression):
         path = _normalise(info.name, file, name)
         if not path:
             continue
         if kind == "control":
             if info.isreg() and (path == "control" or path in MAINTAINER_SCRIPTS):
-                text = _read_text(archive, info)
+                text = _read_text(_Data(stream, info.size))
                 if path == "control":
                     control = text
                 else:
                     contents.scripts[path] = text
             continue
         contents.entries.append(
-            Entry(path=path, kind=_kind(info), size=info.size, link=info.linkname or None)
+            Entry(path=path, kind=info.kind, size=info.size, link=info.link or None)
         )
         if info.isreg():
-            _read_data_file(archive, info, path, contents, wants_text(path))
+            _read_data_file(_Data(stream, info.size), info.size, path, contents, wants_text(path))
     return control
 
 
-def _read_text(archive: tarfile.TarFile, info: tarfile.TarInfo) -> str:
-    extracted = archive.extractfile(info)
-    if extracted is None:
-        return ""
+def _read_text(extracted: _Data) -> str:
     return extracted.read(TEXT_LIMIT).decode("utf-8", errors="replace")
 
 
 def _read_data_file(
-    archive: tarfile.TarFile, info: tarfile.TarInfo, path: str, contents: DebContents, text: bool
+    extracted: _Data, file_size: int, path: str, contents: DebContents, text: bool
 ) -> None:
     """What the rules and the rebuild check need from one data file, read in one pass: the
     decompressed stream only moves forward, so no file can be read twice.
@@ -354,16 +350,13 @@ def _read_data_file(
     The text when asked for; the run paths of an executable or shared library (the host
     contamination check); the content's sha256 when digests are wanted (not for texts).
     """
-    extracted = archive.extractfile(info)
-    if extracted is None:
-        return
     head = extracted.read(elf.HEAD)
     dynamic = elf.is_dynamic(head)
-    if dynamic and info.size > ELF_LIMIT:
-        contents.unreadable_elf[path] = f"{info.size} bytes, over the {ELF_LIMIT >> 20} MiB read"
+    if dynamic and file_size > ELF_LIMIT:
+        contents.unreadable_elf[path] = f"{file_size} bytes, over the {ELF_LIMIT >> 20} MiB read"
         dynamic = False
     digest = hashlib.sha256(head) if contents.want_digests and not text else None
-    keep = info.size if dynamic else (TEXT_LIMIT if text else 0)
+    keep = file_size if dynamic else (TEXT_LIMIT if text else 0)
     kept = [head[:keep]]
     size = len(kept[0])
     while (size < keep or digest is not None) and (chunk := extracted.read(_CHUNK)):

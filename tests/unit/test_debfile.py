@@ -123,6 +123,7 @@ def test_debian_binary_must_come_first() -> None:
 
 
 SEED = deb_bytes(plugin(nokmod=False), ".gz")
+PLAIN_SEED = deb_bytes(plugin(nokmod=False), "")  # damage reaches the tar headers themselves
 XZ_SEED = deb_bytes(plugin(nokmod=False), ".xz", 2_000)
 
 
@@ -167,3 +168,29 @@ def test_fuzzed_multi_block_xz_files_raise_only_deb_error(
 def test_random_bytes_raise_only_deb_error(data: bytes) -> None:
     with contextlib.suppress(DebError):
         read(b"!<arch>\n" + data)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    cuts=st.lists(
+        st.tuples(st.integers(0, len(PLAIN_SEED) - 1), st.binary(min_size=1, max_size=8)),
+        min_size=1,
+        max_size=4,
+    ),
+    truncate=st.integers(0, len(PLAIN_SEED)),
+)
+def test_fuzzed_uncompressed_files_raise_only_deb_error(
+    cuts: list[tuple[int, bytes]], truncate: int
+) -> None:
+    data = bytearray(PLAIN_SEED)
+    for offset, replacement in cuts:
+        data[offset : offset + len(replacement)] = replacement
+    with contextlib.suppress(DebError):
+        read(bytes(data[:truncate]))
+
+
+def test_a_damaged_tar_header_inside_the_data_is_an_error_not_a_shorter_listing() -> None:
+    data = bytearray(PLAIN_SEED)
+    name = data.index(b"./opt/xilinx/xrt/share/amdxdna/dkms.conf")
+    data[name + 3] ^= 0x20  # the header's checksum no longer matches
+    assert "checksum mismatch" in _error(bytes(data))
