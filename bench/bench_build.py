@@ -18,25 +18,15 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from bench.timing import best  # noqa: E402
 from tests.fakes.fixture import make_fake_tools  # noqa: E402
 from tests.integration.upstream import make_upstream, write_recipe  # noqa: E402
 from tests.unit.test_host import make_sysroot  # noqa: E402
-
-
-def best(repeat: int, action: Callable[[], None]) -> float:
-    times = []
-    for _ in range(repeat):
-        started = time.monotonic()
-        action()
-        times.append(time.monotonic() - started)
-    return min(times)
 
 
 def main() -> None:

@@ -18,28 +18,19 @@ import json
 import shutil
 import sys
 import tempfile
-import time
 from collections.abc import Callable
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from bench.timing import best  # noqa: E402
 from tests.integration.envroot import make_root  # noqa: E402
 
 from xdnaforge.environment import root_entries  # noqa: E402
 from xdnaforge.run import run  # noqa: E402
 from xdnaforge.sandbox import Binds, rootfs_argv  # noqa: E402
 from xdnaforge.tools.dpkg import parse_status  # noqa: E402
-
-
-def best(repeat: int, action: Callable[[], object]) -> float:
-    times = []
-    for _ in range(repeat):
-        started = time.monotonic()
-        action()
-        times.append(time.monotonic() - started)
-    return min(times)
 
 
 def main() -> None:

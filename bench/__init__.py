@@ -1,0 +1,1 @@
+"""Benchmarks: scripts that print figures (`python bench/<name>.py`), never timed asserts."""
