@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -82,3 +83,22 @@ def setup(project_dir: Path, upstream: Upstream, fake_tools: FakeTools) -> Path:
     fake_tools.installed(DEPENDS)
     (project_dir / "home").mkdir()
     return project_dir
+
+
+def installed_here(project: Path, target: str) -> None:
+    """install.json as `doit install --root <sysroot>` leaves it (no packages listed)."""
+    record = project / f"artifacts/{target}/install.json"
+    record.parent.mkdir(parents=True, exist_ok=True)
+    record.write_text(
+        json.dumps(
+            {
+                "schema": 1,
+                "kind": "install",
+                "xdnaforge": "0.1.0",
+                "target": target,
+                "root": str((project / "sysroot").resolve()),
+                "state": "installed",
+                "installed": [],
+            }
+        )
+    )

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from tests.debs import build_deb, plugin, xrt_base, xrt_npu
 from tests.fakes.fixture import FakeTools
-from tests.integration.conftest import DEPENDS, Outcome, run_doit
+from tests.integration.conftest import DEPENDS, Outcome, installed_here, run_doit
 from tests.integration.npu import installed_xrt, npu_host, replay
 from tests.integration.upstream import Upstream, write_recipe
 
@@ -81,29 +81,11 @@ def test_a_known_broken_cell_that_fails_is_not_news(
     assert "as expected: fails at audit (no known diagnosis)" in outcome.stdout
 
 
-def _installed(project: Path, target: str) -> None:
-    record = project / f"artifacts/{target}/install.json"
-    record.parent.mkdir(parents=True)
-    record.write_text(
-        json.dumps(
-            {
-                "schema": 1,
-                "kind": "install",
-                "xdnaforge": "0.1.0",
-                "target": target,
-                "root": str((project / "sysroot").resolve()),
-                "state": "installed",
-                "installed": [],
-            }
-        )
-    )
-
-
 def test_kernel_upgrade_within_the_cell_is_revalidate_only(
     project_dir: Path, fake_tools: FakeTools
 ) -> None:
     npu_host(project_dir / "sysroot")
-    _installed(project_dir, "ubuntu26-compat")
+    installed_here(project_dir, "ubuntu26-compat")
     (project_dir / "sysroot/proc/sys/kernel/osrelease").write_text("7.0.5-31-generic\n")
     outcome = doit(project_dir, fake_tools, "kernel-check")
     assert outcome.rc == 0, outcome.output
@@ -115,7 +97,7 @@ def test_kernel_upgrade_into_another_cell_says_build(
     project_dir: Path, fake_tools: FakeTools
 ) -> None:
     npu_host(project_dir / "sysroot")
-    _installed(project_dir, "ubuntu26-compat")
+    installed_here(project_dir, "ubuntu26-compat")
     # a later kernel lifts the 32 KiB command buffer limit (a hypothetical cell)
     (project_dir / "matrices/later.yaml").write_text(
         "schema: 1\ncells:\n  - name: ubuntu26-npu4-7.1\n    recipe: upstream-main\n"
@@ -180,7 +162,7 @@ def test_first_boot_revalidation_writes_the_outcome_to_the_report(
     npu_host(project_dir / "sysroot")
     replay(fake_tools, "healthy-npu4")
     installed_xrt(fake_tools)
-    _installed(project_dir, "ubuntu26-compat")
+    installed_here(project_dir, "ubuntu26-compat")
     (project_dir / "sysroot/proc/sys/kernel/osrelease").write_text("7.0.5-31-generic\n")
     outcome = doit(project_dir, fake_tools, "revalidate")
     assert outcome.rc == 0, outcome.output

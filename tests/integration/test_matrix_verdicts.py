@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from tests.fakes.fixture import FakeTools
-from tests.integration.conftest import DEPENDS, Outcome, run_doit
+from tests.integration.conftest import DEPENDS, Outcome, installed_here, run_doit
 from tests.integration.npu import npu_host, replay
 from tests.integration.upstream import Upstream, write_recipe
 
@@ -23,25 +23,6 @@ def cell(name: str, recipe: str, fails: str, kernel: str = ">=7.0, <7.1") -> str
         f"  - name: {name}\n    recipe: {recipe}\n    expect: known-broken\n"
         f"    reason: test\n    evidence: test\n    fails: {fails}\n"
         f"    host:\n{HOST.replace('KERNEL', kernel)}"
-    )
-
-
-def installed_here(project: Path, target: str) -> None:
-    """install.json as `doit install --root <sysroot>` leaves it (no packages listed)."""
-    record = project / f"artifacts/{target}/install.json"
-    record.parent.mkdir(parents=True, exist_ok=True)
-    record.write_text(
-        json.dumps(
-            {
-                "schema": 1,
-                "kind": "install",
-                "xdnaforge": "0.1.0",
-                "target": target,
-                "root": str((project / "sysroot").resolve()),
-                "state": "installed",
-                "installed": [],
-            }
-        )
     )
 
 
