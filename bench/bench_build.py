@@ -23,10 +23,11 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from bench.timing import best  # noqa: E402
 from tests.fakes.fixture import make_fake_tools  # noqa: E402
 from tests.integration.upstream import make_upstream, write_recipe  # noqa: E402
 from tests.unit.test_host import make_sysroot  # noqa: E402
+
+from bench.timing import best  # noqa: E402
 
 
 def main() -> None:

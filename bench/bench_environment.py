@@ -24,9 +24,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from bench.timing import best  # noqa: E402
 from tests.integration.envroot import make_root  # noqa: E402
 
+from bench.timing import best  # noqa: E402
 from xdnaforge.environment import root_entries  # noqa: E402
 from xdnaforge.run import run  # noqa: E402
 from xdnaforge.sandbox import Binds, rootfs_argv  # noqa: E402
