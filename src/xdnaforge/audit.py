@@ -16,6 +16,7 @@ from pathlib import PurePosixPath
 
 from . import audit_host
 from .audit_host import HostPaths
+from .control import relation_names
 from .debfile import DebContents
 
 BLOCK = "block"
@@ -281,16 +282,8 @@ def _relation_findings(deb: DebContents) -> Iterable[tuple[str, str, str]]:
         text = deb.control.get(field)
         if not text:
             continue
-        # imported here: python-debian costs ~25 ms, and read_deb imports it on a thread
-        # while the data decompresses, so an audit does not wait for it at start-up
-        from debian.deb822 import PkgRelation
-
-        for alternatives in PkgRelation.parse_relations(text):
-            for relation in alternatives:
-                name = str(relation.get("name") or "")
-                if _KERNEL_PACKAGE_RE.match(name):
-                    yield rule, "DEBIAN/control", f"{field}: {text.strip()}"
-                    break
+        if any(_KERNEL_PACKAGE_RE.match(name) for name in relation_names(text)):
+            yield rule, "DEBIAN/control", f"{field}: {text.strip()}"
 
 
 def audit(

@@ -10,7 +10,6 @@ a pass.
 from __future__ import annotations
 
 import hashlib
-import importlib
 import lzma
 import queue
 import threading
@@ -22,6 +21,8 @@ from typing import IO, BinaryIO, cast
 import zstandard
 
 from . import elf, streams, tarwalk
+from .control import ControlError
+from .control import parse as parse_control
 from .elf import RunPath
 from .errors import StepFailed
 
@@ -65,16 +66,6 @@ class DebContents:
     @property
     def package(self) -> str:
         return self.control.get("Package", Path(self.file).name)
-
-
-# python-debian costs ~25 ms to import (half the start-up of an audit): it is imported on a
-# thread while the data member decompresses, and the control file is parsed after the data
-_DEB822 = "debian.deb822"
-
-
-def _warm_import(name: str) -> None:
-    """Imports `name` on a thread; whoever imports it later waits for it (import lock)."""
-    threading.Thread(target=importlib.import_module, args=(name,), daemon=True).start()
 
 
 class _HashingReader:
@@ -265,7 +256,6 @@ def read_deb_stream(
     contents = DebContents(file=file, want_digests=digests)
     seen: list[str] = []
     source = _HashingReader(handle)
-    _warm_import(_DEB822)
     control = ""
     try:
         for member in _members(source, file):
@@ -278,11 +268,10 @@ def read_deb_stream(
         raise DebError(f"{file}: damaged {where}: {error}") from None
     finally:
         source.close()
-    deb822 = importlib.import_module(_DEB822)
     try:
-        contents.control = {str(k): str(v) for k, v in deb822.Deb822(control).items()}
-    except ValueError as error:
-        raise DebError(f"{file}: damaged control file: {error}") from None
+        contents.control = parse_control(control)
+    except ControlError as error:
+        raise DebError(f"{file}: damaged DEBIAN/control: {error}") from None
     contents.size = source.count
     contents.sha256 = source.hexdigest()
     for required in ("debian-binary", "control.tar", "data.tar"):

@@ -1,0 +1,66 @@
+"""A binary package's control file: its one paragraph of fields, and relation names.
+
+Not python-debian: importing debian.deb822 costs ~45 ms (email, charset detection,
+logging), as much as the rest of an audit's start-up, and every audit needs the control
+file. What is read here is the part of Debian Policy 5.1 that a binary package's
+DEBIAN/control uses, which dpkg-deb checked when it built the package: "Name: value" lines,
+continuation lines that start with white space, comment lines starting with "#". Values
+are what python-debian's Deb822 gives (tests/unit/test_control.py compares the two);
+unlike Deb822, a line that is neither a field nor a continuation, a field given twice or a
+second paragraph is an error here (dpkg refuses them too) instead of being passed over.
+This module parses text only: no files, no tar, no rules.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+# a field name is anything up to the colon but white space (Policy 5.1: printable ASCII)
+_FIELD = re.compile(r"([^:\s]+)\s*:\s*(.*?)\s*\Z")
+# a relation's package name: what comes before its architecture qualifier, version,
+# architecture list or build profile ("libc6:amd64 (>= 2.38) [amd64] <!nocheck>")
+_RELATION_NAME = re.compile(r"\s*([^\s:(\[<,|]+)")
+
+
+class ControlError(ValueError):
+    """The control file is not one well-formed paragraph; says which line and why."""
+
+
+def parse(text: str) -> dict[str, str]:
+    """The fields of the paragraph, in order; continuation lines joined with newlines."""
+    fields: dict[str, str] = {}
+    seen: set[str] = set()  # field names are case-insensitive
+    name = ""
+    ended = False
+    for number, line in enumerate(text.splitlines(), 1):
+        if line.startswith("#"):
+            continue
+        if not line.strip():
+            ended = bool(fields)  # blank lines before the paragraph are allowed
+            continue
+        if ended:
+            raise ControlError(f"line {number}: a second paragraph (one package per file)")
+        if line[0].isspace():
+            if not name:
+                raise ControlError(f"line {number}: a continuation line before any field")
+            fields[name] += "\n" + line
+            continue
+        match = _FIELD.match(line)
+        if not match:
+            raise ControlError(f"line {number}: not a 'Name: value' field: {line[:60]!r}")
+        name = match[1]
+        if name.lower() in seen:
+            raise ControlError(f"line {number}: a second {name} field")
+        seen.add(name.lower())
+        fields[name] = match[2]
+    return fields
+
+
+def relation_names(text: str) -> Iterator[str]:
+    """Package names in a relation field ("a (>= 1) | b, c"), alternatives included."""
+    for group in text.split(","):
+        for alternative in group.split("|"):
+            match = _RELATION_NAME.match(alternative)
+            if match:
+                yield match[1]
