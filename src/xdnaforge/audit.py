@@ -146,8 +146,30 @@ def wants_text(path: str) -> bool:
     )
 
 
-def _is_under(path: str, *prefixes: str) -> bool:
-    return any(path == p.rstrip("/") or path.startswith(p) for p in prefixes)
+class _Tree:
+    """Paths under any of some directories, or those directories themselves; a kernel
+    package's every entry is checked against each tree, so the test is two C calls."""
+
+    __slots__ = ("bare", "prefixes")
+
+    def __init__(self, *prefixes: str) -> None:
+        self.prefixes = prefixes
+        self.bare = frozenset(p.rstrip("/") for p in prefixes)
+
+    def holds(self, path: str) -> bool:
+        return path.startswith(self.prefixes) or path in self.bare
+
+
+_MODULE_TREE = _Tree("lib/modules/", "usr/lib/modules/")
+_MODPROBE_CONFIG = _Tree(
+    "etc/modprobe.d/",
+    "lib/modprobe.d/",
+    "usr/lib/modprobe.d/",
+    "etc/modules-load.d/",
+    "usr/lib/modules-load.d/",
+    "lib/modules-load.d/",
+)
+_FIRMWARE_TREE = _Tree("lib/firmware/", "usr/lib/firmware/")
 
 
 def _data_findings(deb: DebContents) -> Iterable[tuple[str, str, str]]:
@@ -159,28 +181,20 @@ def _data_findings(deb: DebContents) -> Iterable[tuple[str, str, str]]:
             continue
         if _KO_RE.search(name):
             yield "KMOD-001", path, f"{entry.kind}, {entry.size} bytes"
-        if _is_under(path, "lib/modules/", "usr/lib/modules/"):
+        if _MODULE_TREE.holds(path):
             yield "KMOD-002", path, f"{entry.kind} under the kernel's module tree"
         if path.startswith("boot/") and name.startswith(
             ("vmlinuz", "vmlinux", "initrd", "System.map", "config-")
         ):
             yield "KMOD-003", path, f"{entry.kind}, {entry.size} bytes"
-        if _is_under(
-            path,
-            "etc/modprobe.d/",
-            "lib/modprobe.d/",
-            "usr/lib/modprobe.d/",
-            "etc/modules-load.d/",
-            "usr/lib/modules-load.d/",
-            "lib/modules-load.d/",
-        ):
+        if _MODPROBE_CONFIG.holds(path):
             yield "KMOD-004", path, "changes which kernel modules load and how"
         if name == "dkms.conf":
             first = _first_line(deb.texts.get(path, ""), "PACKAGE_NAME")
             yield "DKMS-001", path, first or "dkms.conf"
         if name == "dkms_driver.sh":
             yield "DKMS-002", path, "upstream's DKMS installer, run from the plugin's postinst"
-        if _is_under(path, "lib/firmware/", "usr/lib/firmware/"):
+        if _FIRMWARE_TREE.holds(path):
             yield "FW-001", path, f"{entry.kind}, {entry.size} bytes"
         if path.startswith(_UDEV_DIRS) and name.endswith(".rules"):
             rule_line = _matching_line(deb.texts.get(path, ""), _MODE_0666_RE)
