@@ -18,8 +18,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, BinaryIO, cast
 
-import zstandard
-
 from . import elf, streams, tarwalk
 from .control import ControlError
 from .control import parse as parse_control
@@ -187,7 +185,6 @@ _STREAM_ERRORS: tuple[type[Exception], ...] = (
     OSError,
     EOFError,
     lzma.LZMAError,
-    zstandard.ZstdError,
     tarwalk.TarError,
     ValueError,
     UnicodeDecodeError,

@@ -20,8 +20,6 @@ from collections.abc import Callable, Iterator
 from types import ModuleType
 from typing import IO, Any, cast
 
-import zstandard
-
 inflate: ModuleType = zlib
 # the same interface as zlib's; its errors are not zlib.error: DECOMPRESS_ERRORS lists both
 DECOMPRESS_ERRORS: tuple[type[Exception], ...] = (zlib.error,)
@@ -33,6 +31,10 @@ try:
     DECOMPRESS_ERRORS = (zlib.error, cast(type[Exception], isal_zlib.error))
 except ImportError:  # not built for every architecture; zlib is the same, slower
     pass
+
+
+class ZstdDamage(ValueError):
+    """A zstd member is damaged (zstandard's own error, without importing it up front)."""
 
 
 _PIECE = 1 << 20
@@ -187,11 +189,7 @@ def open_member(member: IO[bytes], compression: str) -> PieceReader:
     if compression == ".gz":
         decoded = _gunzip(member)
     elif compression == ".zst":
-        # frames one after the other are one stream, as zstd -d reads them
-        reader = zstandard.ZstdDecompressor().stream_reader(
-            member, read_size=_ZSTD_STEP, read_across_frames=True
-        )
-        decoded = _chunks(reader, _ZSTD_STEP)
+        decoded = _unzstd(member)
     else:
         decoded = _chunks(_decompressor(member, compression))
     produced, stop = _read_ahead(decoded)
@@ -223,6 +221,19 @@ def _gunzip(member: IO[bytes]) -> Iterator[bytes]:
             if not more:
                 return
             data = more.lstrip(b"\0")
+
+
+def _unzstd(member: IO[bytes]) -> Iterator[bytes]:
+    """Frames one after the other are one stream, as zstd -d reads them."""
+    import zstandard  # here: ~5 ms of start-up that only zstd members need
+
+    reader = zstandard.ZstdDecompressor().stream_reader(
+        member, read_size=_ZSTD_STEP, read_across_frames=True
+    )
+    try:
+        yield from _chunks(reader, _ZSTD_STEP)
+    except zstandard.ZstdError as error:
+        raise ZstdDamage(str(error)) from None
 
 
 def _decompressor(member: IO[bytes], compression: str) -> IO[bytes] | Any:

@@ -109,11 +109,12 @@ def test_an_ar_size_that_lies_is_caught() -> None:
     assert "damaged" in _error(bytes(data))
 
 
-def test_corrupt_compressed_data() -> None:
-    good = deb_bytes(xrt_base(), ".xz")
+@pytest.mark.parametrize("compression", [".xz", ".gz", ".zst", ".bz2"])
+def test_corrupt_compressed_data(compression: str) -> None:
+    good = deb_bytes(xrt_base(), compression)
     broken = bytearray(good)
     broken[len(good) - 200 : len(good) - 150] = b"\x00" * 50
-    assert "damaged data.tar.xz" in _error(bytes(broken))
+    assert f"damaged data.tar{compression}" in _error(bytes(broken))
 
 
 def test_debian_binary_must_come_first() -> None:
