@@ -18,15 +18,18 @@ import lzma
 import os
 import queue
 import struct
+import threading
 import zlib
 from collections import deque
 from collections.abc import Callable, Generator, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
 MAGIC = b"\xfd7zXZ\x00"
 FOOTER_MAGIC = b"YZ"
 BLOCK_LIMIT = 64 << 20  # a block decoded in one piece: xz -6..-8 blocks are 24..96 MiB
+# a block this small decodes on the reader's thread: starting workers costs more (a control
+# member is one block of a few kB)
+INLINE_LIMIT = 1 << 20
 READ_AHEAD_BUDGET = 96 << 20  # decoded bytes ahead of the reader: four of dpkg-deb's 24 MiB blocks
 _OUTPUT = 1 << 20  # output piece of the sequential decoder
 _INPUT = 1 << 18
@@ -111,25 +114,24 @@ def _parse_block_header(header: bytes, check: int) -> _Block:
 
 
 def _decode_block(
-    stream_header: bytes, block: _Block, data: bytes, out: queue.SimpleQueue[bytes | None]
+    stream_header: bytes,
+    block: _Block,
+    data: Iterator[bytes],
+    out: queue.SimpleQueue[bytes | None],
 ) -> None:
-    """One block, wrapped into its own stream so that liblzma checks all of it; its output
-    goes to `out` as it is decoded (then None, also on an error: the future holds it), so
-    the tar parser reads a block while it decodes, as liblzma's threaded decoder lets dpkg.
-
-    Fed in 1 MiB slices of the block, each decoded whole: one call on the whole block would
-    build its output twice over while joining buffers, and a bounded output would make the
-    decoder copy the input it has not consumed yet on every call.
+    """One block, wrapped into its own stream so that liblzma checks all of it: `data` is
+    what follows its header, in pieces as the reader reads them (the first piece decodes
+    while the next is read). Its output goes to `out` as it is decoded (then None, also on
+    an error: the job holds it), so the tar parser reads a block while it decodes, as
+    liblzma's threaded decoder lets dpkg. Each piece is decoded whole: a bounded output
+    would make the decoder copy the input it has not consumed yet on every call.
     """
     try:
         assert block.uncompressed is not None
         closing = _index_and_footer([(block.unpadded, block.uncompressed)], stream_header[6:8])
         decoder = lzma.LZMADecompressor(format=lzma.FORMAT_XZ)
-        view = memoryview(data)
-        slices = [view[i : i + _OUTPUT] for i in range(0, len(view), _OUTPUT)]
-        feed: list[bytes | memoryview] = [stream_header, *slices, closing]
         size = 0
-        for part in feed:
+        for part in _chain(stream_header + block.header, data, closing):
             if decoder.eof:
                 break
             piece = decoder.decompress(part)
@@ -195,9 +197,9 @@ def _rest_of(source: _Input, first: bytes) -> Iterator[bytes]:
         yield data
 
 
-def _exactly(source: _Input, size: int, what: str) -> Iterator[bytes]:
+def _exactly(source: _Input, size: int, what: str, step: int = _INPUT) -> Iterator[bytes]:
     while size:
-        data = source.exact(min(size, _INPUT), what)
+        data = source.exact(min(size, step), what)
         size -= len(data)
         yield data
 
@@ -214,11 +216,73 @@ def _stream_header(header: bytes) -> int:
     return _check_size(flags[1] & 0x0F)
 
 
+class _BlockJob:
+    """One block for a worker: its input arrives in `data` as it is read (then None), its
+    output pieces leave in `out`, its error in `error`."""
+
+    __slots__ = ("block", "cancelled", "data", "error", "header", "out")
+
+    def __init__(self, header: bytes, block: _Block) -> None:
+        self.header = header
+        self.block = block
+        self.data: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
+        self.out: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
+        self.error: BaseException | None = None
+        self.cancelled = False
+
+    @property
+    def size(self) -> int:
+        assert self.block.uncompressed is not None
+        return self.block.uncompressed
+
+    def run(self) -> None:
+        if self.cancelled:
+            self.out.put(None)
+            return
+        try:
+            _decode_block(self.header, self.block, iter(self.data.get, None), self.out)
+        except BaseException as error:  # noqa: BLE001 - raised again on the reader's thread
+            self.error = error
+
+
+class _Pool:
+    """Worker threads taking block jobs in order. Plain threads and a queue: importing
+    concurrent.futures (logging) took ~6 ms before the first block could start."""
+
+    def __init__(self, threads: int) -> None:
+        self._jobs: queue.SimpleQueue[_BlockJob | None] = queue.SimpleQueue()
+        self._count = threads
+        self._threads: list[threading.Thread] = []  # started with the first job
+
+    def _start(self) -> None:
+        for number in range(self._count):
+            thread = threading.Thread(target=self._work, name=f"xz_{number}", daemon=True)
+            thread.start()
+            self._threads.append(thread)
+
+    def _work(self) -> None:
+        while (job := self._jobs.get()) is not None:
+            job.run()
+
+    def submit(self, job: _BlockJob) -> _BlockJob:
+        self._jobs.put(job)
+        if not self._threads:
+            self._start()
+        return job
+
+    def close(self) -> None:
+        """Waits for the running jobs; cancelled ones do not start."""
+        for _ in self._threads:
+            self._jobs.put(None)
+        for thread in self._threads:
+            thread.join()
+
+
 # a job is decoded output: a block decoding on a worker, or a stream decoded as it is read
-_Job = tuple[Future[None], int, "queue.SimpleQueue[bytes | None]"] | Iterator[bytes]
+_Job = _BlockJob | Iterator[bytes]
 
 
-def _jobs(source: _Input, pool: ThreadPoolExecutor) -> Iterator[_Job]:
+def _jobs(source: _Input, pool: _Pool) -> Iterator[_Job]:
     """Reads the streams front to back and yields their blocks' decoding, in order."""
     first = True
     while True:
@@ -243,10 +307,16 @@ def _jobs(source: _Input, pool: ThreadPoolExecutor) -> Iterator[_Job]:
                 yield _sequential(source, _rest_of(source, header + raw))
                 break
             records.append((block.unpadded, block.uncompressed))
-            if block.total <= BLOCK_LIMIT and block.uncompressed <= BLOCK_LIMIT:
-                data = raw + source.exact(block.total - len(raw), "a block")
-                out: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
-                yield pool.submit(_decode_block, header, block, data, out), block.uncompressed, out
+            if INLINE_LIMIT < block.uncompressed <= BLOCK_LIMIT and block.total <= BLOCK_LIMIT:
+                # submitted before its data is read: a worker decodes the first MiB while
+                # the reader reads the next (a 12 MiB block took 7 ms to read whole)
+                job = pool.submit(_BlockJob(header, block))
+                try:
+                    for piece in _exactly(source, block.total - len(raw), "a block", _OUTPUT):
+                        job.data.put(piece)
+                finally:
+                    job.data.put(None)
+                yield job
             else:
                 closing = _index_and_footer([(block.unpadded, block.uncompressed)], header[6:8])
                 feed = _exactly(source, block.total - len(raw), "a block")
@@ -293,24 +363,25 @@ def decode(read: Read, threads: int | None = None) -> Generator[bytes, None, Non
     """The decompressed pieces of the xz data that `read(n)` returns, in order."""
     source = _Input(read)
     threads = threads or workers()
-    with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="xz") as pool:
-        pending: deque[_Job] = deque()
-        try:
-            for job in _jobs(source, pool):
-                pending.append(job)
-                # an in-line job reads the input as it goes: finish it before reading on
-                while pending and (isinstance(pending[-1], Iterator) or _over(pending, threads)):
-                    yield from _output(pending.popleft())
-            while pending:
+    pool = _Pool(threads)
+    pending: deque[_Job] = deque()
+    try:
+        for job in _jobs(source, pool):
+            pending.append(job)
+            # an in-line job reads the input as it goes: finish it before reading on
+            while pending and (not isinstance(pending[-1], _BlockJob) or _over(pending, threads)):
                 yield from _output(pending.popleft())
-        finally:
-            for job in pending:
-                if isinstance(job, tuple):
-                    job[0].cancel()
+        while pending:
+            yield from _output(pending.popleft())
+    finally:
+        for job in pending:
+            if isinstance(job, _BlockJob):
+                job.cancelled = True
+        pool.close()
 
 
 def _over(pending: deque[_Job], threads: int) -> bool:
-    ahead = sum(job[1] for job in pending if isinstance(job, tuple))
+    ahead = sum(job.size for job in pending if isinstance(job, _BlockJob))
     # blocks ahead of the one the reader waits for: a thread that finished a small block
     # starts the next one instead of idling behind a large one (measured on the kernel image:
     # its 11 MiB block decodes for twice as long as the next ones); the budget bounds memory
@@ -318,10 +389,10 @@ def _over(pending: deque[_Job], threads: int) -> bool:
 
 
 def _output(job: _Job) -> Iterator[bytes]:
-    if isinstance(job, tuple):
-        future, _, pieces = job
-        while (piece := pieces.get()) is not None:
+    if isinstance(job, _BlockJob):
+        while (piece := job.out.get()) is not None:
             yield piece
-        future.result()  # the block's error, if any
+        if job.error is not None:
+            raise job.error
     else:
         yield from job

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import lzma
 import random
+import threading
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -18,6 +19,31 @@ DATA = random.Random(7).randbytes(40_000) * 3 + b"module text " * 20_000  # 360 
 
 def decode(data: bytes, threads: int = 2) -> list[bytes]:
     return list(xzblocks.decode(io.BytesIO(data).read, threads))
+
+
+@pytest.fixture(autouse=True)
+def small_blocks_on_workers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These blocks are tens of kB: on workers, as real blocks of tens of MiB are."""
+    monkeypatch.setattr(xzblocks, "INLINE_LIMIT", 0)
+
+
+def xz_threads() -> list[str]:
+    return [thread.name for thread in threading.enumerate() if thread.name.startswith("xz_")]
+
+
+def test_small_blocks_decode_on_the_reader_thread_without_starting_workers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(xzblocks, "INLINE_LIMIT", 100_000)  # a control member's size
+    small = xzblocks.decode(io.BytesIO(xz_blocks(DATA[:90_000], 30_000)).read, threads=2)
+    assert next(small) == DATA[:30_000]
+    assert xz_threads() == []
+    assert b"".join(small) == DATA[30_000:90_000]
+    large = xzblocks.decode(io.BytesIO(xz_blocks(DATA, 150_000)).read, threads=2)
+    assert next(large) == DATA[:150_000]
+    assert len(xz_threads()) == 2
+    assert b"".join(large) == DATA[150_000:]
+    assert xz_threads() == []  # stopped when the stream ends
 
 
 @pytest.mark.parametrize("threads", [1, 2, 4])
