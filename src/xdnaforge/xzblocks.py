@@ -6,9 +6,11 @@ uncompressed size in its header, so a block can be decoded without the ones befo
 such block is wrapped into a one-block xz stream (the original stream header, the block, an
 index and footer made for it) and decoded by liblzma on a worker thread; liblzma releases the
 GIL, so the blocks decode in parallel and liblzma still verifies every header CRC, the block's
-check and its sizes. Output is yielded in order; memory is bounded by the read-ahead budget,
-not by the stream's size. Streams without sizes in their headers (single-threaded xz), and
-blocks too large for the budget, are decoded sequentially with bounded output instead.
+check and its sizes. A block is handed to its worker before its data is read, and decodes
+from its first MiB while the reader reads the rest. Output is yielded in order; memory is
+bounded by the read-ahead budget, not by the stream's size. Streams without sizes in their
+headers (single-threaded xz), blocks too large for the budget, and blocks too small to be
+worth a thread (a control member) are decoded on the reader's thread with bounded output.
 This module only decodes bytes: it does not read files, start processes or know tar.
 """
 
