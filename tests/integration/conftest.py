@@ -31,8 +31,11 @@ class Outcome:
         return self.stdout + self.stderr
 
 
-def run_doit(project: Path, *args: str, env: dict[str, str] | None = None) -> Outcome:
-    """`doit <args>` with the repository's dodo.py acting on `project` (its recipes etc.)."""
+def run_doit(
+    project: Path, *args: str, env: dict[str, str] | None = None, cwd: Path = REPO
+) -> Outcome:
+    """`doit -f <repository>/dodo.py <args>` acting on `project` (its recipes etc.), run in
+    `cwd` (the repository, as the README says; doit finds our backend from anywhere)."""
     child_env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": str(project / "home"),
@@ -41,10 +44,9 @@ def run_doit(project: Path, *args: str, env: dict[str, str] | None = None) -> Ou
         "XDNAFORGE_SYSROOT": str(project / "sysroot"),
         **(env or {}),
     }
-    # cwd is the repository: doit reads its plugin configuration from pyproject.toml there
     done = subprocess.run(
         [sys.executable, "-m", "doit", "-f", str(REPO / "dodo.py"), *args],
-        cwd=REPO,
+        cwd=cwd,
         env=child_env,
         capture_output=True,
         text=True,

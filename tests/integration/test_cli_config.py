@@ -16,6 +16,17 @@ def test_check_passes_on_the_shipped_files(project_dir: Path) -> None:
     assert "all valid" in outcome.stdout
 
 
+def test_doit_finds_its_backend_when_run_from_another_directory(
+    project_dir: Path, tmp_path: Path
+) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    outcome = run_doit(project_dir, "check", cwd=elsewhere)
+    assert outcome.rc == 0, outcome.output  # was a TypeError traceback from doit, rc 3
+    assert "all valid" in outcome.stdout
+    assert list(elsewhere.iterdir()) == []
+
+
 def test_check_names_all_four_mistakes_without_a_traceback(project_dir: Path) -> None:
     shutil.copy(DATA / "invalid/recipe-four-mistakes.yaml", project_dir / "recipes")
     outcome = run_doit(project_dir, "check")
