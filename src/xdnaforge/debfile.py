@@ -29,6 +29,7 @@ MAINTAINER_SCRIPTS = ("preinst", "postinst", "prerm", "postrm", "triggers", "con
 TEXT_LIMIT = 1 << 20  # control files and inspected texts: 1 MiB is far beyond any real one
 ELF_LIMIT = 256 << 20  # an ELF file is read whole to find its run paths; XRT's largest is ~50 MiB
 _CHUNK = 1 << 16
+HASH_BEHIND = 32  # pieces read and not hashed yet: at most 32 MiB (128 MiB for zstd's reads)
 
 
 class DebError(StepFailed):
@@ -69,17 +70,18 @@ class _Source:
     """The raw file, read once front to back, and its sha256 over exactly what was read.
 
     What is read goes, in order, to a thread that hashes it (hashlib releases the GIL for
-    large buffers): the parser never waits for the hash, and an xz block goes from the file
-    to its decoder without passing through the hash first. The pieces are held only until
-    hashed, which is faster than reading them. A plain thread and queue: concurrent.futures
-    costs ~9 ms of imports (logging).
+    large buffers): an xz block goes from the file to its decoder without waiting for the
+    hash. Hashing is faster than any decoder reads, so the reader waits only if the hash
+    falls HASH_BEHIND pieces behind (a reader that skips over an uncompressed member could
+    outrun it), which bounds the memory. A plain thread: concurrent.futures costs ~9 ms of
+    imports (logging).
     """
 
     def __init__(self, handle: BinaryIO) -> None:
         self.handle = handle
         self.digest = hashlib.sha256()
         self.count = 0
-        self._pieces: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
+        self._pieces: queue.Queue[bytes | None] = queue.Queue(maxsize=HASH_BEHIND)
         self._hasher = threading.Thread(target=self._hash, name="sha256", daemon=True)
         self._hasher.start()
 

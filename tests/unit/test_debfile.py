@@ -5,12 +5,14 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import io
+import threading
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.debs import ar_archive, deb_bytes, plugin, tar_bytes, xrt_base
+from xdnaforge import debfile
 from xdnaforge.audit import wants_text
 from xdnaforge.debfile import DebError, read_deb_stream
 
@@ -195,3 +197,23 @@ def test_a_damaged_tar_header_inside_the_data_is_an_error_not_a_shorter_listing(
     name = data.index(b"./opt/xilinx/xrt/share/amdxdna/dkms.conf")
     data[name + 3] ^= 0x20  # the header's checksum no longer matches
     assert "checksum mismatch" in _error(bytes(data))
+
+
+def test_reading_waits_for_the_hash_only_when_it_falls_far_behind() -> None:
+    gate = threading.Event()
+
+    class SlowDigest:
+        def update(self, _data: bytes) -> None:
+            gate.wait()
+
+    source = debfile._Source(io.BytesIO(bytes(1000 * 1024)))
+    source.digest = SlowDigest()  # type: ignore[assignment]
+    reader = threading.Thread(target=lambda: [source.read(1024) for _ in range(1000)])
+    reader.start()
+    reader.join(timeout=0.5)
+    assert reader.is_alive()  # waiting for the hash, its memory bounded
+    assert source.count <= (debfile.HASH_BEHIND + 2) * 1024
+    gate.set()
+    reader.join()
+    assert source.count == 1000 * 1024
+    source.close()
