@@ -242,9 +242,15 @@ class _BlockJob:
             self.out.put(None)
             return
         try:
-            _decode_block(self.header, self.block, iter(self.data.get, None), self.out)
+            _decode_block(self.header, self.block, self._input(), self.out)
         except BaseException as error:  # noqa: BLE001 - raised again on the reader's thread
             self.error = error
+
+    def _input(self) -> Iterator[bytes]:
+        """The block's data until its end, or until the job is cancelled: a damaged block
+        or a stopped audit then waits for at most one piece, not for the whole block."""
+        while not self.cancelled and (piece := self.data.get()) is not None:
+            yield piece
 
 
 class _Pool:
@@ -316,6 +322,9 @@ def _jobs(source: _Input, pool: _Pool) -> Iterator[_Job]:
                 try:
                     for piece in _exactly(source, block.total - len(raw), "a block", _OUTPUT):
                         job.data.put(piece)
+                except BaseException:
+                    job.cancelled = True  # truncated: the error is the reader's, not the block's
+                    raise
                 finally:
                     job.data.put(None)
                 yield job
@@ -372,9 +381,11 @@ def decode(read: Read, threads: int | None = None) -> Generator[bytes, None, Non
             pending.append(job)
             # an in-line job reads the input as it goes: finish it before reading on
             while pending and (not isinstance(pending[-1], _BlockJob) or _over(pending, threads)):
-                yield from _output(pending.popleft())
+                yield from _output(pending[0])
+                pending.popleft()  # only now: a job still being read is cancelled below
         while pending:
-            yield from _output(pending.popleft())
+            yield from _output(pending[0])
+            pending.popleft()
     finally:
         for job in pending:
             if isinstance(job, _BlockJob):

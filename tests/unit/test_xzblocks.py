@@ -140,3 +140,57 @@ def test_fuzzed_streams_decode_right_or_raise_lzma_error(
     except lzma.LZMAError:
         return
     assert out == DATA[:60_000]  # what decodes at all is the original (every part is checked)
+
+
+def test_a_cancelled_block_stops_reading_its_data_at_the_next_piece() -> None:
+    stream = xz_blocks(DATA, len(DATA))  # one block
+    header = stream[:12]
+    size = (stream[12] + 1) * 4
+    block = xzblocks._parse_block_header(stream[12 : 12 + size], xzblocks._stream_header(header))
+    body = stream[12 + size : 12 + block.total]
+    job = xzblocks._BlockJob(header, block)
+    worker = threading.Thread(target=job.run)
+    worker.start()
+    job.data.put(body[:1000])
+    while not job.data.empty():  # the worker takes the first piece
+        threading.Event().wait(0.01)
+    job.cancelled = True  # the audit stopped: a damaged block later on, or Ctrl-C
+    for start in range(1000, len(body), 1000):
+        job.data.put(body[start : start + 1000])
+    job.data.put(None)
+    worker.join(timeout=10)
+    assert not worker.is_alive()
+    assert isinstance(job.error, lzma.LZMAError)  # ended early; nobody reads it
+    assert not job.data.empty()  # the rest of the block was never decoded
+
+
+@pytest.fixture
+def submitted(monkeypatch: pytest.MonkeyPatch) -> list[xzblocks._BlockJob]:
+    """The block jobs handed to workers, in order."""
+    jobs: list[xzblocks._BlockJob] = []
+    submit = xzblocks._Pool.submit
+
+    def recording(pool: xzblocks._Pool, job: xzblocks._BlockJob) -> xzblocks._BlockJob:
+        jobs.append(job)
+        return submit(pool, job)
+
+    monkeypatch.setattr(xzblocks._Pool, "submit", recording)
+    return jobs
+
+
+def test_a_block_cut_short_is_cancelled_not_decoded_to_its_end(
+    submitted: list[xzblocks._BlockJob],
+) -> None:
+    data = xz_blocks(DATA, len(DATA))
+    with pytest.raises(lzma.LZMAError, match="truncated"):
+        decode(data[: len(data) // 2])
+    assert [job.cancelled for job in submitted] == [True]
+
+
+def test_stopping_the_reader_cancels_the_block_it_was_reading(
+    submitted: list[xzblocks._BlockJob],
+) -> None:
+    pieces = xzblocks.decode(io.BytesIO(xz_blocks(DATA, 150_000)).read, threads=2)
+    next(pieces)
+    pieces.close()  # a tar error or Ctrl-C in the audit
+    assert submitted[0].cancelled
