@@ -17,6 +17,22 @@ from typing import Any
 from . import __version__
 from .errors import StepFailed
 
+# the records of a target, in the order the report reads them
+RECORDS = (
+    "lock",
+    "build",
+    "packages",
+    "audit",
+    "install",
+    "validation",
+    "bench",
+    "kernel",
+    "matrix",
+    "rebuild",
+    "failure",
+    "prove",
+)
+
 SCHEMA = 1
 
 

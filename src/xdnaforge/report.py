@@ -12,21 +12,6 @@ from typing import Any
 
 import jinja2
 
-RECORDS = (
-    "lock",
-    "build",
-    "packages",
-    "audit",
-    "install",
-    "validation",
-    "bench",
-    "kernel",
-    "matrix",
-    "rebuild",
-    "failure",
-    "prove",
-)
-
 
 def _environment(build: Mapping[str, Any]) -> dict[str, Any]:
     """Where the build ran, in one line, and whether it was a twin."""

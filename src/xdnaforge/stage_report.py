@@ -10,8 +10,8 @@ from . import __version__
 from .paths import Workspace
 from .plan import Plan
 from .project import Project
-from .records import read_record, write_atomic
-from .report import RECORDS, build_model, render_markdown
+from .records import RECORDS, read_record, write_atomic
+from .report import build_model, render_markdown
 
 
 def write_report(target: str, space: Workspace) -> str:

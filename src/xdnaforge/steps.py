@@ -10,32 +10,14 @@ import contextlib
 import functools
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, ParamSpec
+from typing import TYPE_CHECKING, Any, ParamSpec
 
 from doit.cmd_base import ModuleTaskLoader
 from doit.doit_cmd import DoitMain
 from doit.exceptions import TaskFailed
 from doit.reporter import ConsoleReporter
 
-from . import (
-    env_create,
-    environment,
-    interrupt,
-    kernel_upgrade,
-    stage_audit,
-    stage_build,
-    stage_deps,
-    stage_matrix,
-    stage_package,
-    stage_prove,
-    stage_rebuild,
-    stage_report,
-    stage_sources,
-    stage_survey,
-    stage_validate,
-    storage,
-)
-from . import install as install_module
+from . import interrupt, lazy, storage
 from .envspec import choose_environment
 from .errors import Interrupted, StepFailed, UsageError, XdnaforgeError
 from .failure import clear_failure, describe_failure, record_failure
@@ -46,10 +28,45 @@ from .paths import Workspace
 from .plan import Plan, Stage, matching_cells, plan_target, stage_status
 from .project import Project, load_matrix_file
 from .proof_env import Sandbox
-from .records import mark_interrupted, read_record
-from .report import RECORDS
+from .records import RECORDS, mark_interrupted, read_record
 from .show import format_cells, format_check, format_plan
 from .toolchain import query_toolchain
+
+# the stages' modules are imported when a command runs them (see lazy.py)
+if TYPE_CHECKING:
+    from . import (
+        env_create,
+        environment,
+        kernel_upgrade,
+        stage_audit,
+        stage_build,
+        stage_deps,
+        stage_matrix,
+        stage_package,
+        stage_prove,
+        stage_rebuild,
+        stage_report,
+        stage_sources,
+        stage_survey,
+        stage_validate,
+    )
+    from . import install as install_module
+else:
+    env_create = lazy.module("xdnaforge.env_create")
+    environment = lazy.module("xdnaforge.environment")
+    kernel_upgrade = lazy.module("xdnaforge.kernel_upgrade")
+    stage_audit = lazy.module("xdnaforge.stage_audit")
+    stage_build = lazy.module("xdnaforge.stage_build")
+    stage_deps = lazy.module("xdnaforge.stage_deps")
+    stage_matrix = lazy.module("xdnaforge.stage_matrix")
+    stage_package = lazy.module("xdnaforge.stage_package")
+    stage_prove = lazy.module("xdnaforge.stage_prove")
+    stage_rebuild = lazy.module("xdnaforge.stage_rebuild")
+    stage_report = lazy.module("xdnaforge.stage_report")
+    stage_sources = lazy.module("xdnaforge.stage_sources")
+    stage_survey = lazy.module("xdnaforge.stage_survey")
+    stage_validate = lazy.module("xdnaforge.stage_validate")
+    install_module = lazy.module("xdnaforge.install")
 
 P = ParamSpec("P")
 StageBody = Callable[[Project, Plan, Workspace], None]

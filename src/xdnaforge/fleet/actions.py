@@ -6,21 +6,31 @@ from __future__ import annotations
 import datetime
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import yaml
 
-from xdnaforge import yamlfile
+from xdnaforge import lazy, yamlfile
 from xdnaforge.errors import StepFailed, UsageError
-from xdnaforge.fleet import fleet_report, lava, workflow
-from xdnaforge.fleet import lava_results as lava_results_module
 from xdnaforge.lockfile import held
 from xdnaforge.paths import Workspace
 from xdnaforge.project import Project
 from xdnaforge.records import read_record, write_atomic, write_record
-from xdnaforge.stage_validate import append_history, read_history
 from xdnaforge.steps import guarded, resolve_target, workspace
 
-from . import publish as publish_module
+# imported when a fleet command runs (see lazy.py)
+if TYPE_CHECKING:
+    from xdnaforge import stage_validate
+    from xdnaforge.fleet import fleet_report, lava, workflow
+    from xdnaforge.fleet import lava_results as lava_results_module
+    from xdnaforge.fleet import publish as publish_module
+else:
+    stage_validate = lazy.module("xdnaforge.stage_validate")
+    fleet_report = lazy.module("xdnaforge.fleet.fleet_report")
+    lava = lazy.module("xdnaforge.fleet.lava")
+    workflow = lazy.module("xdnaforge.fleet.workflow")
+    lava_results_module = lazy.module("xdnaforge.fleet.lava_results")
+    publish_module = lazy.module("xdnaforge.fleet.publish")
 
 
 @guarded
@@ -101,13 +111,13 @@ def _lava_results_file(project: Project, path: Path, host: str) -> None:
         space = Workspace(
             cell.recipe, project.site.build_dir, project.site.artifacts_dir / "fleet" / who
         )
-        history = read_history(space)
+        history = stage_validate.read_history(space)
         body, entry = lava_results_module.to_records(
             cases, cell, recipe, who, [h.get("metrics", {}) for h in history]
         )
         write_record(space.record("validation"), "validation", body)
         if entry is not None:
-            append_history(space, entry)
+            stage_validate.append_history(space, entry)
         print(f"{name} on {who}: {body['verdict']} -> {space.record('validation')}")
 
 
@@ -131,7 +141,7 @@ def _host_records(directory: Path) -> list[fleet_report.HostRecords]:
                 host=host,
                 target=target_dir.name,
                 validation=validation,
-                history=read_history(space),
+                history=stage_validate.read_history(space),
                 kernel=kernel,
             )
         )
