@@ -13,7 +13,7 @@ from typing import Any
 
 from doit.exceptions import InvalidDodoFile
 
-from xdnaforge import steps, tasks
+from xdnaforge import steps, steps_env, steps_hardware, tasks
 from xdnaforge.errors import ConfigError
 from xdnaforge.fleet import actions as fleet
 from xdnaforge.project import load_project
@@ -121,7 +121,7 @@ ENVIRONMENT = (
 def task_prove() -> dict[str, Any]:
     """Prove each compatibility change: its proof fails without it and passes with it."""
     return _task(
-        steps.prove,
+        steps_env.prove,
         PROJECT,
         params=(
             TARGET,
@@ -133,7 +133,7 @@ def task_prove() -> dict[str, Any]:
 
 def task_survey() -> dict[str, Any]:
     """Read the fetched tree's CMake files: old minimums, -Werror, Boost, libraries to package."""
-    return _task(steps.survey, PROJECT, params=(TARGET, *ENVIRONMENT))
+    return _task(steps_env.survey, PROJECT, params=(TARGET, *ENVIRONMENT))
 
 
 def task_fetch() -> dict[str, Any]:
@@ -154,7 +154,7 @@ def task_deps() -> dict[str, Any]:
 def task_env() -> dict[str, Any]:
     """Create or update the target's build environment (build/envs/<distro>-<release>)."""
     return _task(
-        steps.env,
+        steps_env.env,
         PROJECT,
         params=(
             TARGET,
@@ -206,13 +206,13 @@ def task_memlock() -> dict[str, Any]:
 
 def task_validate() -> dict[str, Any]:
     """Bottom-up hardware gates (host ... xrt-smi validate, pyxrt), figures and diagnoses."""
-    return _task(steps.validate, PROJECT)
+    return _task(steps_hardware.validate, PROJECT)
 
 
 def task_doctor() -> dict[str, Any]:
     """Diagnose this host (no build needed) or a saved log: --log FILE (repeatable)."""
     return _task(
-        steps.doctor,
+        steps_hardware.doctor,
         PROJECT,
         params=(
             TARGET,
@@ -229,7 +229,7 @@ def task_doctor() -> dict[str, Any]:
 def task_matrix() -> dict[str, Any]:
     """Build every matrix cell that changed, revalidate the ones for this host, print a table."""
     return _task(
-        steps.matrix,
+        steps_hardware.matrix,
         globals(),
         PROJECT,
         params=(
@@ -241,13 +241,13 @@ def task_matrix() -> dict[str, Any]:
 
 def task_kernel_check() -> dict[str, Any]:
     """After a kernel upgrade: say whether to revalidate only or to build another recipe."""
-    return _task(steps.kernel_check, PROJECT, params=(KERNEL,), basename="kernel-check")
+    return _task(steps_hardware.kernel_check, PROJECT, params=(KERNEL,), basename="kernel-check")
 
 
 def task_revalidate() -> dict[str, Any]:
     """First boot into a new kernel: kernel-check, validate if that is all, record the outcome."""
     return _task(
-        steps.revalidate,
+        steps_hardware.revalidate,
         PROJECT,
         params=(
             KERNEL,
@@ -267,7 +267,7 @@ def task_revalidate() -> dict[str, Any]:
 def task_kernel_hook() -> dict[str, Any]:
     """Show, or with --install --yes install, the kernel hook and first-boot revalidation unit."""
     return _task(
-        steps.kernel_hook,
+        steps_hardware.kernel_hook,
         PROJECT,
         str(ROOT),
         basename="kernel-hook",

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any, ParamSpec
 from doit.cmd_base import ModuleTaskLoader
 from doit.doit_cmd import DoitMain
 from doit.exceptions import TaskFailed
-from doit.reporter import ConsoleReporter
 
 from . import interrupt, lazy, storage
 from .envspec import choose_environment
@@ -26,8 +25,7 @@ from .lockfile import held, mark_step
 from .matrix import USABLE
 from .paths import Workspace
 from .plan import Plan, Stage, matching_cells, plan_target, stage_status
-from .project import Project, load_matrix_file
-from .proof_env import Sandbox
+from .project import Project
 from .records import RECORDS, mark_interrupted, read_record
 from .show import format_cells, format_check, format_plan
 from .toolchain import query_toolchain
@@ -35,37 +33,27 @@ from .toolchain import query_toolchain
 # the stages' modules are imported when a command runs them (see lazy.py)
 if TYPE_CHECKING:
     from . import (
-        env_create,
         environment,
-        kernel_upgrade,
         stage_audit,
         stage_build,
         stage_deps,
-        stage_matrix,
         stage_package,
-        stage_prove,
         stage_rebuild,
         stage_report,
         stage_sources,
         stage_survey,
-        stage_validate,
     )
     from . import install as install_module
 else:
-    env_create = lazy.module("xdnaforge.env_create")
     environment = lazy.module("xdnaforge.environment")
-    kernel_upgrade = lazy.module("xdnaforge.kernel_upgrade")
     stage_audit = lazy.module("xdnaforge.stage_audit")
     stage_build = lazy.module("xdnaforge.stage_build")
     stage_deps = lazy.module("xdnaforge.stage_deps")
-    stage_matrix = lazy.module("xdnaforge.stage_matrix")
     stage_package = lazy.module("xdnaforge.stage_package")
-    stage_prove = lazy.module("xdnaforge.stage_prove")
     stage_rebuild = lazy.module("xdnaforge.stage_rebuild")
     stage_report = lazy.module("xdnaforge.stage_report")
     stage_sources = lazy.module("xdnaforge.stage_sources")
     stage_survey = lazy.module("xdnaforge.stage_survey")
-    stage_validate = lazy.module("xdnaforge.stage_validate")
     install_module = lazy.module("xdnaforge.install")
 
 P = ParamSpec("P")
@@ -307,28 +295,6 @@ def deps(project: Project, target: str, yes: bool) -> None:
 
 
 @guarded
-def env(project: Project, target: str, refresh: bool, yes: bool) -> None:
-    """`doit env`: create or update the environment the target builds in."""
-    name = resolve_target(project, target or None)
-    plan = make_plan(project, name, probe=False)
-    spec = plan.environment
-    if spec is None:
-        print(f"{name} names no build.environment: it builds on the host")
-        return
-    packages = (*(plan.recipe.depends_for(*plan.distro) or ()), *spec.packages)
-    # a build must not run in a root that apt is changing
-    with held(project.site.build_dir / ".lock", f"the build directory {project.site.build_dir}"):
-        env_create.create(
-            project.site,
-            spec,
-            tuple(dict.fromkeys(packages)),
-            refresh=refresh,
-            yes=yes,
-            target=name,
-        )
-
-
-@guarded
 def rebuild_check(project: Project, target: str) -> None:
     """`doit rebuild-check`: a second build at another path, packages compared."""
     name = resolve_target(project, target or None)
@@ -393,170 +359,9 @@ def memlock(yes: bool, root: str) -> None:
 
 
 @guarded
-def validate(project: Project, target: str) -> None:
-    name = resolve_target(project, target or None)
-    stage_validate.validate(project, make_plan(project, name), workspace(project, name))
-
-
-@guarded
-def doctor(project: Project, target: str, log: list[str]) -> None:
-    if log:
-        stage_validate.doctor_logs(log)
-        return
-    unmatched = False
-    try:
-        name = resolve_target(project, target or None)
-        plan = make_plan(project, name)
-    except UsageError:
-        # any host deserves a diagnosis
-        host = read_host_facts(project.site.sysroot)
-        cells = matching_cells(project.cells(), host)
-        if cells:
-            name = cells[0].recipe
-            print(
-                f"(no supported matrix cell matches this host; it matches {cells[0].name} "
-                f"({cells[0].expect}), so the checks use the limits of its recipe {name})"
-            )
-            plan = make_plan(project, name)
-        else:
-            # no recipe speaks for this host: check the general requirements, not the
-            # limits of a recipe picked at random
-            name = sorted(project.recipes)[0]
-            plan = stage_validate.without_recipe_limits(make_plan(project, name))
-            unmatched = True
-    stage_validate.doctor(project, plan, workspace(project, name), unmatched=unmatched)
-
-
-def _build(namespace: dict[str, Any], target: str) -> str | None:
-    """Build `target` through doit; the stage that failed, or None when all passed."""
-    failed: list[str] = []
-
-    class Reporter(ConsoleReporter):  # type: ignore[misc]
-        """doit's console output, remembering which task failed (the matrix judges it)."""
-
-        def add_failure(self, task: Any, fail: Any) -> None:
-            failed.append(str(task.name))
-            super().add_failure(task, fail)
-
-    code: int = DoitMain(
-        ModuleTaskLoader(namespace), extra_config={"GLOBAL": {"reporter": Reporter}}
-    ).run([f"_report:{target}"])
-    if code == 0:
-        return None
-    # private stage tasks are named _<stage>:<target>
-    stages = [name.split(":", 1)[0].removeprefix("_") for name in failed]
-    return stages[0] if stages else "build"
-
-
-def _validate_ok(project: Project, target: str, root_report: Path | None = None) -> bool:
-    try:
-        stage_validate.validate(
-            project, make_plan(project, target), workspace(project, target), root_report
-        )
-    except XdnaforgeError as error:
-        print(f"validate {target}: {error.message.splitlines()[0]}")
-        return False
-    return True
-
-
-def _validation(project: Project, target: str) -> dict[str, Any] | None:
-    """Validate `target`; the validation.json this run wrote (None if it wrote none: a
-    record left by an earlier run says nothing about this one)."""
-    path = workspace(project, target).record("validation")
-    before = read_record(path)
-    _validate_ok(project, target)
-    after = read_record(path)
-    return after if after is not None and after != before else None
-
-
-@guarded
-def matrix(namespace: dict[str, Any], project: Project, matrix: str, stop_stale: bool) -> None:
-    cells = load_matrix_file(project, Path(matrix)).cells if matrix else project.cells()
-    with held(
-        project.site.build_dir / ".lock",
-        f"the build directory {project.site.build_dir}",
-        stop_stale=stop_stale,
-    ):
-        stage_matrix.run_matrix(
-            project,
-            cells,
-            build=lambda target: _build(namespace, target),
-            validate=lambda target: _validation(project, target),
-            workspace=lambda target: workspace(project, target),
-        )
-
-
-@guarded
-def kernel_check(project: Project, kernel: str) -> None:
-    print(kernel_upgrade.decide(project, kernel or None).message)
-
-
-@guarded
-def revalidate(project: Project, kernel: str, root_validate: str) -> None:
-    """The first-boot action: decide, revalidate when that is all it takes, record the outcome.
-    `root_validate`: the xrt-smi validate report the boot unit made as root beforehand."""
-    decision = kernel_upgrade.decide(project, kernel or None)
-    print(decision.message)
-    outcome = "not run"
-    if decision.kind == "revalidate" and decision.target:
-        report = Path(root_validate) if root_validate else None
-        outcome = "pass" if _validate_ok(project, decision.target, report) else "fail"
-    elif decision.kind == "build":
-        outcome = f"needs doit build --target {decision.target}"
-    kernel_upgrade.record_decision(project, decision, outcome)
-    for target in {t for t in (decision.target, decision.installed) if t}:
-        stage_report.write_report(target, workspace(project, target))
-    if outcome == "fail":
-        raise StepFailed(
-            f"revalidation for kernel {decision.kernel} failed",
-            hint="see the report and validation.json",
-        )
-
-
-@guarded
-def kernel_hook(project: Project, dodo_dir: str, install: bool, yes: bool, root: str) -> None:
-    if not install:
-        target = Path(root).resolve() / kernel_upgrade.HOOK
-        state = "installed" if target.exists() else "not installed"
-        print(f"kernel hook: {state} ({target}); `doit kernel-hook --install --yes` installs it")
-        return
-    kernel_upgrade.install_hook(project, Path(dodo_dir), Path(root).resolve(), yes)
-
-
-@guarded
 def check(project: Project) -> None:
     """Loading already validated everything (dodo.py fails with exit 3 otherwise)."""
     print(format_check(project))
-
-
-def _proof_sandbox(
-    project: Project, target: str, env_root: str, env_name: str, cc: str, cxx: str
-) -> Sandbox:
-    """--env-root when given, else the recipe's build environment (issue 12's)."""
-    if env_root or env_name or cc or cxx:
-        return stage_prove.make_sandbox(env_root, env_name, cc, cxx)
-    host = read_host_facts(project.site.sysroot)
-    distro = (host.distro_id or "unknown", host.distro_version or "unknown")
-    return stage_prove.recipe_sandbox(project, target, distro)
-
-
-@guarded
-def prove(
-    project: Project, target: str, env_root: str, env_name: str, cc: str, cxx: str, timeout: int
-) -> None:
-    name = resolve_target(project, target or None)
-    sandbox = _proof_sandbox(project, name, env_root, env_name, cc, cxx)
-    # the fetched tree is read while no fetch or patch may change it
-    with held(project.site.build_dir / ".lock", f"the build directory {project.site.build_dir}"):
-        stage_prove.prove_target(project, name, workspace(project, name), sandbox, float(timeout))
-
-
-@guarded
-def survey(project: Project, target: str, env_root: str, env_name: str, cc: str, cxx: str) -> None:
-    name = resolve_target(project, target or None)
-    sandbox = _proof_sandbox(project, name, env_root, env_name, cc, cxx)
-    with held(project.site.build_dir / ".lock", f"the build directory {project.site.build_dir}"):
-        stage_survey.survey_target(project, name, workspace(project, name), sandbox)
 
 
 @guarded

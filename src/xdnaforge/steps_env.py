@@ -1,0 +1,75 @@
+"""The doit action bodies of the build-environment commands: env (make or refresh the root
+a target builds in), prove (each compatibility change, without and with it) and survey.
+Edge module, as steps.py.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from . import lazy
+from .host import read_host_facts
+from .lockfile import held
+from .project import Project
+from .steps import guarded, make_plan, resolve_target, workspace
+
+# imported when a command runs them (see lazy.py)
+if TYPE_CHECKING:
+    from . import env_create, stage_prove, stage_survey
+    from .proof_env import Sandbox
+else:
+    env_create = lazy.module("xdnaforge.env_create")
+    stage_prove = lazy.module("xdnaforge.stage_prove")
+    stage_survey = lazy.module("xdnaforge.stage_survey")
+
+
+@guarded
+def env(project: Project, target: str, refresh: bool, yes: bool) -> None:
+    """`doit env`: create or update the environment the target builds in."""
+    name = resolve_target(project, target or None)
+    plan = make_plan(project, name, probe=False)
+    spec = plan.environment
+    if spec is None:
+        print(f"{name} names no build.environment: it builds on the host")
+        return
+    packages = (*(plan.recipe.depends_for(*plan.distro) or ()), *spec.packages)
+    # a build must not run in a root that apt is changing
+    with held(project.site.build_dir / ".lock", f"the build directory {project.site.build_dir}"):
+        env_create.create(
+            project.site,
+            spec,
+            tuple(dict.fromkeys(packages)),
+            refresh=refresh,
+            yes=yes,
+            target=name,
+        )
+
+
+def _proof_sandbox(
+    project: Project, target: str, env_root: str, env_name: str, cc: str, cxx: str
+) -> Sandbox:
+    """--env-root when given, else the recipe's build environment (issue 12's)."""
+    if env_root or env_name or cc or cxx:
+        return stage_prove.make_sandbox(env_root, env_name, cc, cxx)
+    host = read_host_facts(project.site.sysroot)
+    distro = (host.distro_id or "unknown", host.distro_version or "unknown")
+    return stage_prove.recipe_sandbox(project, target, distro)
+
+
+@guarded
+def prove(
+    project: Project, target: str, env_root: str, env_name: str, cc: str, cxx: str, timeout: int
+) -> None:
+    name = resolve_target(project, target or None)
+    sandbox = _proof_sandbox(project, name, env_root, env_name, cc, cxx)
+    # the fetched tree is read while no fetch or patch may change it
+    with held(project.site.build_dir / ".lock", f"the build directory {project.site.build_dir}"):
+        stage_prove.prove_target(project, name, workspace(project, name), sandbox, float(timeout))
+
+
+@guarded
+def survey(project: Project, target: str, env_root: str, env_name: str, cc: str, cxx: str) -> None:
+    name = resolve_target(project, target or None)
+    sandbox = _proof_sandbox(project, name, env_root, env_name, cc, cxx)
+    with held(project.site.build_dir / ".lock", f"the build directory {project.site.build_dir}"):
+        stage_survey.survey_target(project, name, workspace(project, name), sandbox)
