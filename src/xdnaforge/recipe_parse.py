@@ -1,6 +1,7 @@
 """Recipe validation from YAML data: every problem collected with its key path.
 
-Pure: takes a parsed Document and returns a frozen Recipe or the list of problems.
+Pure: takes a parsed Document and returns a frozen Recipe or the list of problems. The source
+and build sections are read by recipe_build.py; hosts, driver, audit, install and validate here.
 """
 
 from __future__ import annotations
@@ -9,34 +10,31 @@ import re
 from typing import Any
 
 from .kernel import KernelRange, parse_range
-from .proof import CompatChange, parse_compat
 from .recipe import (
     GATES,
     KINDS,
-    PLACEHOLDERS,
-    UNPINNED,
     Baseline,
-    BuildStep,
-    CtestExpectation,
     DriverContract,
     HostSpec,
     Justified,
     Npu,
-    PrebuiltPackage,
     Recipe,
-    Source,
-    Submodule,
     Thresholds,
-    UnusedSubmodule,
     Validation,
+)
+from .recipe_build import (
+    NAME_RE,
+    parse_build,
+    parse_environment,
+    parse_justified,
+    parse_prebuilt,
+    parse_source,
 )
 from .schema import Reader
 from .yamlfile import Document, KeyPath
 
 _PCI_RE = re.compile(r"^[0-9a-f]{4}:[0-9a-f]{4}$")
 _REVISION_RE = re.compile(r"^0x[0-9a-f]{2}$")
-_PLACEHOLDER_RE = re.compile(r"\{([^{}]*)\}")
-_NAME_RE = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
 
 
 def parse_recipe(document: Document, digest: str) -> tuple[Recipe | None, Reader]:
@@ -66,21 +64,21 @@ def parse_recipe(document: Document, digest: str) -> tuple[Recipe | None, Reader
     if schema is not None and schema != 1:
         reader.problem(("schema",), f"unsupported schema {schema}; this xdnaforge reads schema 1")
     name = reader.string(top, "name", ())
-    if name is not None and not _NAME_RE.match(name):
+    if name is not None and not NAME_RE.match(name):
         reader.problem(("name",), f"'{name}' must be lowercase letters, digits, '.', '_' or '-'")
     kind = reader.choice(top, "kind", (), KINDS) if "kind" in top else "source"
     description = reader.string(top, "description", ())
     hosts = _hosts(reader, top.get("hosts"), ("hosts",))
     driver = _driver(reader, top.get("driver"), ("driver",))
-    source = None if prebuilt_kind else _source(reader, top.get("source"), ("source",))
-    prebuilt = _prebuilt(reader, top.get("prebuilt"), ("prebuilt",)) if prebuilt_kind else ()
+    source = None if prebuilt_kind else parse_source(reader, top.get("source"), ("source",))
+    prebuilt = parse_prebuilt(reader, top.get("prebuilt"), ("prebuilt",)) if prebuilt_kind else ()
     patch_sets = reader.strings(top, "patches", ())
     if prebuilt_kind and patch_sets:
         reader.problem(("patches",), "a prebuilt recipe has nothing to patch")
     steps, depends, known_failures, compat = (
-        ((), (), (), ()) if prebuilt_kind else _build(reader, top.get("build"), ("build",))
+        ((), (), (), ()) if prebuilt_kind else parse_build(reader, top.get("build"), ("build",))
     )
-    environment = None if prebuilt_kind else _environment(reader, top.get("build"))
+    environment = None if prebuilt_kind else parse_environment(reader, top.get("build"))
     if (
         environment is not None
         and depends
@@ -266,246 +264,13 @@ def _driver(reader: Reader, value: Any, path: KeyPath) -> DriverContract | None:
     )
 
 
-def _source(reader: Reader, value: Any, path: KeyPath) -> Source | None:
-    source = reader.mapping(
-        value,
-        path,
-        required=("name", "url", "commit"),
-        optional=("ref", "submodules", "unused_submodules"),
-    )
-    if source is None:
-        return None
-    submodules = []
-    seen: set[str] = set()
-    for index, item in enumerate(reader.sequence(source, "submodules", path)):
-        here = (*path, "submodules", index)
-        sub = reader.mapping(item, here, required=("path", "commit"), optional=("ref",))
-        if sub is None:
-            continue
-        sub_path = reader.string(sub, "path", here)
-        commit = reader.commit(sub, "commit", here)
-        if sub_path in seen:
-            reader.problem((*here, "path"), f"submodule '{sub_path}' is listed twice")
-        if sub_path is not None and commit is not None:
-            seen.add(sub_path)
-            submodules.append(
-                Submodule(path=sub_path, commit=commit, ref=reader.string(sub, "ref", here))
-            )
-    unused = []
-    for index, item in enumerate(reader.sequence(source, "unused_submodules", path)):
-        here = (*path, "unused_submodules", index)
-        sub = reader.mapping(item, here, required=("path", "reason"))
-        if sub is None:
-            continue
-        sub_path = reader.string(sub, "path", here)
-        reason = reader.string(sub, "reason", here)
-        if sub_path in seen:
-            reader.problem((*here, "path"), f"'{sub_path}' is both pinned and listed as unused")
-        if sub_path is not None and reason is not None:
-            unused.append(UnusedSubmodule(path=sub_path, reason=reason))
-    name = reader.string(source, "name", path)
-    url = reader.string(source, "url", path)
-    commit = reader.commit(source, "commit", path)
-    ref = reader.string(source, "ref", path)
-    if name is None or url is None or commit is None:
-        return None
-    return Source(
-        name=name,
-        url=url,
-        commit=commit,
-        ref=ref,
-        submodules=tuple(submodules),
-        unused_submodules=tuple(unused),
-    )
-
-
-def _prebuilt(reader: Reader, value: Any, path: KeyPath) -> tuple[PrebuiltPackage, ...]:
-    section = reader.mapping(value, path, required=("packages",))
-    if section is None:
-        return ()
-    packages = []
-    for index, item in enumerate(reader.sequence(section, "packages", path)):
-        here = (*path, "packages", index)
-        entry = reader.mapping(item, here, required=("file", "package", "sha256"))
-        if entry is None:
-            continue
-        file = reader.string(entry, "file", here)
-        package = reader.string(entry, "package", here)
-        digest = reader.string(entry, "sha256", here)
-        if digest is not None and digest != UNPINNED and not re.fullmatch(r"[0-9a-f]{64}", digest):
-            reader.problem(
-                (*here, "sha256"),
-                f"'{digest}' is not a sha256 (64 lowercase hex)",
-                hint=f"or '{UNPINNED}' until the digest is checked against the "
-                "vendor's published checksums",
-            )
-            digest = None
-        if file and package and digest:
-            packages.append(PrebuiltPackage(file=file, package=package, sha256=digest))
-    if "packages" in section and not packages and not reader.problems:
-        reader.problem((*path, "packages"), "list at least one package")
-    return tuple(packages)
-
-
-def _step(reader: Reader, value: Any, path: KeyPath) -> BuildStep | None:
-    step = reader.mapping(
-        value,
-        path,
-        required=("name", "cwd", "argv", "packages", "produces"),
-        optional=("timeout_minutes", "ctest", "choose"),
-    )
-    if step is None:
-        return None
-    argv = reader.strings(step, "argv", path)
-    if "argv" in step and not argv:
-        reader.problem((*path, "argv"), "must list the program and its arguments")
-    for index, arg in enumerate(argv):
-        for placeholder in _PLACEHOLDER_RE.findall(arg):
-            if placeholder not in PLACEHOLDERS:
-                reader.problem(
-                    (*path, "argv", index),
-                    f"unknown placeholder '{{{placeholder}}}'",
-                    hint=f"known placeholders: {', '.join('{' + p + '}' for p in PLACEHOLDERS)}",
-                )
-    ctest = None
-    if "ctest" in step:
-        here = (*path, "ctest")
-        expected = reader.mapping(step["ctest"], here, required=("total", "skipped"))
-        if expected is not None:
-            total = reader.integer(expected, "total", here, minimum=0)
-            skipped = reader.integer(expected, "skipped", here, minimum=0)
-            if total is not None and skipped is not None:
-                ctest = CtestExpectation(total=total, skipped=skipped)
-    name = reader.string(step, "name", path)
-    cwd = reader.string(step, "cwd", path)
-    packages = reader.strings(step, "packages", path)
-    produces = reader.strings(step, "produces", path)
-    choose = _choose(reader, step, path, produces)
-    # a bad timeout is reported; the default keeps the step so later checks still see it
-    timeout = reader.integer(step, "timeout_minutes", path, minimum=1, default=240) or 240
-    if name is None or cwd is None or not argv:
-        return None
-    line = reader.document.where(path)[0]
-    return BuildStep(
-        name=name,
-        cwd=cwd,
-        argv=argv,
-        packages=packages,
-        produces=produces,
-        choose=choose,
-        timeout_minutes=timeout,
-        ctest=ctest,
-        origin=f"{reader.source}:{line}",
-    )
-
-
-def _choose(
-    reader: Reader, step: dict[str, Any], path: KeyPath, produces: tuple[str, ...]
-) -> tuple[tuple[str, str], ...]:
-    """`choose: {<Package>: <glob>}`: the file to take when several carry one Package."""
-    if "choose" not in step:
-        return ()
-    here = (*path, "choose")
-    table = reader.mapping(step["choose"], here, free_keys=True)
-    chosen = []
-    for package, value in (table or {}).items():
-        glob = reader.as_string(value, (*here, str(package)))
-        if glob is None:
-            continue
-        if package not in produces:
-            reader.problem(
-                (*here, str(package)),
-                f"'{package}' is not in this step's produces",
-                hint=f"it produces: {', '.join(produces) or 'nothing'}",
-            )
-            continue
-        chosen.append((str(package), glob))
-    return tuple(sorted(chosen))
-
-
-def _justified(reader: Reader, value: Any, path: KeyPath, key: str) -> Justified | None:
-    item = reader.mapping(value, path, required=(key, "justification"), optional=("package",))
-    if item is None:
-        return None
-    name = reader.string(item, key, path)
-    justification = reader.string(item, "justification", path)
-    if name is None or justification is None:
-        return None
-    return Justified(
-        name=name, package=reader.string(item, "package", path), justification=justification
-    )
-
-
-def _build(
-    reader: Reader, value: Any, path: KeyPath
-) -> tuple[
-    tuple[BuildStep, ...],
-    tuple[tuple[str, tuple[str, ...]], ...],
-    tuple[Justified, ...],
-    tuple[CompatChange, ...],
-]:
-    build = reader.mapping(
-        value,
-        path,
-        required=("steps", "depends"),
-        optional=("known_test_failures", "environment", "compat"),
-    )
-    if build is None:
-        return (), (), (), ()
-    steps = []
-    names: set[str] = set()
-    for index, item in enumerate(reader.sequence(build, "steps", path)):
-        step = _step(reader, item, (*path, "steps", index))
-        if step is None:
-            continue
-        if step.name in names:
-            reader.problem((*path, "steps", index, "name"), f"step '{step.name}' is defined twice")
-        names.add(step.name)
-        steps.append(step)
-    depends = []
-    here = (*path, "depends")
-    table = (
-        reader.mapping(build.get("depends"), here, free_keys=True) if "depends" in build else None
-    )
-    for key in table or {}:
-        if isinstance(key, str):
-            packages = reader.strings(table or {}, key, here)
-            depends.append((key, packages))
-    failures = []
-    for index, item in enumerate(reader.sequence(build, "known_test_failures", path)):
-        failure = _justified(reader, item, (*path, "known_test_failures", index), "test")
-        if failure is not None:
-            failures.append(failure)
-    listed = {package for _, packages in depends for package in packages}
-    compat = parse_compat(reader, build, path, listed)
-    return tuple(steps), tuple(depends), tuple(failures), compat
-
-
-def _environment(reader: Reader, build: Any) -> tuple[str, str] | None:
-    """`build.environment: {distro, release}`: where the build runs (see environment.py)."""
-    if not isinstance(build, dict) or "environment" not in build:
-        return None
-    path: KeyPath = ("build", "environment")
-    value = reader.mapping(build["environment"], path, required=("distro", "release"))
-    if value is None:
-        return None
-    distro = reader.string(value, "distro", path)
-    release = reader.string(value, "release", path)
-    if distro is not None and not _NAME_RE.match(distro):
-        reader.problem((*path, "distro"), f"'{distro}' is not a distro id (as in os-release ID)")
-        return None
-    if distro is None or release is None:
-        return None
-    return distro, release
-
-
 def _audit(reader: Reader, value: Any, path: KeyPath) -> tuple[Justified, ...]:
     audit = reader.mapping(value, path, optional=("waivers",))
     if audit is None:
         return ()
     waivers = []
     for index, item in enumerate(reader.sequence(audit, "waivers", path)):
-        waiver = _justified(reader, item, (*path, "waivers", index), "rule")
+        waiver = parse_justified(reader, item, (*path, "waivers", index), "rule")
         if waiver is not None:
             if waiver.package is None:
                 reader.problem(
