@@ -126,44 +126,33 @@ def test_debian_binary_must_come_first() -> None:
 
 
 SEED = deb_bytes(plugin(nokmod=False), ".gz")
-PLAIN_SEED = deb_bytes(plugin(nokmod=False), "")  # damage reaches the tar headers themselves
+PLAIN_SEED = deb_bytes(plugin(nokmod=False), "")
 XZ_SEED = deb_bytes(plugin(nokmod=False), ".xz", 2_000)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    cuts=st.lists(
-        st.tuples(st.integers(0, len(SEED) - 1), st.binary(min_size=0, max_size=8)),
-        min_size=1,
-        max_size=4,
-    ),
-    truncate=st.integers(0, len(SEED)),
-)
-def test_fuzzed_files_raise_only_deb_error(cuts: list[tuple[int, bytes]], truncate: int) -> None:
-    data = bytearray(SEED)
-    for offset, replacement in cuts:
+@st.composite
+def damaged(draw: st.DrawFn, seed: bytes, smallest_cut: int) -> bytes:
+    """`seed` overwritten in up to four places, then cut short anywhere."""
+    data = bytearray(seed)
+    cut = st.tuples(st.integers(0, len(seed) - 1), st.binary(min_size=smallest_cut, max_size=8))
+    for offset, replacement in draw(st.lists(cut, min_size=1, max_size=4)):
         data[offset : offset + len(replacement)] = replacement
-    with contextlib.suppress(DebError):  # any other exception fails the test
-        read(bytes(data[:truncate]))
+    return bytes(data[: draw(st.integers(0, len(seed)))])
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    cuts=st.lists(
-        st.tuples(st.integers(0, len(XZ_SEED) - 1), st.binary(min_size=0, max_size=8)),
-        min_size=1,
-        max_size=4,
-    ),
-    truncate=st.integers(0, len(XZ_SEED)),
+@pytest.mark.parametrize(
+    ("seed", "smallest_cut"),
+    # gzip; uncompressed, where damage reaches the tar headers themselves; multi-block xz
+    [(SEED, 0), (PLAIN_SEED, 1), (XZ_SEED, 1)],
+    ids=["gzip", "uncompressed", "xz-blocks"],
 )
-def test_fuzzed_multi_block_xz_files_raise_only_deb_error(
-    cuts: list[tuple[int, bytes]], truncate: int
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_fuzzed_files_raise_only_deb_error(
+    seed: bytes, smallest_cut: int, data: st.DataObject
 ) -> None:
-    data = bytearray(XZ_SEED)
-    for offset, replacement in cuts:
-        data[offset : offset + len(replacement)] = replacement
-    with contextlib.suppress(DebError):
-        read(bytes(data[:truncate]))
+    with contextlib.suppress(DebError):  # any other exception fails the test
+        read(data.draw(damaged(seed, smallest_cut)))
 
 
 @settings(max_examples=200, deadline=None)
@@ -171,25 +160,6 @@ def test_fuzzed_multi_block_xz_files_raise_only_deb_error(
 def test_random_bytes_raise_only_deb_error(data: bytes) -> None:
     with contextlib.suppress(DebError):
         read(b"!<arch>\n" + data)
-
-
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    cuts=st.lists(
-        st.tuples(st.integers(0, len(PLAIN_SEED) - 1), st.binary(min_size=1, max_size=8)),
-        min_size=1,
-        max_size=4,
-    ),
-    truncate=st.integers(0, len(PLAIN_SEED)),
-)
-def test_fuzzed_uncompressed_files_raise_only_deb_error(
-    cuts: list[tuple[int, bytes]], truncate: int
-) -> None:
-    data = bytearray(PLAIN_SEED)
-    for offset, replacement in cuts:
-        data[offset : offset + len(replacement)] = replacement
-    with contextlib.suppress(DebError):
-        read(bytes(data[:truncate]))
 
 
 def test_a_damaged_tar_header_inside_the_data_is_an_error_not_a_shorter_listing() -> None:
