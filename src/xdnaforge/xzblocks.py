@@ -34,6 +34,7 @@ BLOCK_LIMIT = 64 << 20  # a block decoded in one piece: xz -6..-8 blocks are 24.
 INLINE_LIMIT = 1 << 20
 READ_AHEAD_BUDGET = 96 << 20  # decoded bytes ahead of the reader: four of dpkg-deb's 24 MiB blocks
 _OUTPUT = 1 << 20  # output piece of the sequential decoder
+_BLOCK_READ = 1 << 20  # a block's data goes to its worker in pieces of this size
 _INPUT = 1 << 18
 
 Read = Callable[[int], bytes]
@@ -320,7 +321,7 @@ def _jobs(source: _Input, pool: _Pool) -> Iterator[_Job]:
                 # the reader reads the next (a 12 MiB block took 7 ms to read whole)
                 job = pool.submit(_BlockJob(header, block))
                 try:
-                    for piece in _exactly(source, block.total - len(raw), "a block", _OUTPUT):
+                    for piece in _exactly(source, block.total - len(raw), "a block", _BLOCK_READ):
                         job.data.put(piece)
                 except BaseException:
                     job.cancelled = True  # truncated: the error is the reader's, not the block's
