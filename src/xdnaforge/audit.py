@@ -14,10 +14,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from . import audit_host
-from .audit_host import HostPaths
-from .control import relation_names
-from .debfile import DebContents
+from xdnaforge import audit_host
+from xdnaforge.audit_host import HostPaths
+from xdnaforge.control import relation_names
+from xdnaforge.debfile import DebContents
 
 BLOCK = "block"
 WARN = "warn"

@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .knowledge import FAILURE_RE, NPU_RE, Diagnosis, Entry, load_families, make_diagnosis
-from .upstream import Message, catalogue
+from xdnaforge.knowledge import FAILURE_RE, NPU_RE, Diagnosis, Entry, load_families, make_diagnosis
+from xdnaforge.upstream import Message, catalogue
 
 # "[  5.57]", "[Tue Feb 10 10:42:10 2026]", "nov 04 13:18:03 host kernel: [  1.6]"
 _PREFIX_RE = re.compile(

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .errors import StepFailed
+from xdnaforge.errors import StepFailed
 
 ALLOW_ENV = "XDNAFORGE_ALLOW_SYSTEM_CHANGES"
 

@@ -18,11 +18,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, BinaryIO, cast
 
-from . import elf, streams, tarwalk
-from .control import ControlError
-from .control import parse as parse_control
-from .elf import RunPath
-from .errors import StepFailed
+from xdnaforge import elf, streams, tarwalk
+from xdnaforge.control import ControlError
+from xdnaforge.control import parse as parse_control
+from xdnaforge.elf import RunPath
+from xdnaforge.errors import StepFailed
 
 AR_MAGIC = b"!<arch>\n"
 MAINTAINER_SCRIPTS = ("preinst", "postinst", "prerm", "postrm", "triggers", "config")

@@ -11,12 +11,12 @@ import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
-from .environment import Place
-from .envspec import EnvironmentSpec
-from .errors import StepFailed
-from .records import write_record
-from .run import CommandFailed, run
-from .tools.dpkg import parse_installed
+from xdnaforge.environment import Place
+from xdnaforge.envspec import EnvironmentSpec
+from xdnaforge.errors import StepFailed
+from xdnaforge.process.run import CommandFailed, run
+from xdnaforge.records import write_record
+from xdnaforge.tools.dpkg import parse_installed
 
 
 def _fail(spec: EnvironmentSpec, cause: str, fix: str) -> StepFailed:

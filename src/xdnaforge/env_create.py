@@ -17,17 +17,17 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .consent import require
-from .env_container import check_image
-from .environment import Place, place, read_env_record
-from .envspec import EnvironmentSpec
-from .errors import StepFailed
-from .records import write_record
-from .run import CommandFailed, run
-from .sandbox import admin_argv
-from .site import Site
-from .storage import swap_in
-from .tools.dpkg import parse_installed
+from xdnaforge.consent import require
+from xdnaforge.env_container import check_image
+from xdnaforge.environment import Place, place, read_env_record
+from xdnaforge.envspec import EnvironmentSpec
+from xdnaforge.errors import StepFailed
+from xdnaforge.process.run import CommandFailed, run
+from xdnaforge.process.sandbox import admin_argv
+from xdnaforge.records import write_record
+from xdnaforge.site import Site
+from xdnaforge.storage import swap_in
+from xdnaforge.tools.dpkg import parse_installed
 
 SCRIPTS = Path("/usr/share/debootstrap/scripts")
 APT_ENV = {"DEBIAN_FRONTEND": "noninteractive"}

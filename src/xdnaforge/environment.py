@@ -14,12 +14,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .envspec import EnvironmentSpec
-from .errors import StepFailed
-from .paths import Workspace
-from .sandbox import PATH_INSIDE, Binds, RootEntry, SandboxError, container_argv, rootfs_argv
-from .site import Site
-from .tools.dpkg import parse_status
+from xdnaforge.envspec import EnvironmentSpec
+from xdnaforge.errors import StepFailed
+from xdnaforge.paths import Workspace
+from xdnaforge.process.sandbox import (
+    PATH_INSIDE,
+    Binds,
+    RootEntry,
+    SandboxError,
+    container_argv,
+    rootfs_argv,
+)
+from xdnaforge.site import Site
+from xdnaforge.tools.dpkg import parse_status
 
 RECORD = "env.json"
 

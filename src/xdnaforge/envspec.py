@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .schema import Reader
-from .yamlfile import KeyPath
+from xdnaforge.schema import Reader
+from xdnaforge.yamlfile import KeyPath
 
 KINDS = ("host", "rootfs", "podman", "docker")
 ROOTFS_KEYS = ("suite", "mirror", "script", "components", "twin", "compilers", "packages")

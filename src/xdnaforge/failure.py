@@ -11,8 +11,8 @@ import datetime
 from collections.abc import Mapping
 from typing import Any
 
-from .paths import Workspace
-from .records import read_record, write_record
+from xdnaforge.paths import Workspace
+from xdnaforge.records import read_record, write_record
 
 
 def record_failure(

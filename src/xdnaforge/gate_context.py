@@ -12,13 +12,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .bench import Metric
-from .host import HostFacts, read_text
-from .knowledge import Diagnosis
-from .npu_user import NpuUser, as_user
-from .plan import Plan
-from .project import Project
-from .run import CommandResult, run
+from xdnaforge.bench import Metric
+from xdnaforge.host import HostFacts, read_text
+from xdnaforge.knowledge import Diagnosis
+from xdnaforge.npu_user import NpuUser, as_user
+from xdnaforge.plan import Plan
+from xdnaforge.process.run import CommandResult, run
+from xdnaforge.project import Project
 
 
 @dataclass

@@ -16,14 +16,14 @@ import stat
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from .errors import ToolNotFound
-from .gate_context import Context, Gate
-from .gates_xrt import gate_examine, gate_pyxrt, gate_runtime, gate_validate
-from .host import read_host_facts, read_text
-from .install_checks import memlock, parse_memlock
-from .knowledge import by_code, diagnose
-from .plan import matching_cells
-from .run import CommandFailed
+from xdnaforge.errors import ToolNotFound
+from xdnaforge.gate_context import Context, Gate
+from xdnaforge.gates_xrt import gate_examine, gate_pyxrt, gate_runtime, gate_validate
+from xdnaforge.host import read_host_facts, read_text
+from xdnaforge.install_checks import memlock, parse_memlock
+from xdnaforge.knowledge import by_code, diagnose
+from xdnaforge.plan import matching_cells
+from xdnaforge.process.run import CommandFailed
 
 DEPENDS = {
     "host": (),

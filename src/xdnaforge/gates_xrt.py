@@ -11,17 +11,17 @@ import os
 import re
 from pathlib import Path
 
-from .bench import evaluate
-from .errors import ToolNotFound
-from .gate_context import Context, Gate
-from .install_checks import stale_library_path
-from .knowledge import by_code, diagnose
-from .paths import Workspace
-from .records import read_record
-from .run import CommandFailed, CommandResult
-from .runtime_check import check_packages, expected_packages
-from .tools.dpkg import query_installed
-from .tools.xrt_smi import (
+from xdnaforge.bench import evaluate
+from xdnaforge.errors import ToolNotFound
+from xdnaforge.gate_context import Context, Gate
+from xdnaforge.install_checks import stale_library_path
+from xdnaforge.knowledge import by_code, diagnose
+from xdnaforge.paths import Workspace
+from xdnaforge.process.run import CommandFailed, CommandResult
+from xdnaforge.records import read_record
+from xdnaforge.runtime_check import check_packages, expected_packages
+from xdnaforge.tools.dpkg import query_installed
+from xdnaforge.tools.xrt_smi import (
     examine_argv,
     parse_examine_json,
     parse_examine_text,

@@ -12,11 +12,11 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from .consent import require, require_root
-from .debfile import DebError, read_deb
-from .errors import StepFailed
-from .host import read_text
-from .install_checks import (
+from xdnaforge.consent import require, require_root
+from xdnaforge.debfile import DebError, read_deb
+from xdnaforge.errors import StepFailed
+from xdnaforge.host import read_text
+from xdnaforge.install_checks import (
     DISTRO_XRT_PACKAGES,
     MEMLOCK_FILES,
     Check,
@@ -25,19 +25,14 @@ from .install_checks import (
     parse_memlock,
     stale_library_path,
 )
-from .npu_user import installing_user
-from .paths import Workspace
-from .plan import Plan
-from .project import Project
-from .records import read_record, write_atomic, write_record
-from .run import CommandFailed, run
-from .runtime_check import changed_files
-from .tools.dpkg import (
-    install_argv,
-    purge_argv,
-    query_installed,
-    repack_argv,
-)
+from xdnaforge.npu_user import installing_user
+from xdnaforge.paths import Workspace
+from xdnaforge.plan import Plan
+from xdnaforge.process.run import CommandFailed, run
+from xdnaforge.project import Project
+from xdnaforge.records import read_record, write_atomic, write_record
+from xdnaforge.runtime_check import changed_files
+from xdnaforge.tools.dpkg import install_argv, purge_argv, query_installed, repack_argv
 
 DPKG_TIMEOUT = 1800.0
 

@@ -11,13 +11,13 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from .consent import require, require_root
-from .host import read_host_facts
-from .matrix import USABLE
-from .npu_user import installing_user, named_user
-from .plan import matching_cells
-from .project import Project
-from .records import read_record, write_atomic, write_record
+from xdnaforge.consent import require, require_root
+from xdnaforge.host import read_host_facts
+from xdnaforge.matrix import USABLE
+from xdnaforge.npu_user import installing_user, named_user
+from xdnaforge.plan import matching_cells
+from xdnaforge.project import Project
+from xdnaforge.records import read_record, write_atomic, write_record
 
 HOOK = "etc/kernel/postinst.d/zz-xdnaforge-revalidate"
 UNIT = "etc/systemd/system/xdnaforge-revalidate.service"

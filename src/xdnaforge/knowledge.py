@@ -17,10 +17,10 @@ import re
 from dataclasses import dataclass
 from importlib import resources
 
-from .errnos import NAMES, decode
-from .errors import ConfigError
-from .schema import Reader
-from .yamlfile import parse
+from xdnaforge.errnos import NAMES, decode
+from xdnaforge.errors import ConfigError
+from xdnaforge.schema import Reader
+from xdnaforge.yamlfile import parse
 
 SEVERITIES = ("error", "warning", "info")
 # lines that say something failed: a line like this that nothing explains is an unknown
@@ -239,7 +239,7 @@ def is_failure_line(line: str) -> bool:
 
 def diagnose(text: str, entries: tuple[Entry, ...] | None = None) -> list[Diagnosis]:
     """Every known failure in `text` once per code: root-most family first, then by line."""
-    from .classify import Classifier, Tally
+    from xdnaforge.classify import Classifier, Tally
 
     classifier = Classifier(load_knowledge() if entries is None else entries)
     tally = Tally(classifier)

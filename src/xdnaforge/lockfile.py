@@ -23,8 +23,8 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
-from . import containment
-from .errors import StepFailed
+from xdnaforge.errors import StepFailed
+from xdnaforge.process import containment
 
 # processes of a SIGKILLed namespace take a moment to be reaped; do not call them stale
 SETTLE_S = 2.0

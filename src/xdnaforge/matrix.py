@@ -12,11 +12,11 @@ import difflib
 from dataclasses import dataclass
 from typing import Any
 
-from .kernel import KernelRange
-from .recipe import GATES, Npu
-from .recipe_parse import parse_distro, parse_kernel, parse_npu
-from .schema import Reader
-from .yamlfile import Document
+from xdnaforge.kernel import KernelRange
+from xdnaforge.recipe import GATES, Npu
+from xdnaforge.recipe_parse import parse_distro, parse_kernel, parse_npu
+from xdnaforge.schema import Reader
+from xdnaforge.yamlfile import Document
 
 EXPECTATIONS = ("supported", "partial", "known-broken", "unverified")
 USABLE = ("supported", "partial")  # a host in such a cell has a userspace line to run

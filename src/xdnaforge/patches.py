@@ -11,10 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import StepFailed
-from .project import Patch
-from .run import CommandFailed
-from .tools.git import git, parse_apply_error
+from xdnaforge.errors import StepFailed
+from xdnaforge.process.run import CommandFailed
+from xdnaforge.project import Patch
+from xdnaforge.tools.git import git, parse_apply_error
 
 APPLIED = "applied"
 APPLIED_EARLIER = "applied earlier"

@@ -13,12 +13,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .envspec import EnvironmentSpec
-from .host import HostFacts
-from .matrix import Cell
-from .paths import Workspace
-from .project import Patch
-from .recipe import Recipe
+from xdnaforge.envspec import EnvironmentSpec
+from xdnaforge.host import HostFacts
+from xdnaforge.matrix import Cell
+from xdnaforge.paths import Workspace
+from xdnaforge.project import Patch
+from xdnaforge.recipe import Recipe
 
 FINGERPRINT_VERSION = 1  # bump when the meaning of a stage's inputs changes
 

@@ -12,14 +12,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import ConfigError, Problem
-from .knowledge import load_knowledge
-from .matrix import Cell, Matrix, parse_matrix
-from .recipe import Recipe
-from .recipe_parse import parse_recipe
-from .series import PatchHeader, parse_header, parse_series
-from .site import Site, load_site
-from .yamlfile import load
+from xdnaforge.errors import ConfigError, Problem
+from xdnaforge.knowledge import load_knowledge
+from xdnaforge.matrix import Cell, Matrix, parse_matrix
+from xdnaforge.recipe import Recipe
+from xdnaforge.recipe_parse import parse_recipe
+from xdnaforge.series import PatchHeader, parse_header, parse_series
+from xdnaforge.site import Site, load_site
+from xdnaforge.yamlfile import load
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

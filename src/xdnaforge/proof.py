@@ -14,8 +14,8 @@ import shlex
 from dataclasses import dataclass
 from typing import Any
 
-from .schema import Reader
-from .yamlfile import KeyPath
+from xdnaforge.schema import Reader
+from xdnaforge.yamlfile import KeyPath
 
 KINDS = ("dependency", "flag")
 # placeholders a proof command may use; filled from the environment the proof runs in

@@ -18,10 +18,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import StepFailed, ToolNotFound
-from .patches import ALREADY_UPSTREAM, APPLIED_EARLIER, classify
-from .project import Patch
-from .proof import (
+from xdnaforge.errors import StepFailed, ToolNotFound
+from xdnaforge.patches import ALREADY_UPSTREAM, APPLIED_EARLIER, classify
+from xdnaforge.process.run import CommandFailed, run
+from xdnaforge.project import Patch
+from xdnaforge.proof import (
     FAILING,
     NO_PROOF,
     NOT_NEEDED,
@@ -32,10 +33,9 @@ from .proof import (
     Verdict,
     judge,
 )
-from .proof_env import Sandbox
-from .recipe import Recipe
-from .run import CommandFailed, run
-from .tools.git import git
+from xdnaforge.proof_env import Sandbox
+from xdnaforge.recipe import Recipe
+from xdnaforge.tools.git import git
 
 ANY_STATUS = range(-64, 256)
 _PLACEHOLDER_RE = re.compile(r"\{(cc|cxx|python|scratch|flag)\}")

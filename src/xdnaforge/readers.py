@@ -13,8 +13,8 @@ from __future__ import annotations
 import contextlib
 import re
 
-from .knowledge import ANNOTATION
-from .tools.xrt_smi import (
+from xdnaforge.knowledge import ANNOTATION
+from xdnaforge.tools.xrt_smi import (
     parse_examine_text,
     parse_flm_validate,
     parse_validate_json,

@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .proof import CompatChange, parse_compat
-from .recipe import (
+from xdnaforge.proof import CompatChange, parse_compat
+from xdnaforge.recipe import (
     PLACEHOLDERS,
     UNPINNED,
     BuildStep,
@@ -23,8 +23,8 @@ from .recipe import (
     Submodule,
     UnusedSubmodule,
 )
-from .schema import Reader
-from .yamlfile import KeyPath
+from xdnaforge.schema import Reader
+from xdnaforge.yamlfile import KeyPath
 
 _PLACEHOLDER_RE = re.compile(r"\{([^{}]*)\}")
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9._-]*$")

@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .kernel import KernelRange, parse_range
-from .recipe import (
+from xdnaforge.kernel import KernelRange, parse_range
+from xdnaforge.recipe import (
     GATES,
     KINDS,
     Baseline,
@@ -22,7 +22,7 @@ from .recipe import (
     Thresholds,
     Validation,
 )
-from .recipe_build import (
+from xdnaforge.recipe_build import (
     NAME_RE,
     parse_build,
     parse_environment,
@@ -30,8 +30,8 @@ from .recipe_build import (
     parse_prebuilt,
     parse_source,
 )
-from .schema import Reader
-from .yamlfile import Document, KeyPath
+from xdnaforge.schema import Reader
+from xdnaforge.yamlfile import Document, KeyPath
 
 _PCI_RE = re.compile(r"^[0-9a-f]{4}:[0-9a-f]{4}$")
 _REVISION_RE = re.compile(r"^0x[0-9a-f]{2}$")

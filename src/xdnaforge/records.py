@@ -14,8 +14,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from . import __version__
-from .errors import StepFailed
+from xdnaforge import __version__
+from xdnaforge.errors import StepFailed
 
 # the records of a target, in the order the report reads them
 RECORDS = (

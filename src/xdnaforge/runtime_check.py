@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .tools.dpkg import parse_md5sums
+from xdnaforge.tools.dpkg import parse_md5sums
 
 PLUGIN_PREFIX = "xrt_plugin"  # the amdxdna plugin's package name (xdna-driver's CPack)
 

@@ -10,8 +10,8 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .errors import ConfigError, Problem
-from .yamlfile import Document, KeyPath, format_path
+from xdnaforge.errors import ConfigError, Problem
+from xdnaforge.yamlfile import Document, KeyPath, format_path
 
 COMMIT_RE = re.compile(r"^[0-9a-f]{40}$")
 SHA256_RE = re.compile(r"^[0-9a-f]{64}$")

@@ -10,13 +10,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from .envspec import EnvironmentSpec, parse_environments
-from .errors import ConfigError, Problem
-from .fleet.settings import NONE as NO_FLEET
-from .fleet.settings import FleetSettings, parse_fleet
-from .schema import Reader
-from .tools.git import normalize_url
-from .yamlfile import load
+from xdnaforge.envspec import EnvironmentSpec, parse_environments
+from xdnaforge.errors import ConfigError, Problem
+from xdnaforge.fleet.settings import NONE as NO_FLEET
+from xdnaforge.fleet.settings import FleetSettings, parse_fleet
+from xdnaforge.schema import Reader
+from xdnaforge.tools.git import normalize_url
+from xdnaforge.yamlfile import load
 
 SITE_ENV = "XDNAFORGE_SITE"
 SYSROOT_ENV = "XDNAFORGE_SYSROOT"

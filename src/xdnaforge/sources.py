@@ -17,13 +17,13 @@ from pathlib import Path
 import git as gitpython
 from gitdb.exc import BadName, BadObject
 
-from .errors import StepFailed
-from .lockfile import held
-from .recipe import Recipe
-from .run import CommandFailed
-from .site import Site
-from .storage import swap_in
-from .tools.git import (
+from xdnaforge.errors import StepFailed
+from xdnaforge.lockfile import held
+from xdnaforge.process.run import CommandFailed
+from xdnaforge.recipe import Recipe
+from xdnaforge.site import Site
+from xdnaforge.storage import swap_in
+from xdnaforge.tools.git import (
     FETCH_TIMEOUT,
     cache_name,
     git,

@@ -9,15 +9,15 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
-from . import runtime_container
-from .audit import Verdict, Waiver, audit, audit_body, format_verdicts, wants_text
-from .audit_host import HostPaths, host_paths
-from .debfile import DebError, read_deb
-from .errors import StepFailed
-from .paths import Workspace
-from .plan import Plan
-from .project import Project
-from .records import read_record, write_atomic, write_record
+from xdnaforge import runtime_container
+from xdnaforge.audit import Verdict, Waiver, audit, audit_body, format_verdicts, wants_text
+from xdnaforge.audit_host import HostPaths, host_paths
+from xdnaforge.debfile import DebError, read_deb
+from xdnaforge.errors import StepFailed
+from xdnaforge.paths import Workspace
+from xdnaforge.plan import Plan
+from xdnaforge.project import Project
+from xdnaforge.records import read_record, write_atomic, write_record
 
 
 def audit_files(

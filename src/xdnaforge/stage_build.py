@@ -16,21 +16,22 @@ import os
 from pathlib import Path
 from typing import Any
 
-from . import containment, environment, lockfile
-from .buildscript import parse_options
-from .errors import Interrupted, StepFailed
-from .host import choose_jobs, read_host_facts, read_memory_available_kib
-from .paths import Workspace
-from .plan import Plan
-from .progress import Progress
-from .project import Project
-from .recipe import BuildStep
-from .records import read_record, write_atomic, write_record
-from .run import PASS_ENV, CommandFailed, run_streaming
-from .site import Site
-from .stage_package import recipe_record
-from .tools.ctest import CtestSummary, parse_ctest
-from .tools.git import git
+from xdnaforge import environment, lockfile
+from xdnaforge.buildscript import parse_options
+from xdnaforge.errors import Interrupted, StepFailed
+from xdnaforge.host import choose_jobs, read_host_facts, read_memory_available_kib
+from xdnaforge.paths import Workspace
+from xdnaforge.plan import Plan
+from xdnaforge.process import containment
+from xdnaforge.process.progress import Progress
+from xdnaforge.process.run import PASS_ENV, CommandFailed, run_streaming
+from xdnaforge.project import Project
+from xdnaforge.recipe import BuildStep
+from xdnaforge.records import read_record, write_atomic, write_record
+from xdnaforge.site import Site
+from xdnaforge.stage_package import recipe_record
+from xdnaforge.tools.ctest import CtestSummary, parse_ctest
+from xdnaforge.tools.git import git
 
 CONFIGURED_MARK = "-- Build files have been written to"
 

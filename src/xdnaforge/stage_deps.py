@@ -8,18 +8,18 @@ from __future__ import annotations
 
 import os
 
-from . import environment
-from .buildscript import parse_options, unknown_options
-from .consent import require
-from .envspec import host_mismatch
-from .errors import StepFailed
-from .host import read_host_facts
-from .paths import Workspace
-from .plan import Plan
-from .project import Project
-from .run import CommandFailed, run
-from .sandbox import bwrap_fault
-from .tools.dpkg import install_command, query_installed
+from xdnaforge import environment
+from xdnaforge.buildscript import parse_options, unknown_options
+from xdnaforge.consent import require
+from xdnaforge.envspec import host_mismatch
+from xdnaforge.errors import StepFailed
+from xdnaforge.host import read_host_facts
+from xdnaforge.paths import Workspace
+from xdnaforge.plan import Plan
+from xdnaforge.process.run import CommandFailed, run
+from xdnaforge.process.sandbox import bwrap_fault
+from xdnaforge.project import Project
+from xdnaforge.tools.dpkg import install_command, query_installed
 
 
 def _depends(plan: Plan) -> tuple[str, ...]:

@@ -11,16 +11,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import StepFailed
-from .host import read_host_facts
-from .knowledge import diagnose
-from .matrix import Cell
-from .paths import Workspace
-from .plan import matching_cells
-from .project import Project, stage_names
-from .records import read_record, write_record
-from .stage_report import write_report
-from .verdict import GateSeen, Outcome, Verdict, judge
+from xdnaforge.errors import StepFailed
+from xdnaforge.host import read_host_facts
+from xdnaforge.knowledge import diagnose
+from xdnaforge.matrix import Cell
+from xdnaforge.paths import Workspace
+from xdnaforge.plan import matching_cells
+from xdnaforge.project import Project, stage_names
+from xdnaforge.records import read_record, write_record
+from xdnaforge.stage_report import write_report
+from xdnaforge.verdict import GateSeen, Outcome, Verdict, judge
 
 # a build: the recipe's name -> the stage that failed, None when every stage passed
 Build = Callable[[str], str | None]

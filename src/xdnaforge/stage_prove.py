@@ -10,14 +10,14 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from . import environment
-from .envspec import choose_environment
-from .errors import StepFailed, UsageError
-from .paths import Workspace
-from .project import Project
-from .proof_env import HOST, Sandbox
-from .prove import changes_of, pristine_copy, prove_changes, toolchain_facts
-from .records import write_record
+from xdnaforge import environment
+from xdnaforge.envspec import choose_environment
+from xdnaforge.errors import StepFailed, UsageError
+from xdnaforge.paths import Workspace
+from xdnaforge.project import Project
+from xdnaforge.proof_env import HOST, Sandbox
+from xdnaforge.prove import changes_of, pristine_copy, prove_changes, toolchain_facts
+from xdnaforge.records import write_record
 
 
 def recipe_sandbox(project: Project, target: str, host: tuple[str, str]) -> Sandbox:

@@ -12,15 +12,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .debfile import DebContents, DebError, read_deb
-from .errors import StepFailed
-from .paths import Workspace
-from .plan import Plan, plan_target
-from .project import Project
-from .rebuild import compare_builds, summary
-from .records import read_record, write_record
-from .run import CommandFailed, run
-from .stage_report import write_report
+from xdnaforge.debfile import DebContents, DebError, read_deb
+from xdnaforge.errors import StepFailed
+from xdnaforge.paths import Workspace
+from xdnaforge.plan import Plan, plan_target
+from xdnaforge.process.run import CommandFailed, run
+from xdnaforge.project import Project
+from xdnaforge.rebuild import compare_builds, summary
+from xdnaforge.records import read_record, write_record
+from xdnaforge.stage_report import write_report
 
 StageBody = Callable[[Project, Plan, Workspace], None]
 SKIPPED = ("audit", "report")  # the comparison is about the packages, not their verdicts

@@ -6,12 +6,12 @@ import datetime
 import json
 from typing import Any
 
-from . import __version__
-from .paths import Workspace
-from .plan import Plan
-from .project import Project
-from .records import RECORDS, read_record, write_atomic
-from .report import build_model, render_markdown
+from xdnaforge import __version__
+from xdnaforge.paths import Workspace
+from xdnaforge.plan import Plan
+from xdnaforge.project import Project
+from xdnaforge.records import RECORDS, read_record, write_atomic
+from xdnaforge.report import build_model, render_markdown
 
 
 def write_report(target: str, space: Workspace) -> str:

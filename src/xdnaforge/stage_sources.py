@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from .errors import StepFailed
-from .patches import APPLIED, apply_series
-from .paths import Workspace
-from .plan import Plan
-from .project import Project
-from .records import read_record, write_record
-from .sources import (
+from xdnaforge.errors import StepFailed
+from xdnaforge.patches import APPLIED, apply_series
+from xdnaforge.paths import Workspace
+from xdnaforge.plan import Plan
+from xdnaforge.project import Project
+from xdnaforge.records import read_record, write_record
+from xdnaforge.sources import (
     Node,
     foreign_changes,
     missing_files,
@@ -23,7 +23,7 @@ from .sources import (
     resolve_tree,
     tracked_changes,
 )
-from .tools.git import git
+from xdnaforge.tools.git import git
 
 
 def _reset_hint(workspace: Workspace, paths: list[str]) -> str:

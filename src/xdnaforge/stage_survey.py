@@ -15,13 +15,13 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from .errors import StepFailed, ToolNotFound
-from .paths import Workspace
-from .project import Project
-from .proof_env import Sandbox
-from .records import read_record, write_record
-from .run import run
-from .survey import Finding, Survey, flag_variables, link_findings, survey_tree
+from xdnaforge.errors import StepFailed, ToolNotFound
+from xdnaforge.paths import Workspace
+from xdnaforge.process.run import run
+from xdnaforge.project import Project
+from xdnaforge.proof_env import Sandbox
+from xdnaforge.records import read_record, write_record
+from xdnaforge.survey import Finding, Survey, flag_variables, link_findings, survey_tree
 
 # -l<name> -> Debian package, for when the environment cannot be asked
 STATIC_PACKAGES = {

@@ -9,18 +9,18 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .errors import StepFailed
-from .gate_context import Context, Gate
-from .gates import run_gates
-from .knowledge import Diagnosis
-from .log_verdict import HEALTHY, UNKNOWN, UNKNOWN_FAILURE, Verdict, scan
-from .npu_user import NpuUser, lookup, named_user, running_uid
-from .paths import Workspace
-from .plan import Plan
-from .project import Project
-from .readers import healthy_evidence
-from .records import read_record, write_atomic, write_record
-from .stage_report import write_report
+from xdnaforge.errors import StepFailed
+from xdnaforge.gate_context import Context, Gate
+from xdnaforge.gates import run_gates
+from xdnaforge.knowledge import Diagnosis
+from xdnaforge.log_verdict import HEALTHY, UNKNOWN, UNKNOWN_FAILURE, Verdict, scan
+from xdnaforge.npu_user import NpuUser, lookup, named_user, running_uid
+from xdnaforge.paths import Workspace
+from xdnaforge.plan import Plan
+from xdnaforge.project import Project
+from xdnaforge.readers import healthy_evidence
+from xdnaforge.records import read_record, write_atomic, write_record
+from xdnaforge.stage_report import write_report
 
 __all__ = ["doctor", "doctor_logs", "healthy_evidence", "validate"]
 

@@ -16,23 +16,24 @@ from doit.cmd_base import ModuleTaskLoader
 from doit.doit_cmd import DoitMain
 from doit.exceptions import TaskFailed
 
-from . import interrupt, lazy, storage
-from .envspec import choose_environment
-from .errors import Interrupted, StepFailed, UsageError, XdnaforgeError
-from .failure import clear_failure, describe_failure, record_failure
-from .host import read_host_facts
-from .lockfile import held, mark_step
-from .matrix import USABLE
-from .paths import Workspace
-from .plan import Plan, Stage, matching_cells, plan_target, stage_status
-from .project import Project
-from .records import RECORDS, mark_interrupted, read_record
-from .show import format_cells, format_check, format_plan
-from .toolchain import query_toolchain
+from xdnaforge import lazy, storage
+from xdnaforge.envspec import choose_environment
+from xdnaforge.errors import Interrupted, StepFailed, UsageError, XdnaforgeError
+from xdnaforge.failure import clear_failure, describe_failure, record_failure
+from xdnaforge.host import read_host_facts
+from xdnaforge.lockfile import held, mark_step
+from xdnaforge.matrix import USABLE
+from xdnaforge.paths import Workspace
+from xdnaforge.plan import Plan, Stage, matching_cells, plan_target, stage_status
+from xdnaforge.process import interrupt
+from xdnaforge.project import Project
+from xdnaforge.records import RECORDS, mark_interrupted, read_record
+from xdnaforge.show import format_cells, format_check, format_plan
+from xdnaforge.toolchain import query_toolchain
 
 # the stages' modules are imported when a command runs them (see lazy.py)
 if TYPE_CHECKING:
-    from . import (
+    from xdnaforge import (
         environment,
         stage_audit,
         stage_build,
@@ -43,7 +44,7 @@ if TYPE_CHECKING:
         stage_sources,
         stage_survey,
     )
-    from . import install as install_module
+    from xdnaforge import install as install_module
 else:
     environment = lazy.module("xdnaforge.environment")
     stage_audit = lazy.module("xdnaforge.stage_audit")

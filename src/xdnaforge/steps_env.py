@@ -7,16 +7,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from . import lazy
-from .host import read_host_facts
-from .lockfile import held
-from .project import Project
-from .steps import guarded, make_plan, resolve_target, workspace
+from xdnaforge import lazy
+from xdnaforge.host import read_host_facts
+from xdnaforge.lockfile import held
+from xdnaforge.project import Project
+from xdnaforge.steps import guarded, make_plan, resolve_target, workspace
 
 # imported when a command runs them (see lazy.py)
 if TYPE_CHECKING:
-    from . import env_create, stage_prove, stage_survey
-    from .proof_env import Sandbox
+    from xdnaforge import env_create, stage_prove, stage_survey
+    from xdnaforge.proof_env import Sandbox
 else:
     env_create = lazy.module("xdnaforge.env_create")
     stage_prove = lazy.module("xdnaforge.stage_prove")

@@ -11,18 +11,18 @@ from doit.cmd_base import ModuleTaskLoader
 from doit.doit_cmd import DoitMain
 from doit.reporter import ConsoleReporter
 
-from . import lazy
-from .errors import StepFailed, UsageError, XdnaforgeError
-from .host import read_host_facts
-from .lockfile import held
-from .plan import matching_cells
-from .project import Project, load_matrix_file
-from .records import read_record
-from .steps import guarded, make_plan, resolve_target, workspace
+from xdnaforge import lazy
+from xdnaforge.errors import StepFailed, UsageError, XdnaforgeError
+from xdnaforge.host import read_host_facts
+from xdnaforge.lockfile import held
+from xdnaforge.plan import matching_cells
+from xdnaforge.project import Project, load_matrix_file
+from xdnaforge.records import read_record
+from xdnaforge.steps import guarded, make_plan, resolve_target, workspace
 
 # imported when a command runs them (see lazy.py)
 if TYPE_CHECKING:
-    from . import kernel_upgrade, stage_matrix, stage_report, stage_validate
+    from xdnaforge import kernel_upgrade, stage_matrix, stage_report, stage_validate
 else:
     kernel_upgrade = lazy.module("xdnaforge.kernel_upgrade")
     stage_matrix = lazy.module("xdnaforge.stage_matrix")

@@ -14,7 +14,7 @@ import shutil
 from collections.abc import Iterable
 from pathlib import Path
 
-from .errors import StepFailed
+from xdnaforge.errors import StepFailed
 
 STORAGE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM})
 MIB = 1024 * 1024

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from . import steps
-from .project import Project
+from xdnaforge import steps
+from xdnaforge.project import Project
 
 
 def stage_tasks(project: Project) -> Iterator[dict[str, Any]]:

@@ -15,9 +15,9 @@ import shutil
 from collections.abc import Mapping
 from pathlib import Path
 
-from .errors import ToolNotFound
-from .run import CommandFailed, run
-from .tools.dpkg import query_installed
+from xdnaforge.errors import ToolNotFound
+from xdnaforge.process.run import CommandFailed, run
+from xdnaforge.tools.dpkg import query_installed
 
 TOOLS = (
     ("gcc", "--version"),

@@ -11,7 +11,7 @@ from typing import Any
 
 import yaml
 
-from .errors import ConfigError, Problem
+from xdnaforge.errors import ConfigError, Problem
 
 KeyPath = tuple[str | int, ...]
 

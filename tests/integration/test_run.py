@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from xdnaforge.errors import ToolNotFound
-from xdnaforge.run import CommandFailed, run
+from xdnaforge.process.run import CommandFailed, run
 
 
 def test_environment_is_rebuilt_from_the_allowlist(

@@ -15,8 +15,8 @@ import pytest
 
 from tests.integration.envroot import BWRAP, make_root, needs_bwrap
 from xdnaforge.environment import root_entries
-from xdnaforge.run import CommandFailed, run, run_streaming
-from xdnaforge.sandbox import Binds, SandboxError, rootfs_argv
+from xdnaforge.process.run import CommandFailed, run, run_streaming
+from xdnaforge.process.sandbox import Binds, SandboxError, rootfs_argv
 
 pytestmark = needs_bwrap
 

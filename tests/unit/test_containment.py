@@ -5,7 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from xdnaforge.containment import RUN_VARIABLE, STEP_VARIABLE, descendants, marked, read_process
+from xdnaforge.process.containment import (
+    RUN_VARIABLE,
+    STEP_VARIABLE,
+    descendants,
+    marked,
+    read_process,
+)
 
 
 def fake_proc(

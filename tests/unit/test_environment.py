@@ -19,7 +19,7 @@ from xdnaforge.env_create import (
 )
 from xdnaforge.envspec import EnvironmentSpec, choose_environment
 from xdnaforge.errors import ConfigError
-from xdnaforge.sandbox import Binds, RootEntry, bwrap_fault, container_argv, rootfs_argv
+from xdnaforge.process.sandbox import Binds, RootEntry, bwrap_fault, container_argv, rootfs_argv
 from xdnaforge.site import load_site
 from xdnaforge.tools.dpkg import parse_status
 

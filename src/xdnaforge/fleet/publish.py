@@ -14,14 +14,13 @@ from pathlib import Path
 from typing import Any
 
 from xdnaforge.errors import StepFailed, UsageError
+from xdnaforge.fleet import aptly
+from xdnaforge.fleet.aptly import AptLayout, DebRef
 from xdnaforge.paths import Workspace
+from xdnaforge.process.run import CommandFailed, run
 from xdnaforge.project import Project
 from xdnaforge.records import read_record, write_atomic, write_record
-from xdnaforge.run import CommandFailed, run
 from xdnaforge.tools import gpg
-
-from . import aptly
-from .aptly import AptLayout, DebRef
 
 TIMEOUT = 900.0
 SITE_HINT = "add to site.yaml:\n  fleet:\n    signing_key: <gpg key id or fingerprint>"

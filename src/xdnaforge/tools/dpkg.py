@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from xdnaforge.run import CommandFailed, run
+from xdnaforge.process.run import CommandFailed, run
 
 # one line per package, tab-separated (dpkg-query expands the \\t and \\n escapes itself)
 SHOW_FORMAT = "${Package}\\t${db:Status-Abbrev}\\t${Version}\\n"

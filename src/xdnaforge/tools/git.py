@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from xdnaforge.run import CommandResult, run
+from xdnaforge.process.run import CommandResult, run
 
 # The user's ~/.gitconfig and /etc/gitconfig could rewrite URLs, sign, or prompt; our git
 # calls see neither, never ask for credentials, and allow local mirrors for submodules.

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import Interrupted
+from xdnaforge.errors import Interrupted
 
 # The host step's wrapper. bubblewrap sees the whole file system (--dev-bind / /), so the step
 # runs as it would without it, but in a new PID namespace (with its own /proc): when bwrap

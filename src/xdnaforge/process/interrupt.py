@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from types import FrameType
 
-from .errors import Interrupted
+from xdnaforge.errors import Interrupted
 
 
 def _raise(signum: int, _frame: FrameType | None) -> None:

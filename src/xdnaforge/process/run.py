@@ -26,9 +26,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from . import containment
-from .errors import Interrupted, StepFailed, ToolNotFound
-from .sandbox import PATH_INSIDE
+from xdnaforge.errors import Interrupted, StepFailed, ToolNotFound
+from xdnaforge.process import containment
+from xdnaforge.process.sandbox import PATH_INSIDE
 
 # The child environment is rebuilt from this allowlist (mkosi's approach): a user's
 # LD_LIBRARY_PATH, PYTHONPATH or GIT_DIR must not leak into builds and tools.
