@@ -15,7 +15,7 @@ from xdnaforge.environment import Place
 from xdnaforge.envspec import EnvironmentSpec
 from xdnaforge.errors import StepFailed
 from xdnaforge.process.run import CommandFailed, run
-from xdnaforge.records import write_record
+from xdnaforge.state.records import write_record
 from xdnaforge.tools.dpkg import parse_installed
 
 

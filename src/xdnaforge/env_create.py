@@ -24,9 +24,9 @@ from xdnaforge.envspec import EnvironmentSpec
 from xdnaforge.errors import StepFailed
 from xdnaforge.process.run import CommandFailed, run
 from xdnaforge.process.sandbox import admin_argv
-from xdnaforge.records import write_record
 from xdnaforge.site import Site
-from xdnaforge.storage import swap_in
+from xdnaforge.state.records import write_record
+from xdnaforge.state.storage import swap_in
 from xdnaforge.tools.dpkg import parse_installed
 
 SCRIPTS = Path("/usr/share/debootstrap/scripts")

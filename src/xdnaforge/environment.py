@@ -16,7 +16,6 @@ from typing import Any
 
 from xdnaforge.envspec import EnvironmentSpec
 from xdnaforge.errors import StepFailed
-from xdnaforge.paths import Workspace
 from xdnaforge.process.sandbox import (
     PATH_INSIDE,
     Binds,
@@ -26,6 +25,7 @@ from xdnaforge.process.sandbox import (
     rootfs_argv,
 )
 from xdnaforge.site import Site
+from xdnaforge.state.paths import Workspace
 from xdnaforge.tools.dpkg import parse_status
 
 RECORD = "env.json"

@@ -16,10 +16,10 @@ from xdnaforge.errors import ToolNotFound
 from xdnaforge.gate_context import Context, Gate
 from xdnaforge.install_checks import stale_library_path
 from xdnaforge.knowledge import by_code, diagnose
-from xdnaforge.paths import Workspace
 from xdnaforge.process.run import CommandFailed, CommandResult
-from xdnaforge.records import read_record
 from xdnaforge.runtime_check import check_packages, expected_packages
+from xdnaforge.state.paths import Workspace
+from xdnaforge.state.records import read_record
 from xdnaforge.tools.dpkg import query_installed
 from xdnaforge.tools.xrt_smi import (
     examine_argv,

@@ -26,12 +26,12 @@ from xdnaforge.install_checks import (
     stale_library_path,
 )
 from xdnaforge.npu_user import installing_user
-from xdnaforge.paths import Workspace
 from xdnaforge.plan import Plan
 from xdnaforge.process.run import CommandFailed, run
 from xdnaforge.project import Project
-from xdnaforge.records import read_record, write_atomic, write_record
 from xdnaforge.runtime_check import changed_files
+from xdnaforge.state.paths import Workspace
+from xdnaforge.state.records import read_record, write_atomic, write_record
 from xdnaforge.tools.dpkg import install_argv, purge_argv, query_installed, repack_argv
 
 DPKG_TIMEOUT = 1800.0

@@ -17,7 +17,7 @@ from xdnaforge.matrix import USABLE
 from xdnaforge.npu_user import installing_user, named_user
 from xdnaforge.plan import matching_cells
 from xdnaforge.project import Project
-from xdnaforge.records import read_record, write_atomic, write_record
+from xdnaforge.state.records import read_record, write_atomic, write_record
 
 HOOK = "etc/kernel/postinst.d/zz-xdnaforge-revalidate"
 UNIT = "etc/systemd/system/xdnaforge-revalidate.service"

@@ -16,7 +16,7 @@ import pwd
 from dataclasses import dataclass
 from pathlib import Path
 
-from xdnaforge.records import read_record
+from xdnaforge.state.records import read_record
 
 # runuser without -l takes an argv (no shell string), and still opens a PAM session
 SWITCH = ("runuser", "-u")

@@ -16,9 +16,9 @@ from typing import Any
 from xdnaforge.envspec import EnvironmentSpec
 from xdnaforge.host import HostFacts
 from xdnaforge.matrix import Cell
-from xdnaforge.paths import Workspace
 from xdnaforge.project import Patch
 from xdnaforge.recipe import Recipe
+from xdnaforge.state.paths import Workspace
 
 FINGERPRINT_VERSION = 1  # bump when the meaning of a stage's inputs changes
 

@@ -18,11 +18,11 @@ import git as gitpython
 from gitdb.exc import BadName, BadObject
 
 from xdnaforge.errors import StepFailed
-from xdnaforge.lockfile import held
 from xdnaforge.process.run import CommandFailed
 from xdnaforge.recipe import Recipe
 from xdnaforge.site import Site
-from xdnaforge.storage import swap_in
+from xdnaforge.state.lockfile import held
+from xdnaforge.state.storage import swap_in
 from xdnaforge.tools.git import (
     FETCH_TIMEOUT,
     cache_name,

@@ -14,10 +14,10 @@ from xdnaforge.audit import Verdict, Waiver, audit, audit_body, format_verdicts,
 from xdnaforge.audit_host import HostPaths, host_paths
 from xdnaforge.debfile import DebError, read_deb
 from xdnaforge.errors import StepFailed
-from xdnaforge.paths import Workspace
 from xdnaforge.plan import Plan
 from xdnaforge.project import Project
-from xdnaforge.records import read_record, write_atomic, write_record
+from xdnaforge.state.paths import Workspace
+from xdnaforge.state.records import read_record, write_atomic, write_record
 
 
 def audit_files(

@@ -16,20 +16,21 @@ import os
 from pathlib import Path
 from typing import Any
 
-from xdnaforge import environment, lockfile
+from xdnaforge import environment
 from xdnaforge.buildscript import parse_options
 from xdnaforge.errors import Interrupted, StepFailed
 from xdnaforge.host import choose_jobs, read_host_facts, read_memory_available_kib
-from xdnaforge.paths import Workspace
 from xdnaforge.plan import Plan
 from xdnaforge.process import containment
 from xdnaforge.process.progress import Progress
 from xdnaforge.process.run import PASS_ENV, CommandFailed, run_streaming
 from xdnaforge.project import Project
 from xdnaforge.recipe import BuildStep
-from xdnaforge.records import read_record, write_atomic, write_record
 from xdnaforge.site import Site
 from xdnaforge.stage_package import recipe_record
+from xdnaforge.state import lockfile
+from xdnaforge.state.paths import Workspace
+from xdnaforge.state.records import read_record, write_atomic, write_record
 from xdnaforge.tools.ctest import CtestSummary, parse_ctest
 from xdnaforge.tools.git import git
 

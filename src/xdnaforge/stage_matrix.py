@@ -15,11 +15,11 @@ from xdnaforge.errors import StepFailed
 from xdnaforge.host import read_host_facts
 from xdnaforge.knowledge import diagnose
 from xdnaforge.matrix import Cell
-from xdnaforge.paths import Workspace
 from xdnaforge.plan import matching_cells
 from xdnaforge.project import Project, stage_names
-from xdnaforge.records import read_record, write_record
 from xdnaforge.stage_report import write_report
+from xdnaforge.state.paths import Workspace
+from xdnaforge.state.records import read_record, write_record
 from xdnaforge.verdict import GateSeen, Outcome, Verdict, judge
 
 # a build: the recipe's name -> the stage that failed, None when every stage passed

@@ -12,15 +12,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from xdnaforge import storage
 from xdnaforge.audit import wants_text
 from xdnaforge.debfile import DebContents, DebError, read_deb
 from xdnaforge.errors import StepFailed
-from xdnaforge.paths import Workspace
 from xdnaforge.plan import Plan
 from xdnaforge.project import Project
 from xdnaforge.recipe import BuildStep, Recipe
-from xdnaforge.records import read_record, write_record
+from xdnaforge.state import storage
+from xdnaforge.state.paths import Workspace
+from xdnaforge.state.records import read_record, write_record
 
 
 def recipe_record(recipe: Recipe) -> dict[str, str]:

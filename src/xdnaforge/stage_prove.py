@@ -13,11 +13,11 @@ from pathlib import Path
 from xdnaforge import environment
 from xdnaforge.envspec import choose_environment
 from xdnaforge.errors import StepFailed, UsageError
-from xdnaforge.paths import Workspace
 from xdnaforge.project import Project
 from xdnaforge.proof_env import HOST, Sandbox
 from xdnaforge.prove import changes_of, pristine_copy, prove_changes, toolchain_facts
-from xdnaforge.records import write_record
+from xdnaforge.state.paths import Workspace
+from xdnaforge.state.records import write_record
 
 
 def recipe_sandbox(project: Project, target: str, host: tuple[str, str]) -> Sandbox:

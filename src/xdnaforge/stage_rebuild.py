@@ -14,13 +14,13 @@ from typing import Any
 
 from xdnaforge.debfile import DebContents, DebError, read_deb
 from xdnaforge.errors import StepFailed
-from xdnaforge.paths import Workspace
 from xdnaforge.plan import Plan, plan_target
 from xdnaforge.process.run import CommandFailed, run
 from xdnaforge.project import Project
 from xdnaforge.rebuild import compare_builds, summary
-from xdnaforge.records import read_record, write_record
 from xdnaforge.stage_report import write_report
+from xdnaforge.state.paths import Workspace
+from xdnaforge.state.records import read_record, write_record
 
 StageBody = Callable[[Project, Plan, Workspace], None]
 SKIPPED = ("audit", "report")  # the comparison is about the packages, not their verdicts

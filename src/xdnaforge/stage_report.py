@@ -7,11 +7,11 @@ import json
 from typing import Any
 
 from xdnaforge import __version__
-from xdnaforge.paths import Workspace
 from xdnaforge.plan import Plan
 from xdnaforge.project import Project
-from xdnaforge.records import RECORDS, read_record, write_atomic
 from xdnaforge.report import build_model, render_markdown
+from xdnaforge.state.paths import Workspace
+from xdnaforge.state.records import RECORDS, read_record, write_atomic
 
 
 def write_report(target: str, space: Workspace) -> str:

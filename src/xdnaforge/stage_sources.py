@@ -11,10 +11,8 @@ from typing import Any
 
 from xdnaforge.errors import StepFailed
 from xdnaforge.patches import APPLIED, apply_series
-from xdnaforge.paths import Workspace
 from xdnaforge.plan import Plan
 from xdnaforge.project import Project
-from xdnaforge.records import read_record, write_record
 from xdnaforge.sources import (
     Node,
     foreign_changes,
@@ -23,6 +21,8 @@ from xdnaforge.sources import (
     resolve_tree,
     tracked_changes,
 )
+from xdnaforge.state.paths import Workspace
+from xdnaforge.state.records import read_record, write_record
 from xdnaforge.tools.git import git
 
 

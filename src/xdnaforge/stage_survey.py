@@ -16,11 +16,11 @@ from pathlib import Path
 from typing import Any
 
 from xdnaforge.errors import StepFailed, ToolNotFound
-from xdnaforge.paths import Workspace
 from xdnaforge.process.run import run
 from xdnaforge.project import Project
 from xdnaforge.proof_env import Sandbox
-from xdnaforge.records import read_record, write_record
+from xdnaforge.state.paths import Workspace
+from xdnaforge.state.records import read_record, write_record
 from xdnaforge.survey import Finding, Survey, flag_variables, link_findings, survey_tree
 
 # -l<name> -> Debian package, for when the environment cannot be asked

@@ -15,12 +15,12 @@ from xdnaforge.gates import run_gates
 from xdnaforge.knowledge import Diagnosis
 from xdnaforge.log_verdict import HEALTHY, UNKNOWN, UNKNOWN_FAILURE, Verdict, scan
 from xdnaforge.npu_user import NpuUser, lookup, named_user, running_uid
-from xdnaforge.paths import Workspace
 from xdnaforge.plan import Plan
 from xdnaforge.project import Project
 from xdnaforge.readers import healthy_evidence
-from xdnaforge.records import read_record, write_atomic, write_record
 from xdnaforge.stage_report import write_report
+from xdnaforge.state.paths import Workspace
+from xdnaforge.state.records import read_record, write_atomic, write_record
 
 __all__ = ["doctor", "doctor_logs", "healthy_evidence", "validate"]
 

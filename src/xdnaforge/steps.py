@@ -16,19 +16,20 @@ from doit.cmd_base import ModuleTaskLoader
 from doit.doit_cmd import DoitMain
 from doit.exceptions import TaskFailed
 
-from xdnaforge import lazy, storage
+from xdnaforge import lazy
 from xdnaforge.envspec import choose_environment
 from xdnaforge.errors import Interrupted, StepFailed, UsageError, XdnaforgeError
-from xdnaforge.failure import clear_failure, describe_failure, record_failure
 from xdnaforge.host import read_host_facts
-from xdnaforge.lockfile import held, mark_step
 from xdnaforge.matrix import USABLE
-from xdnaforge.paths import Workspace
 from xdnaforge.plan import Plan, Stage, matching_cells, plan_target, stage_status
 from xdnaforge.process import interrupt
 from xdnaforge.project import Project
-from xdnaforge.records import RECORDS, mark_interrupted, read_record
 from xdnaforge.show import format_cells, format_check, format_plan
+from xdnaforge.state import storage
+from xdnaforge.state.failure import clear_failure, describe_failure, record_failure
+from xdnaforge.state.lockfile import held, mark_step
+from xdnaforge.state.paths import Workspace
+from xdnaforge.state.records import RECORDS, mark_interrupted, read_record
 from xdnaforge.toolchain import query_toolchain
 
 # the stages' modules are imported when a command runs them (see lazy.py)

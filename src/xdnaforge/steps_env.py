@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 
 from xdnaforge import lazy
 from xdnaforge.host import read_host_facts
-from xdnaforge.lockfile import held
 from xdnaforge.project import Project
+from xdnaforge.state.lockfile import held
 from xdnaforge.steps import guarded, make_plan, resolve_target, workspace
 
 # imported when a command runs them (see lazy.py)

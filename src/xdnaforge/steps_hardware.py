@@ -14,10 +14,10 @@ from doit.reporter import ConsoleReporter
 from xdnaforge import lazy
 from xdnaforge.errors import StepFailed, UsageError, XdnaforgeError
 from xdnaforge.host import read_host_facts
-from xdnaforge.lockfile import held
 from xdnaforge.plan import matching_cells
 from xdnaforge.project import Project, load_matrix_file
-from xdnaforge.records import read_record
+from xdnaforge.state.lockfile import held
+from xdnaforge.state.records import read_record
 from xdnaforge.steps import guarded, make_plan, resolve_target, workspace
 
 # imported when a command runs them (see lazy.py)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tests.debs import Spec, build_deb
-from xdnaforge.records import write_record
+from xdnaforge.state.records import write_record
 
 
 def make_key(home: Path) -> str:

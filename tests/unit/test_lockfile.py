@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from xdnaforge.errors import StepFailed
-from xdnaforge.lockfile import held, held_by_us, mark_step, read_owner
+from xdnaforge.state.lockfile import held, held_by_us, mark_step, read_owner
 
 
 def test_the_lock_records_its_owner_and_the_step(tmp_path: Path) -> None:

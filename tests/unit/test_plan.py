@@ -7,10 +7,10 @@ from pathlib import Path
 
 from tests.conftest import REPO
 from xdnaforge.host import HostFacts, PciFunction
-from xdnaforge.paths import Workspace
 from xdnaforge.plan import Plan, matching_cells, plan_target, stage_status
 from xdnaforge.project import Project, load_project
 from xdnaforge.recipe import Justified
+from xdnaforge.state.paths import Workspace
 
 PROJECT: Project = load_project(REPO, {})
 SPACE = Workspace("ubuntu26-compat", Path("/b"), Path("/a"))

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from xdnaforge.errors import StepFailed
-from xdnaforge.storage import describe, is_storage_error, require_space
+from xdnaforge.state.storage import describe, is_storage_error, require_space
 
 
 def test_disk_full_names_the_path_the_free_space_and_the_fix(tmp_path: Path) -> None:

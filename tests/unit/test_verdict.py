@@ -7,10 +7,10 @@ import pytest
 from tests.conftest import REPO
 from xdnaforge.kernel import parse_range
 from xdnaforge.matrix import Breakage, Cell, GateFailure, PartialSupport
-from xdnaforge.paths import Workspace
 from xdnaforge.plan import plan_target
 from xdnaforge.project import load_project, stage_names
 from xdnaforge.recipe import Npu
+from xdnaforge.state.paths import Workspace
 from xdnaforge.verdict import (
     AS_EXPECTED,
     FAILS_DIFFERENTLY,

@@ -12,10 +12,10 @@ import yaml
 
 from xdnaforge import lazy, yamlfile
 from xdnaforge.errors import StepFailed, UsageError
-from xdnaforge.lockfile import held
-from xdnaforge.paths import Workspace
 from xdnaforge.project import Project
-from xdnaforge.records import read_record, write_atomic, write_record
+from xdnaforge.state.lockfile import held
+from xdnaforge.state.paths import Workspace
+from xdnaforge.state.records import read_record, write_atomic, write_record
 from xdnaforge.steps import guarded, resolve_target, workspace
 
 # imported when a fleet command runs (see lazy.py)

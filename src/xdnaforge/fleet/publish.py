@@ -16,10 +16,10 @@ from typing import Any
 from xdnaforge.errors import StepFailed, UsageError
 from xdnaforge.fleet import aptly
 from xdnaforge.fleet.aptly import AptLayout, DebRef
-from xdnaforge.paths import Workspace
 from xdnaforge.process.run import CommandFailed, run
 from xdnaforge.project import Project
-from xdnaforge.records import read_record, write_atomic, write_record
+from xdnaforge.state.paths import Workspace
+from xdnaforge.state.records import read_record, write_atomic, write_record
 from xdnaforge.tools import gpg
 
 TIMEOUT = 900.0

@@ -11,8 +11,8 @@ import datetime
 from collections.abc import Mapping
 from typing import Any
 
-from xdnaforge.paths import Workspace
-from xdnaforge.records import read_record, write_record
+from xdnaforge.state.paths import Workspace
+from xdnaforge.state.records import read_record, write_record
 
 
 def record_failure(

@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from xdnaforge.records import write_atomic
+from xdnaforge.state.records import write_atomic
 
 # tasks that only read: doit would otherwise store their (empty) state after each run
 READ_ONLY_TASKS = frozenset(
