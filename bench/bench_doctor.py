@@ -22,11 +22,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from xdnaforge.knowledge import ANNOTATION, FAILURE_RE
+from xdnaforge.diagnosis.knowledge import ANNOTATION, FAILURE_RE
 
 REPO = Path(__file__).resolve().parent.parent
 DOCTOR = (
-    "import sys, resource; from xdnaforge.log_verdict import scan; "
+    "import sys, resource; from xdnaforge.diagnosis.log_verdict import scan; "
     "f = open(sys.argv[1], encoding='utf-8', errors='replace'); v = scan(f); "
     "print(v.status, len(v.diagnoses), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
 )

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Extract the error- and warning-level message templates of the NPU stack from upstream
-snapshots and write src/xdnaforge/data/upstream_messages.json.
+snapshots and write src/xdnaforge/diagnosis/data/upstream_messages.json.
 
 Run by hand (never at run time, never by a test) against fetched git snapshots:
 
@@ -287,7 +287,7 @@ def main() -> int:
         "--output",
         type=Path,
         default=Path(__file__).resolve().parent.parent
-        / "src/xdnaforge/data/upstream_messages.json",
+        / "src/xdnaforge/diagnosis/data/upstream_messages.json",
     )
     options = parser.parse_args()
     table: dict[tuple[str, str, str, str], dict[str, object]] = {}

@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from xdnaforge.bench import Metric
+from xdnaforge.diagnosis.knowledge import Diagnosis
 from xdnaforge.host import HostFacts, read_text
-from xdnaforge.knowledge import Diagnosis
 from xdnaforge.npu_user import NpuUser, as_user
 from xdnaforge.plan import Plan
 from xdnaforge.process.run import CommandResult, run

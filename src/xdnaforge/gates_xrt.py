@@ -12,10 +12,10 @@ import re
 from pathlib import Path
 
 from xdnaforge.bench import evaluate
+from xdnaforge.diagnosis.knowledge import by_code, diagnose
 from xdnaforge.errors import ToolNotFound
 from xdnaforge.gate_context import Context, Gate
 from xdnaforge.install_checks import stale_library_path
-from xdnaforge.knowledge import by_code, diagnose
 from xdnaforge.process.run import CommandFailed, CommandResult
 from xdnaforge.runtime_check import check_packages, expected_packages
 from xdnaforge.state.paths import Workspace

@@ -12,8 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from xdnaforge.diagnosis.knowledge import load_knowledge
 from xdnaforge.errors import ConfigError, Problem
-from xdnaforge.knowledge import load_knowledge
 from xdnaforge.matrix import Cell, Matrix, parse_matrix
 from xdnaforge.recipe import Recipe
 from xdnaforge.recipe_parse import parse_recipe

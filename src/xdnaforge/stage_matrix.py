@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from xdnaforge.diagnosis.knowledge import diagnose
 from xdnaforge.errors import StepFailed
 from xdnaforge.host import read_host_facts
-from xdnaforge.knowledge import diagnose
 from xdnaforge.matrix import Cell
 from xdnaforge.plan import matching_cells
 from xdnaforge.project import Project, stage_names

@@ -13,7 +13,7 @@ def test_every_audit_rule_is_documented_with_its_severity() -> None:
 
 
 def test_every_knowledge_family_is_documented() -> None:
-    from xdnaforge.knowledge import load_families
+    from xdnaforge.diagnosis.knowledge import load_families
 
     text = (REPO / "docs/knowledge.md").read_text()
     for family in load_families():

@@ -8,7 +8,7 @@ import re
 from types import ModuleType
 
 from tests.conftest import REPO
-from xdnaforge.upstream import catalogue
+from xdnaforge.diagnosis.upstream import catalogue
 
 
 def generator() -> ModuleType:

@@ -12,8 +12,8 @@ import pytest
 import yaml
 
 from tests.conftest import REPO
-from xdnaforge.knowledge import load_families, load_knowledge
-from xdnaforge.log_verdict import HEALTHY, judge
+from xdnaforge.diagnosis.knowledge import load_families, load_knowledge
+from xdnaforge.diagnosis.log_verdict import HEALTHY, judge
 
 FIELD = REPO / "tests/fixtures/field"
 # the family each case's root cause belongs to (from its case.yaml root_cause and kind)

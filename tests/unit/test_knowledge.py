@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import REPO
-from xdnaforge.errnos import decode
-from xdnaforge.knowledge import (
+from xdnaforge.diagnosis.errnos import decode
+from xdnaforge.diagnosis.knowledge import (
     diagnose,
     known_codes,
     load_families,
@@ -14,10 +14,10 @@ from xdnaforge.knowledge import (
     parse_knowledge,
     unexplained_failures,
 )
-from xdnaforge.log_verdict import FAILURE, UNKNOWN_FAILURE, judge
-from xdnaforge.log_verdict import HEALTHY as HEALTHY_VERDICT
+from xdnaforge.diagnosis.log_verdict import FAILURE, UNKNOWN_FAILURE, judge
+from xdnaforge.diagnosis.log_verdict import HEALTHY as HEALTHY_VERDICT
+from xdnaforge.diagnosis.upstream import catalogue
 from xdnaforge.stage_validate import healthy_evidence
-from xdnaforge.upstream import catalogue
 
 FIELD = REPO / "tests/fixtures/field"
 EXPECTED = {

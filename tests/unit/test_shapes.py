@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import REPO
-from xdnaforge.log_verdict import FAILURE, HEALTHY, judge
-from xdnaforge.readers import findings, healthy_evidence
+from xdnaforge.diagnosis.log_verdict import FAILURE, HEALTHY, judge
+from xdnaforge.diagnosis.readers import findings, healthy_evidence
 from xdnaforge.tools.xrt_smi import parse_validate_json, parse_validate_text
 
 SHAPES = REPO / "tests/fixtures/shapes"

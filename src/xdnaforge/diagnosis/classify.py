@@ -11,8 +11,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from xdnaforge.knowledge import FAILURE_RE, NPU_RE, Diagnosis, Entry, load_families, make_diagnosis
-from xdnaforge.upstream import Message, catalogue
+from xdnaforge.diagnosis.knowledge import (
+    FAILURE_RE,
+    NPU_RE,
+    Diagnosis,
+    Entry,
+    load_families,
+    make_diagnosis,
+)
+from xdnaforge.diagnosis.upstream import Message, catalogue
 
 # "[  5.57]", "[Tue Feb 10 10:42:10 2026]", "nov 04 13:18:03 host kernel: [  1.6]"
 _PREFIX_RE = re.compile(

@@ -14,10 +14,10 @@ from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from xdnaforge.classify import Classifier, Tally, prefix_length
-from xdnaforge.knowledge import ANNOTATION, Diagnosis, Entry, load_knowledge
-from xdnaforge.readers import findings, healthy_evidence
-from xdnaforge.upstream import Message
+from xdnaforge.diagnosis.classify import Classifier, Tally, prefix_length
+from xdnaforge.diagnosis.knowledge import ANNOTATION, Diagnosis, Entry, load_knowledge
+from xdnaforge.diagnosis.readers import findings, healthy_evidence
+from xdnaforge.diagnosis.upstream import Message
 
 FAILURE, UNKNOWN_FAILURE, HEALTHY, UNKNOWN = "failure", "unknown failure", "healthy", "unknown"
 _SHAPE_LINES = 20_000  # tool output kept for the readers (validate, examine, flm: short)

@@ -99,5 +99,5 @@ def parse_catalogue(text: str) -> Catalogue:
 
 @functools.cache
 def catalogue() -> Catalogue:
-    path = resources.files("xdnaforge").joinpath("data/upstream_messages.json")
+    path = resources.files("xdnaforge.diagnosis").joinpath("data/upstream_messages.json")
     return parse_catalogue(path.read_text("utf-8"))

@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import re
 
-from xdnaforge.knowledge import ANNOTATION
+from xdnaforge.diagnosis.knowledge import ANNOTATION
 from xdnaforge.tools.xrt_smi import (
     parse_examine_text,
     parse_flm_validate,

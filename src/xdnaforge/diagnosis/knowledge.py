@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 from importlib import resources
 
-from xdnaforge.errnos import NAMES, decode
+from xdnaforge.diagnosis.errnos import NAMES, decode
 from xdnaforge.errors import ConfigError
 from xdnaforge.schema import Reader
 from xdnaforge.yamlfile import parse
@@ -189,7 +189,7 @@ def parse_knowledge(text: str, source: str) -> tuple[Entry, ...]:
 
 
 def _text() -> str:
-    return resources.files("xdnaforge").joinpath("data/knowledge.yaml").read_text("utf-8")
+    return resources.files("xdnaforge.diagnosis").joinpath("data/knowledge.yaml").read_text("utf-8")
 
 
 @functools.cache
@@ -239,7 +239,7 @@ def is_failure_line(line: str) -> bool:
 
 def diagnose(text: str, entries: tuple[Entry, ...] | None = None) -> list[Diagnosis]:
     """Every known failure in `text` once per code: root-most family first, then by line."""
-    from xdnaforge.classify import Classifier, Tally
+    from xdnaforge.diagnosis.classify import Classifier, Tally
 
     classifier = Classifier(load_knowledge() if entries is None else entries)
     tally = Tally(classifier)
