@@ -7,7 +7,7 @@ import os
 from typing import Any
 
 from tests.conftest import DATA
-from xdnaforge.report import build_model, render_markdown
+from xdnaforge.report.build_report import build_model, render_markdown
 
 RECORDS: dict[str, Any] = json.loads((DATA / "report/records.json").read_text())
 GOLDEN = DATA / "report/BUILD_REPORT.md"

@@ -264,7 +264,7 @@ def as_json(model: FleetModel) -> dict[str, Any]:
 
 def _environment(autoescape: bool) -> jinja2.Environment:
     environment = jinja2.Environment(
-        loader=jinja2.PackageLoader("xdnaforge", "templates"),
+        loader=jinja2.PackageLoader("xdnaforge.fleet", "templates"),
         undefined=jinja2.StrictUndefined,
         autoescape=autoescape,  # the page escapes what hosts sent; Markdown stays literal
         trim_blocks=True,

@@ -221,7 +221,7 @@ def _proofs(prove: Mapping[str, Any] | None) -> dict[str, dict[str, str]]:
 
 def render_markdown(model: Mapping[str, Any]) -> str:
     environment = jinja2.Environment(
-        loader=jinja2.PackageLoader("xdnaforge", "templates"),
+        loader=jinja2.PackageLoader("xdnaforge.report", "templates"),
         undefined=jinja2.StrictUndefined,
         autoescape=False,  # Markdown, not HTML
         trim_blocks=True,
