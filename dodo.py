@@ -14,9 +14,9 @@ from typing import Any
 from doit.exceptions import InvalidDodoFile
 
 from xdnaforge import steps, steps_env, steps_hardware, tasks
+from xdnaforge.config.project import load_project
 from xdnaforge.errors import ConfigError
 from xdnaforge.fleet import actions as fleet
-from xdnaforge.project import load_project
 
 ROOT = Path(__file__).resolve().parent
 

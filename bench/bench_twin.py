@@ -27,7 +27,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "src"))
 
-from xdnaforge.proof import first_error  # noqa: E402
+from xdnaforge.config.proof import first_error  # noqa: E402
 
 # doit's task line and xdnaforge's "<stage> <target>: <why it runs>" line
 STAGE_RE = re.compile(r"^(?:\.\s+(\S+)|(\w[\w-]*) \S+: (?:runs|never run|up to date|.*changed))")

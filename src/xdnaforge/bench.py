@@ -6,7 +6,7 @@ import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from xdnaforge.recipe import Baseline, Thresholds
+from xdnaforge.config.recipe import Baseline, Thresholds
 
 HIGHER_IS_BETTER = {"gemm_tops": True, "latency_us": False, "throughput_ops": True}
 UNITS = {"gemm_tops": "TOPS", "latency_us": "us", "throughput_ops": "op/s"}

@@ -11,8 +11,8 @@ import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
+from xdnaforge.config.envspec import EnvironmentSpec
 from xdnaforge.environment import Place
-from xdnaforge.envspec import EnvironmentSpec
 from xdnaforge.errors import StepFailed
 from xdnaforge.process.run import CommandFailed, run
 from xdnaforge.state.records import write_record

@@ -17,14 +17,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from xdnaforge.config.envspec import EnvironmentSpec
+from xdnaforge.config.site import Site
 from xdnaforge.consent import require
 from xdnaforge.env_container import check_image
 from xdnaforge.environment import Place, place, read_env_record
-from xdnaforge.envspec import EnvironmentSpec
 from xdnaforge.errors import StepFailed
 from xdnaforge.process.run import CommandFailed, run
 from xdnaforge.process.sandbox import admin_argv
-from xdnaforge.site import Site
 from xdnaforge.state.records import write_record
 from xdnaforge.state.storage import swap_in
 from xdnaforge.tools.dpkg import parse_installed

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from xdnaforge.envspec import EnvironmentSpec
+from xdnaforge.config.envspec import EnvironmentSpec
+from xdnaforge.config.site import Site
 from xdnaforge.errors import StepFailed
 from xdnaforge.process.sandbox import (
     PATH_INSIDE,
@@ -24,7 +25,6 @@ from xdnaforge.process.sandbox import (
     container_argv,
     rootfs_argv,
 )
-from xdnaforge.site import Site
 from xdnaforge.state.paths import Workspace
 from xdnaforge.tools.dpkg import parse_status
 

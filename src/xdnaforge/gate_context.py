@@ -13,12 +13,12 @@ from pathlib import Path
 from typing import Any
 
 from xdnaforge.bench import Metric
+from xdnaforge.config.project import Project
 from xdnaforge.diagnosis.knowledge import Diagnosis
 from xdnaforge.host import HostFacts, read_text
 from xdnaforge.npu_user import NpuUser, as_user
 from xdnaforge.plan import Plan
 from xdnaforge.process.run import CommandResult, run
-from xdnaforge.project import Project
 
 
 @dataclass

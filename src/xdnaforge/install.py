@@ -12,6 +12,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from xdnaforge.config.project import Project
 from xdnaforge.consent import require, require_root
 from xdnaforge.debfile import DebError, read_deb
 from xdnaforge.errors import StepFailed
@@ -28,7 +29,6 @@ from xdnaforge.install_checks import (
 from xdnaforge.npu_user import installing_user
 from xdnaforge.plan import Plan
 from xdnaforge.process.run import CommandFailed, run
-from xdnaforge.project import Project
 from xdnaforge.runtime_check import changed_files
 from xdnaforge.state.paths import Workspace
 from xdnaforge.state.records import read_record, write_atomic, write_record

@@ -11,12 +11,12 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from xdnaforge.config.matrix import USABLE
+from xdnaforge.config.project import Project
 from xdnaforge.consent import require, require_root
 from xdnaforge.host import read_host_facts
-from xdnaforge.matrix import USABLE
 from xdnaforge.npu_user import installing_user, named_user
 from xdnaforge.plan import matching_cells
-from xdnaforge.project import Project
 from xdnaforge.state.records import read_record, write_atomic, write_record
 
 HOOK = "etc/kernel/postinst.d/zz-xdnaforge-revalidate"

@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from xdnaforge.config.project import Patch
 from xdnaforge.errors import StepFailed
 from xdnaforge.process.run import CommandFailed
-from xdnaforge.project import Patch
 from xdnaforge.tools.git import git, parse_apply_error
 
 APPLIED = "applied"

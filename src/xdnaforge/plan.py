@@ -13,11 +13,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from xdnaforge.envspec import EnvironmentSpec
+from xdnaforge.config.envspec import EnvironmentSpec
+from xdnaforge.config.matrix import Cell
+from xdnaforge.config.project import Patch
+from xdnaforge.config.recipe import Recipe
 from xdnaforge.host import HostFacts
-from xdnaforge.matrix import Cell
-from xdnaforge.project import Patch
-from xdnaforge.recipe import Recipe
 from xdnaforge.state.paths import Workspace
 
 FINGERPRINT_VERSION = 1  # bump when the meaning of a stage's inputs changes

@@ -18,11 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from xdnaforge.errors import StepFailed, ToolNotFound
-from xdnaforge.patches import ALREADY_UPSTREAM, APPLIED_EARLIER, classify
-from xdnaforge.process.run import CommandFailed, run
-from xdnaforge.project import Patch
-from xdnaforge.proof import (
+from xdnaforge.config.project import Patch
+from xdnaforge.config.proof import (
     FAILING,
     NO_PROOF,
     NOT_NEEDED,
@@ -33,8 +30,11 @@ from xdnaforge.proof import (
     Verdict,
     judge,
 )
+from xdnaforge.config.recipe import Recipe
+from xdnaforge.errors import StepFailed, ToolNotFound
+from xdnaforge.patches import ALREADY_UPSTREAM, APPLIED_EARLIER, classify
+from xdnaforge.process.run import CommandFailed, run
 from xdnaforge.proof_env import Sandbox
-from xdnaforge.recipe import Recipe
 from xdnaforge.tools.git import git
 
 ANY_STATUS = range(-64, 256)

@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import PurePosixPath
 from typing import Any
 
-from xdnaforge.recipe import Recipe
+from xdnaforge.config.recipe import Recipe
 
 FOLDER = "container"  # under artifacts/<target>/, beside debs/ (the build context)
 DEVICE = "/dev/accel/accel0"

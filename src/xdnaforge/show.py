@@ -6,10 +6,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from xdnaforge.config.matrix import Cell
+from xdnaforge.config.project import Project
 from xdnaforge.host import HostFacts
-from xdnaforge.matrix import Cell
 from xdnaforge.plan import Plan
-from xdnaforge.project import Project
 
 
 def format_check(project: Project) -> str:

@@ -17,10 +17,10 @@ from pathlib import Path
 import git as gitpython
 from gitdb.exc import BadName, BadObject
 
+from xdnaforge.config.recipe import Recipe
+from xdnaforge.config.site import Site
 from xdnaforge.errors import StepFailed
 from xdnaforge.process.run import CommandFailed
-from xdnaforge.recipe import Recipe
-from xdnaforge.site import Site
 from xdnaforge.state.lockfile import held
 from xdnaforge.state.storage import swap_in
 from xdnaforge.tools.git import (

@@ -12,10 +12,10 @@ from pathlib import Path
 from xdnaforge import runtime_container
 from xdnaforge.audit import Verdict, Waiver, audit, audit_body, format_verdicts, wants_text
 from xdnaforge.audit_host import HostPaths, host_paths
+from xdnaforge.config.project import Project
 from xdnaforge.debfile import DebError, read_deb
 from xdnaforge.errors import StepFailed
 from xdnaforge.plan import Plan
-from xdnaforge.project import Project
 from xdnaforge.state.paths import Workspace
 from xdnaforge.state.records import read_record, write_atomic, write_record
 

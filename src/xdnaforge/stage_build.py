@@ -18,15 +18,15 @@ from typing import Any
 
 from xdnaforge import environment
 from xdnaforge.buildscript import parse_options
+from xdnaforge.config.project import Project
+from xdnaforge.config.recipe import BuildStep
+from xdnaforge.config.site import Site
 from xdnaforge.errors import Interrupted, StepFailed
 from xdnaforge.host import choose_jobs, read_host_facts, read_memory_available_kib
 from xdnaforge.plan import Plan
 from xdnaforge.process import containment
 from xdnaforge.process.progress import Progress
 from xdnaforge.process.run import PASS_ENV, CommandFailed, run_streaming
-from xdnaforge.project import Project
-from xdnaforge.recipe import BuildStep
-from xdnaforge.site import Site
 from xdnaforge.stage_package import recipe_record
 from xdnaforge.state import lockfile
 from xdnaforge.state.paths import Workspace

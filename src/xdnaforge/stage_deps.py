@@ -10,14 +10,14 @@ import os
 
 from xdnaforge import environment
 from xdnaforge.buildscript import parse_options, unknown_options
+from xdnaforge.config.envspec import host_mismatch
+from xdnaforge.config.project import Project
 from xdnaforge.consent import require
-from xdnaforge.envspec import host_mismatch
 from xdnaforge.errors import StepFailed
 from xdnaforge.host import read_host_facts
 from xdnaforge.plan import Plan
 from xdnaforge.process.run import CommandFailed, run
 from xdnaforge.process.sandbox import bwrap_fault
-from xdnaforge.project import Project
 from xdnaforge.state.paths import Workspace
 from xdnaforge.tools.dpkg import install_command, query_installed
 

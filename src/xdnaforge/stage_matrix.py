@@ -11,12 +11,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from xdnaforge.config.matrix import Cell
+from xdnaforge.config.project import Project, stage_names
 from xdnaforge.diagnosis.knowledge import diagnose
 from xdnaforge.errors import StepFailed
 from xdnaforge.host import read_host_facts
-from xdnaforge.matrix import Cell
 from xdnaforge.plan import matching_cells
-from xdnaforge.project import Project, stage_names
 from xdnaforge.stage_report import write_report
 from xdnaforge.state.paths import Workspace
 from xdnaforge.state.records import read_record, write_record

@@ -13,11 +13,11 @@ from pathlib import Path
 from typing import Any
 
 from xdnaforge.audit import wants_text
+from xdnaforge.config.project import Project
+from xdnaforge.config.recipe import BuildStep, Recipe
 from xdnaforge.debfile import DebContents, DebError, read_deb
 from xdnaforge.errors import StepFailed
 from xdnaforge.plan import Plan
-from xdnaforge.project import Project
-from xdnaforge.recipe import BuildStep, Recipe
 from xdnaforge.state import storage
 from xdnaforge.state.paths import Workspace
 from xdnaforge.state.records import read_record, write_record

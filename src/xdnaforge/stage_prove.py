@@ -11,9 +11,9 @@ from collections import Counter
 from pathlib import Path
 
 from xdnaforge import environment
-from xdnaforge.envspec import choose_environment
+from xdnaforge.config.envspec import choose_environment
+from xdnaforge.config.project import Project
 from xdnaforge.errors import StepFailed, UsageError
-from xdnaforge.project import Project
 from xdnaforge.proof_env import HOST, Sandbox
 from xdnaforge.prove import changes_of, pristine_copy, prove_changes, toolchain_facts
 from xdnaforge.state.paths import Workspace

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from xdnaforge.config.project import Project
 from xdnaforge.errors import StepFailed
 from xdnaforge.patches import APPLIED, apply_series
 from xdnaforge.plan import Plan
-from xdnaforge.project import Project
 from xdnaforge.sources import (
     Node,
     foreign_changes,

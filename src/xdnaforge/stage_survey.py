@@ -15,9 +15,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from xdnaforge.config.project import Project
 from xdnaforge.errors import StepFailed, ToolNotFound
 from xdnaforge.process.run import run
-from xdnaforge.project import Project
 from xdnaforge.proof_env import Sandbox
 from xdnaforge.state.paths import Workspace
 from xdnaforge.state.records import read_record, write_record

@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from xdnaforge.config.project import Project
 from xdnaforge.diagnosis.knowledge import Diagnosis
 from xdnaforge.diagnosis.log_verdict import HEALTHY, UNKNOWN, UNKNOWN_FAILURE, Verdict, scan
 from xdnaforge.diagnosis.readers import healthy_evidence
@@ -17,7 +18,6 @@ from xdnaforge.gate_context import Context, Gate
 from xdnaforge.gates import run_gates
 from xdnaforge.npu_user import NpuUser, lookup, named_user, running_uid
 from xdnaforge.plan import Plan
-from xdnaforge.project import Project
 from xdnaforge.stage_report import write_report
 from xdnaforge.state.paths import Workspace
 from xdnaforge.state.records import read_record, write_atomic, write_record

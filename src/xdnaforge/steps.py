@@ -17,13 +17,13 @@ from doit.doit_cmd import DoitMain
 from doit.exceptions import TaskFailed
 
 from xdnaforge import lazy
-from xdnaforge.envspec import choose_environment
+from xdnaforge.config.envspec import choose_environment
+from xdnaforge.config.matrix import USABLE
+from xdnaforge.config.project import Project
 from xdnaforge.errors import Interrupted, StepFailed, UsageError, XdnaforgeError
 from xdnaforge.host import read_host_facts
-from xdnaforge.matrix import USABLE
 from xdnaforge.plan import Plan, Stage, matching_cells, plan_target, stage_status
 from xdnaforge.process import interrupt
-from xdnaforge.project import Project
 from xdnaforge.show import format_cells, format_check, format_plan
 from xdnaforge.state import storage
 from xdnaforge.state.failure import clear_failure, describe_failure, record_failure

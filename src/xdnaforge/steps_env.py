@@ -8,8 +8,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from xdnaforge import lazy
+from xdnaforge.config.project import Project
 from xdnaforge.host import read_host_facts
-from xdnaforge.project import Project
 from xdnaforge.state.lockfile import held
 from xdnaforge.steps import guarded, make_plan, resolve_target, workspace
 

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from xdnaforge import steps
-from xdnaforge.project import Project
+from xdnaforge.config.project import Project
 
 
 def stage_tasks(project: Project) -> Iterator[dict[str, Any]]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from xdnaforge.matrix import Cell, PartialSupport
+from xdnaforge.config.matrix import Cell, PartialSupport
 
 AS_EXPECTED = "as expected"
 FAILS_DIFFERENTLY = "fails differently"

@@ -18,9 +18,9 @@ import yaml
 
 from tests.conftest import REPO, missing_tool
 from tests.integration.conftest import run_doit
+from xdnaforge.config.fleet import FleetSettings
+from xdnaforge.config.project import load_project
 from xdnaforge.fleet import lava
-from xdnaforge.fleet.settings import FleetSettings
-from xdnaforge.project import load_project
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "lava"
 DIST_PACKAGES = "/usr/lib/python3/dist-packages"

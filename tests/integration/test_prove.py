@@ -12,11 +12,11 @@ import pytest
 from tests.fakes.fixture import FakeTools
 from tests.integration.conftest import build
 from tests.integration.upstream import BOOST_PATCH, Upstream, write_recipe
-from xdnaforge.project import Patch
-from xdnaforge.proof import CompatChange, parse_proof
+from xdnaforge.config.project import Patch
+from xdnaforge.config.proof import CompatChange, parse_proof
+from xdnaforge.config.series import parse_header
 from xdnaforge.proof_env import HOST, Sandbox
 from xdnaforge.prove import Change, pristine_copy, prove_changes
-from xdnaforge.series import parse_header
 
 # (file changed, proof, expected error): one patch per outcome
 CASES = {

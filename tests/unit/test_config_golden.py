@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import DATA
+from xdnaforge.config.project import load_project
 from xdnaforge.errors import ConfigError
-from xdnaforge.project import load_project
 
 CASES = sorted(p for p in (DATA / "invalid").glob("*.yaml"))
 

@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import DATA
+from xdnaforge.config.envspec import EnvironmentSpec, choose_environment
+from xdnaforge.config.site import load_site
 from xdnaforge.env_container import engine_fault
 from xdnaforge.env_create import (
     _expired,
@@ -17,10 +19,8 @@ from xdnaforge.env_create import (
     os_release,
     release_facts,
 )
-from xdnaforge.envspec import EnvironmentSpec, choose_environment
 from xdnaforge.errors import ConfigError
 from xdnaforge.process.sandbox import Binds, RootEntry, bwrap_fault, container_argv, rootfs_argv
-from xdnaforge.site import load_site
 from xdnaforge.tools.dpkg import parse_status
 
 RECORDED = DATA / "recordings/debootstrap/1.0.128"

@@ -11,10 +11,10 @@ import pytest
 import yaml
 
 from tests.conftest import REPO
+from xdnaforge.config.project import load_project
+from xdnaforge.config.site import load_site
 from xdnaforge.errors import ConfigError, StepFailed
 from xdnaforge.fleet import aptly, fleet_report, lava, lava_cases, lava_results
-from xdnaforge.project import load_project
-from xdnaforge.site import load_site
 from xdnaforge.tools.gpg import parse_fingerprint
 
 FIXTURES = REPO / "tests/fixtures"

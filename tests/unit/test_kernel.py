@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from xdnaforge.kernel import parse_range, parse_release
+from xdnaforge.config.kernel import parse_range, parse_release
 
 
 def test_parse_release_reads_ubuntu_abi_number() -> None:

@@ -6,10 +6,10 @@ import dataclasses
 from pathlib import Path
 
 from tests.conftest import REPO
+from xdnaforge.config.project import Project, load_project
+from xdnaforge.config.recipe import Justified
 from xdnaforge.host import HostFacts, PciFunction
 from xdnaforge.plan import Plan, matching_cells, plan_target, stage_status
-from xdnaforge.project import Project, load_project
-from xdnaforge.recipe import Justified
 from xdnaforge.state.paths import Workspace
 
 PROJECT: Project = load_project(REPO, {})

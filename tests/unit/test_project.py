@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO
+from xdnaforge.config.project import load_project
 from xdnaforge.errors import ConfigError
-from xdnaforge.project import load_project
 
 
 def test_shipped_configuration_loads_with_the_seed_facts() -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from xdnaforge.proof import (
+from xdnaforge.config.proof import (
     BROKEN,
     NOT_NEEDED,
     PROVEN,
@@ -14,7 +14,7 @@ from xdnaforge.proof import (
     judge,
     parse_proof,
 )
-from xdnaforge.series import parse_header
+from xdnaforge.config.series import parse_header
 
 HEADER = """Subject: fix
 Upstream-Status: Pending [not yet sent]

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from xdnaforge.series import parse_header, parse_series
+from xdnaforge.config.series import parse_header, parse_series
 
 HEADER = """Subject: fix the thing
 Upstream-Status: Backport [b979d16f2ee91e2343a989d7a63d14baa4be8e4f]

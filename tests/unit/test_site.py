@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
+from xdnaforge.config.site import load_site
 from xdnaforge.errors import ConfigError
-from xdnaforge.site import load_site
 
 
 def test_defaults_without_a_file(tmp_path: Path) -> None:

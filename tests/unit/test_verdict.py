@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import REPO
-from xdnaforge.kernel import parse_range
-from xdnaforge.matrix import Breakage, Cell, GateFailure, PartialSupport
+from xdnaforge.config.kernel import parse_range
+from xdnaforge.config.matrix import Breakage, Cell, GateFailure, PartialSupport
+from xdnaforge.config.project import load_project, stage_names
+from xdnaforge.config.recipe import Npu
 from xdnaforge.plan import plan_target
-from xdnaforge.project import load_project, stage_names
-from xdnaforge.recipe import Npu
 from xdnaforge.state.paths import Workspace
 from xdnaforge.verdict import (
     AS_EXPECTED,

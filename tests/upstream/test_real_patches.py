@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO
-from xdnaforge.project import load_project
-from xdnaforge.site import Site
+from xdnaforge.config.project import load_project
+from xdnaforge.config.site import Site
 from xdnaforge.sources import source_for
 from xdnaforge.tools.git import parse_gitmodules, resolve_url
 

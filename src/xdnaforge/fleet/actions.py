@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING
 import yaml
 
 from xdnaforge import lazy, yamlfile
+from xdnaforge.config.project import Project
 from xdnaforge.errors import StepFailed, UsageError
-from xdnaforge.project import Project
 from xdnaforge.state.lockfile import held
 from xdnaforge.state.paths import Workspace
 from xdnaforge.state.records import read_record, write_atomic, write_record

@@ -15,8 +15,8 @@ from typing import Any
 import jinja2
 
 from xdnaforge.bench import HIGHER_IS_BETTER
-from xdnaforge.matrix import Cell
-from xdnaforge.recipe import Recipe
+from xdnaforge.config.matrix import Cell
+from xdnaforge.config.recipe import Recipe
 from xdnaforge.stage_matrix import gates_seen
 from xdnaforge.verdict import AS_EXPECTED, UNVERIFIED, Outcome, judge
 

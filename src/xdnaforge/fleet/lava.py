@@ -12,10 +12,10 @@ import shlex
 from collections.abc import Sequence
 from typing import Any
 
+from xdnaforge.config.fleet import FleetSettings
+from xdnaforge.config.matrix import Cell
+from xdnaforge.config.recipe import Npu, Recipe
 from xdnaforge.fleet.aptly import HOST_KEYRING_DIR, KEYRING
-from xdnaforge.fleet.settings import FleetSettings
-from xdnaforge.matrix import Cell
-from xdnaforge.recipe import Npu, Recipe
 
 DEVICE_TYPES = ("ssh", "docker")
 ACCEL_NODE = "/dev/accel/accel0"

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from xdnaforge.bench import HIGHER_IS_BETTER, evaluate
+from xdnaforge.config.matrix import Cell
+from xdnaforge.config.recipe import Recipe
 from xdnaforge.errors import StepFailed
-from xdnaforge.matrix import Cell
-from xdnaforge.recipe import Recipe
 
 SUITE_RE = re.compile(r"^\d+_xdnaforge-(?P<cell>.+)$")
 RESULTS = ("pass", "fail", "skip", "unknown")

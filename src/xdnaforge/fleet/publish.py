@@ -13,11 +13,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from xdnaforge.config.project import Project
 from xdnaforge.errors import StepFailed, UsageError
 from xdnaforge.fleet import aptly
 from xdnaforge.fleet.aptly import AptLayout, DebRef
 from xdnaforge.process.run import CommandFailed, run
-from xdnaforge.project import Project
 from xdnaforge.state.paths import Workspace
 from xdnaforge.state.records import read_record, write_atomic, write_record
 from xdnaforge.tools import gpg

@@ -13,10 +13,10 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from xdnaforge.config.matrix import Cell
+from xdnaforge.config.recipe import Recipe
 from xdnaforge.fleet.aptly import HOST_KEYRING_DIR, KEYRING
 from xdnaforge.fleet.lava import tags
-from xdnaforge.matrix import Cell
-from xdnaforge.recipe import Recipe
 
 PUBLISHER = "xdnaforge-publisher"
 CHECKOUT = {"uses": "actions/checkout@v4"}

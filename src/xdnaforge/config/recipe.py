@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdnaforge.kernel import KernelRange
-from xdnaforge.proof import CompatChange
+from xdnaforge.config.kernel import KernelRange
+from xdnaforge.config.proof import CompatChange
 
 GATES = ("host", "memlock", "device", "runtime", "examine", "validate", "pyxrt")
 PLACEHOLDERS = ("jobs",)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from xdnaforge.proof import Proof, parse_proof
+from xdnaforge.config.proof import Proof, parse_proof
 
 STATUSES = ("Backport", "Submitted", "Pending", "Inappropriate")
 _STATUS_RE = re.compile(r"^(\w+)\s*(?:\[(.*)\])?\s*$")

@@ -12,13 +12,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from xdnaforge.config.matrix import Cell, Matrix, parse_matrix
+from xdnaforge.config.recipe import Recipe
+from xdnaforge.config.recipe_parse import parse_recipe
+from xdnaforge.config.series import PatchHeader, parse_header, parse_series
+from xdnaforge.config.site import Site, load_site
 from xdnaforge.diagnosis.knowledge import load_knowledge
 from xdnaforge.errors import ConfigError, Problem
-from xdnaforge.matrix import Cell, Matrix, parse_matrix
-from xdnaforge.recipe import Recipe
-from xdnaforge.recipe_parse import parse_recipe
-from xdnaforge.series import PatchHeader, parse_header, parse_series
-from xdnaforge.site import Site, load_site
 from xdnaforge.yamlfile import load
 
 

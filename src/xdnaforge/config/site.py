@@ -10,10 +10,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from xdnaforge.envspec import EnvironmentSpec, parse_environments
+from xdnaforge.config.envspec import EnvironmentSpec, parse_environments
+from xdnaforge.config.fleet import NONE as NO_FLEET
+from xdnaforge.config.fleet import FleetSettings, parse_fleet
 from xdnaforge.errors import ConfigError, Problem
-from xdnaforge.fleet.settings import NONE as NO_FLEET
-from xdnaforge.fleet.settings import FleetSettings, parse_fleet
 from xdnaforge.schema import Reader
 from xdnaforge.tools.git import normalize_url
 from xdnaforge.yamlfile import load

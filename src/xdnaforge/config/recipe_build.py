@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from xdnaforge.proof import CompatChange, parse_compat
-from xdnaforge.recipe import (
+from xdnaforge.config.proof import CompatChange, parse_compat
+from xdnaforge.config.recipe import (
     PLACEHOLDERS,
     UNPINNED,
     BuildStep,

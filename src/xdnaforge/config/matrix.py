@@ -12,9 +12,9 @@ import difflib
 from dataclasses import dataclass
 from typing import Any
 
-from xdnaforge.kernel import KernelRange
-from xdnaforge.recipe import GATES, Npu
-from xdnaforge.recipe_parse import parse_distro, parse_kernel, parse_npu
+from xdnaforge.config.kernel import KernelRange
+from xdnaforge.config.recipe import GATES, Npu
+from xdnaforge.config.recipe_parse import parse_distro, parse_kernel, parse_npu
 from xdnaforge.schema import Reader
 from xdnaforge.yamlfile import Document
 

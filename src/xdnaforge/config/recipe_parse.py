@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from xdnaforge.kernel import KernelRange, parse_range
-from xdnaforge.recipe import (
+from xdnaforge.config.kernel import KernelRange, parse_range
+from xdnaforge.config.recipe import (
     GATES,
     KINDS,
     Baseline,
@@ -22,7 +22,7 @@ from xdnaforge.recipe import (
     Thresholds,
     Validation,
 )
-from xdnaforge.recipe_build import (
+from xdnaforge.config.recipe_build import (
     NAME_RE,
     parse_build,
     parse_environment,
