@@ -17,7 +17,7 @@ from xdnaforge.config.project import Project
 from xdnaforge.diagnosis.knowledge import Diagnosis
 from xdnaforge.host import HostFacts, read_text
 from xdnaforge.npu_user import NpuUser, as_user
-from xdnaforge.plan import Plan
+from xdnaforge.planning.plan import Plan
 from xdnaforge.process.run import CommandResult, run
 
 

@@ -22,7 +22,7 @@ from xdnaforge.gate_context import Context, Gate
 from xdnaforge.gates_xrt import gate_examine, gate_pyxrt, gate_runtime, gate_validate
 from xdnaforge.host import read_host_facts, read_text
 from xdnaforge.install_checks import memlock, parse_memlock
-from xdnaforge.plan import matching_cells
+from xdnaforge.planning.plan import matching_cells
 from xdnaforge.process.run import CommandFailed
 
 DEPENDS = {

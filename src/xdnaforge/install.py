@@ -27,7 +27,7 @@ from xdnaforge.install_checks import (
     stale_library_path,
 )
 from xdnaforge.npu_user import installing_user
-from xdnaforge.plan import Plan
+from xdnaforge.planning.plan import Plan
 from xdnaforge.process.run import CommandFailed, run
 from xdnaforge.runtime_check import changed_files
 from xdnaforge.state.paths import Workspace

@@ -16,7 +16,7 @@ from xdnaforge.config.project import Project
 from xdnaforge.consent import require, require_root
 from xdnaforge.host import read_host_facts
 from xdnaforge.npu_user import installing_user, named_user
-from xdnaforge.plan import matching_cells
+from xdnaforge.planning.plan import matching_cells
 from xdnaforge.state.records import read_record, write_atomic, write_record
 
 HOOK = "etc/kernel/postinst.d/zz-xdnaforge-revalidate"

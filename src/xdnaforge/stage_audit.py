@@ -15,7 +15,7 @@ from xdnaforge.audit_host import HostPaths, host_paths
 from xdnaforge.config.project import Project
 from xdnaforge.debfile import DebError, read_deb
 from xdnaforge.errors import StepFailed
-from xdnaforge.plan import Plan
+from xdnaforge.planning.plan import Plan
 from xdnaforge.state.paths import Workspace
 from xdnaforge.state.records import read_record, write_atomic, write_record
 

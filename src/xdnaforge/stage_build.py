@@ -17,13 +17,13 @@ from pathlib import Path
 from typing import Any
 
 from xdnaforge import environment
-from xdnaforge.buildscript import parse_options
 from xdnaforge.config.project import Project
 from xdnaforge.config.recipe import BuildStep
 from xdnaforge.config.site import Site
 from xdnaforge.errors import Interrupted, StepFailed
 from xdnaforge.host import choose_jobs, read_host_facts, read_memory_available_kib
-from xdnaforge.plan import Plan
+from xdnaforge.planning.buildscript import parse_options
+from xdnaforge.planning.plan import Plan
 from xdnaforge.process import containment
 from xdnaforge.process.progress import Progress
 from xdnaforge.process.run import PASS_ENV, CommandFailed, run_streaming

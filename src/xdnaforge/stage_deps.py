@@ -9,13 +9,13 @@ from __future__ import annotations
 import os
 
 from xdnaforge import environment
-from xdnaforge.buildscript import parse_options, unknown_options
 from xdnaforge.config.envspec import host_mismatch
 from xdnaforge.config.project import Project
 from xdnaforge.consent import require
 from xdnaforge.errors import StepFailed
 from xdnaforge.host import read_host_facts
-from xdnaforge.plan import Plan
+from xdnaforge.planning.buildscript import parse_options, unknown_options
+from xdnaforge.planning.plan import Plan
 from xdnaforge.process.run import CommandFailed, run
 from xdnaforge.process.sandbox import bwrap_fault
 from xdnaforge.state.paths import Workspace

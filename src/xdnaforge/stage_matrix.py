@@ -16,11 +16,11 @@ from xdnaforge.config.project import Project, stage_names
 from xdnaforge.diagnosis.knowledge import diagnose
 from xdnaforge.errors import StepFailed
 from xdnaforge.host import read_host_facts
-from xdnaforge.plan import matching_cells
+from xdnaforge.planning.cell_verdict import GateSeen, Outcome, Verdict, judge
+from xdnaforge.planning.plan import matching_cells
 from xdnaforge.stage_report import write_report
 from xdnaforge.state.paths import Workspace
 from xdnaforge.state.records import read_record, write_record
-from xdnaforge.verdict import GateSeen, Outcome, Verdict, judge
 
 # a build: the recipe's name -> the stage that failed, None when every stage passed
 Build = Callable[[str], str | None]

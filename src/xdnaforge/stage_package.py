@@ -17,7 +17,7 @@ from xdnaforge.config.project import Project
 from xdnaforge.config.recipe import BuildStep, Recipe
 from xdnaforge.debfile import DebContents, DebError, read_deb
 from xdnaforge.errors import StepFailed
-from xdnaforge.plan import Plan
+from xdnaforge.planning.plan import Plan
 from xdnaforge.state import storage
 from xdnaforge.state.paths import Workspace
 from xdnaforge.state.records import read_record, write_record

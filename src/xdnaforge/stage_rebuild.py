@@ -15,7 +15,7 @@ from typing import Any
 from xdnaforge.config.project import Project
 from xdnaforge.debfile import DebContents, DebError, read_deb
 from xdnaforge.errors import StepFailed
-from xdnaforge.plan import Plan, plan_target
+from xdnaforge.planning.plan import Plan, plan_target
 from xdnaforge.process.run import CommandFailed, run
 from xdnaforge.rebuild import compare_builds, summary
 from xdnaforge.stage_report import write_report

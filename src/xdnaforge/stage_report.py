@@ -8,7 +8,7 @@ from typing import Any
 
 from xdnaforge import __version__
 from xdnaforge.config.project import Project
-from xdnaforge.plan import Plan
+from xdnaforge.planning.plan import Plan
 from xdnaforge.report.build_report import build_model, render_markdown
 from xdnaforge.state.paths import Workspace
 from xdnaforge.state.records import RECORDS, read_record, write_atomic

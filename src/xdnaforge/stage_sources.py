@@ -12,7 +12,7 @@ from typing import Any
 from xdnaforge.config.project import Project
 from xdnaforge.errors import StepFailed
 from xdnaforge.patches import APPLIED, apply_series
-from xdnaforge.plan import Plan
+from xdnaforge.planning.plan import Plan
 from xdnaforge.sources import (
     Node,
     foreign_changes,

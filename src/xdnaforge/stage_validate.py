@@ -17,7 +17,7 @@ from xdnaforge.errors import StepFailed
 from xdnaforge.gate_context import Context, Gate
 from xdnaforge.gates import run_gates
 from xdnaforge.npu_user import NpuUser, lookup, named_user, running_uid
-from xdnaforge.plan import Plan
+from xdnaforge.planning.plan import Plan
 from xdnaforge.stage_report import write_report
 from xdnaforge.state.paths import Workspace
 from xdnaforge.state.records import read_record, write_atomic, write_record

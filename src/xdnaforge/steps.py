@@ -22,15 +22,15 @@ from xdnaforge.config.matrix import USABLE
 from xdnaforge.config.project import Project
 from xdnaforge.errors import Interrupted, StepFailed, UsageError, XdnaforgeError
 from xdnaforge.host import read_host_facts
-from xdnaforge.plan import Plan, Stage, matching_cells, plan_target, stage_status
+from xdnaforge.planning.plan import Plan, Stage, matching_cells, plan_target, stage_status
+from xdnaforge.planning.show import format_cells, format_check, format_plan
+from xdnaforge.planning.toolchain import query_toolchain
 from xdnaforge.process import interrupt
-from xdnaforge.show import format_cells, format_check, format_plan
 from xdnaforge.state import storage
 from xdnaforge.state.failure import clear_failure, describe_failure, record_failure
 from xdnaforge.state.lockfile import held, mark_step
 from xdnaforge.state.paths import Workspace
 from xdnaforge.state.records import RECORDS, mark_interrupted, read_record
-from xdnaforge.toolchain import query_toolchain
 
 # the stages' modules are imported when a command runs them (see lazy.py)
 if TYPE_CHECKING:

@@ -15,7 +15,7 @@ from xdnaforge import lazy
 from xdnaforge.config.project import Project, load_matrix_file
 from xdnaforge.errors import StepFailed, UsageError, XdnaforgeError
 from xdnaforge.host import read_host_facts
-from xdnaforge.plan import matching_cells
+from xdnaforge.planning.plan import matching_cells
 from xdnaforge.state.lockfile import held
 from xdnaforge.state.records import read_record
 from xdnaforge.steps import guarded, make_plan, resolve_target, workspace

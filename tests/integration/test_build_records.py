@@ -17,7 +17,7 @@ from tests.fakes.fixture import FakeTools
 from tests.integration.conftest import build, run_doit
 from tests.integration.test_build_scope import edit_recipe
 from tests.integration.upstream import Upstream
-from xdnaforge.toolchain import PYTHON_PROBE
+from xdnaforge.planning.toolchain import PYTHON_PROBE
 
 ARTIFACTS = "artifacts/synthetic"
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from xdnaforge.buildscript import parse_options, unknown_options
+from xdnaforge.planning.buildscript import parse_options, unknown_options
 
 ONE_PER_LINE = """while [ $# -gt 0 ]; do
   case "$1" in

@@ -9,7 +9,7 @@ from tests.conftest import REPO
 from xdnaforge.config.project import Project, load_project
 from xdnaforge.config.recipe import Justified
 from xdnaforge.host import HostFacts, PciFunction
-from xdnaforge.plan import Plan, matching_cells, plan_target, stage_status
+from xdnaforge.planning.plan import Plan, matching_cells, plan_target, stage_status
 from xdnaforge.state.paths import Workspace
 
 PROJECT: Project = load_project(REPO, {})

@@ -9,9 +9,7 @@ from xdnaforge.config.kernel import parse_range
 from xdnaforge.config.matrix import Breakage, Cell, GateFailure, PartialSupport
 from xdnaforge.config.project import load_project, stage_names
 from xdnaforge.config.recipe import Npu
-from xdnaforge.plan import plan_target
-from xdnaforge.state.paths import Workspace
-from xdnaforge.verdict import (
+from xdnaforge.planning.cell_verdict import (
     AS_EXPECTED,
     FAILS_DIFFERENTLY,
     NOT_JUDGED,
@@ -21,6 +19,8 @@ from xdnaforge.verdict import (
     Outcome,
     judge,
 )
+from xdnaforge.planning.plan import plan_target
+from xdnaforge.state.paths import Workspace
 
 BO_LIMIT = Breakage(stage="validate", gate="validate", codes=("exec-cmd-cmd-bo-limit",))
 ZIMA = PartialSupport(

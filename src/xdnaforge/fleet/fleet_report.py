@@ -17,8 +17,8 @@ import jinja2
 from xdnaforge.bench import HIGHER_IS_BETTER
 from xdnaforge.config.matrix import Cell
 from xdnaforge.config.recipe import Recipe
+from xdnaforge.planning.cell_verdict import AS_EXPECTED, UNVERIFIED, Outcome, judge
 from xdnaforge.stage_matrix import gates_seen
-from xdnaforge.verdict import AS_EXPECTED, UNVERIFIED, Outcome, judge
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -9,7 +9,7 @@ from typing import Any
 from xdnaforge.config.matrix import Cell
 from xdnaforge.config.project import Project
 from xdnaforge.host import HostFacts
-from xdnaforge.plan import Plan
+from xdnaforge.planning.plan import Plan
 
 
 def format_check(project: Project) -> str:
