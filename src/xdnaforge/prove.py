@@ -32,9 +32,9 @@ from xdnaforge.config.proof import (
 )
 from xdnaforge.config.recipe import Recipe
 from xdnaforge.errors import StepFailed, ToolNotFound
-from xdnaforge.patches import ALREADY_UPSTREAM, APPLIED_EARLIER, classify
 from xdnaforge.process.run import CommandFailed, run
 from xdnaforge.proof_env import Sandbox
+from xdnaforge.sources.patches import ALREADY_UPSTREAM, APPLIED_EARLIER, classify
 from xdnaforge.tools.git import git
 
 ANY_STATUS = range(-64, 256)

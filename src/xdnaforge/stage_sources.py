@@ -11,9 +11,9 @@ from typing import Any
 
 from xdnaforge.config.project import Project
 from xdnaforge.errors import StepFailed
-from xdnaforge.patches import APPLIED, apply_series
 from xdnaforge.planning.plan import Plan
-from xdnaforge.sources import (
+from xdnaforge.sources.patches import APPLIED, apply_series
+from xdnaforge.sources.trees import (
     Node,
     foreign_changes,
     missing_files,

@@ -19,9 +19,9 @@ from xdnaforge.config.project import Project
 from xdnaforge.errors import StepFailed, ToolNotFound
 from xdnaforge.process.run import run
 from xdnaforge.proof_env import Sandbox
+from xdnaforge.sources.survey import Finding, Survey, flag_variables, link_findings, survey_tree
 from xdnaforge.state.paths import Workspace
 from xdnaforge.state.records import read_record, write_record
-from xdnaforge.survey import Finding, Survey, flag_variables, link_findings, survey_tree
 
 # -l<name> -> Debian package, for when the environment cannot be asked
 STATIC_PACKAGES = {

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from xdnaforge.cmake_read import evaluate, parse_commands
+from xdnaforge.sources.cmake import evaluate, parse_commands
+from xdnaforge.sources.survey import flag_variables, link_findings, survey_tree
 from xdnaforge.stage_survey import dependency_closure, parse_dpkg_search
-from xdnaforge.survey import flag_variables, link_findings, survey_tree
 
 TREE = {
     "top/src/CMakeLists.txt": """

@@ -17,7 +17,7 @@ import pytest
 from tests.conftest import REPO
 from xdnaforge.config.project import load_project
 from xdnaforge.config.site import Site
-from xdnaforge.sources import source_for
+from xdnaforge.sources.trees import source_for
 from xdnaforge.tools.git import parse_gitmodules, resolve_url
 
 SITE = os.environ.get("XDNAFORGE_UPSTREAM_SITE")

@@ -23,7 +23,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from xdnaforge.cmake_read import Command, evaluate, expand, parse_commands
+from xdnaforge.sources.cmake import Command, evaluate, expand, parse_commands
 
 MIN_POLICY = (3, 5)
 _LINK_KEYWORDS = {
