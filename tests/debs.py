@@ -22,7 +22,7 @@ from pathlib import Path
 import zstandard
 
 from tests.conftest import require_tool
-from xdnaforge import xzblocks
+from xdnaforge.debs import xzblocks
 
 
 @dataclass

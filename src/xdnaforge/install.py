@@ -14,7 +14,7 @@ from typing import Any
 
 from xdnaforge.config.project import Project
 from xdnaforge.consent import require, require_root
-from xdnaforge.debfile import DebError, read_deb
+from xdnaforge.debs.debfile import DebError, read_deb
 from xdnaforge.errors import StepFailed
 from xdnaforge.host import read_text
 from xdnaforge.install_checks import (

@@ -12,10 +12,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from xdnaforge.audit import wants_text
 from xdnaforge.config.project import Project
 from xdnaforge.config.recipe import BuildStep, Recipe
-from xdnaforge.debfile import DebContents, DebError, read_deb
+from xdnaforge.debs.debfile import DebContents, DebError, read_deb
+from xdnaforge.debs.rules import wants_text
 from xdnaforge.errors import StepFailed
 from xdnaforge.planning.plan import Plan
 from xdnaforge.state import storage

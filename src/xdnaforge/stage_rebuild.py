@@ -13,11 +13,11 @@ from pathlib import Path
 from typing import Any
 
 from xdnaforge.config.project import Project
-from xdnaforge.debfile import DebContents, DebError, read_deb
+from xdnaforge.debs.compare import compare_builds, summary
+from xdnaforge.debs.debfile import DebContents, DebError, read_deb
 from xdnaforge.errors import StepFailed
 from xdnaforge.planning.plan import Plan, plan_target
 from xdnaforge.process.run import CommandFailed, run
-from xdnaforge.rebuild import compare_builds, summary
 from xdnaforge.stage_report import write_report
 from xdnaforge.state.paths import Workspace
 from xdnaforge.state.records import read_record, write_record

@@ -25,9 +25,9 @@ from tests.debs import (
 from tests.fakes.fixture import FakeTools
 from tests.integration.conftest import build, run_doit
 from tests.integration.upstream import make_upstream, write_recipe
-from xdnaforge import xzblocks
-from xdnaforge.audit import audit, wants_text
-from xdnaforge.debfile import DebError, read_deb
+from xdnaforge.debs import xzblocks
+from xdnaforge.debs.debfile import DebError, read_deb
+from xdnaforge.debs.rules import audit, wants_text
 
 
 @pytest.mark.parametrize("compression", ["gzip", "xz", "zstd", "none"])

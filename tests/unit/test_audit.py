@@ -14,8 +14,8 @@ from tests.debs import (
     xrt_base,
     xrt_npu,
 )
-from xdnaforge.audit import Verdict, Waiver, audit, format_verdicts, wants_text
-from xdnaforge.debfile import read_deb_stream
+from xdnaforge.debs.debfile import read_deb_stream
+from xdnaforge.debs.rules import Verdict, Waiver, audit, format_verdicts, wants_text
 
 
 def judge(spec: Spec, waivers: tuple[Waiver, ...] = ()) -> Verdict:

@@ -6,9 +6,9 @@ import io
 from pathlib import Path
 
 from tests.debs import Spec, deb_bytes, elf_bytes
-from xdnaforge.audit import audit, wants_text
-from xdnaforge.audit_host import host_paths
-from xdnaforge.debfile import read_deb_stream
+from xdnaforge.debs.debfile import read_deb_stream
+from xdnaforge.debs.host_rules import host_paths
+from xdnaforge.debs.rules import audit, wants_text
 
 HOST = host_paths(
     [

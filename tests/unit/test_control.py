@@ -8,7 +8,7 @@ from debian.deb822 import Deb822, PkgRelation
 from hypothesis import given
 from hypothesis import strategies as st
 
-from xdnaforge.control import ControlError, parse, relation_names
+from xdnaforge.debs.control import ControlError, parse, relation_names
 
 REAL = """\
 Package: linux-image-6.1.0-50-cloud-amd64

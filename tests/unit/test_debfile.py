@@ -12,9 +12,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.debs import ar_archive, deb_bytes, plugin, tar_bytes, xrt_base
-from xdnaforge import debfile
-from xdnaforge.audit import wants_text
-from xdnaforge.debfile import DebError, read_deb_stream
+from xdnaforge.debs import debfile
+from xdnaforge.debs.debfile import DebError, read_deb_stream
+from xdnaforge.debs.rules import wants_text
 
 
 def read(data: bytes) -> object:

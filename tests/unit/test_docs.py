@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tests.conftest import REPO
-from xdnaforge.audit import RULES
+from xdnaforge.debs.rules import RULES
 
 
 def test_every_audit_rule_is_documented_with_its_severity() -> None:

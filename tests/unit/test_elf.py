@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.debs import elf_bytes
-from xdnaforge.elf import HEAD, RunPath, is_dynamic, run_paths
+from xdnaforge.debs.elf import HEAD, RunPath, is_dynamic, run_paths
 
 
 @pytest.mark.parametrize(("bits", "little"), [(64, True), (32, True), (64, False), (32, False)])

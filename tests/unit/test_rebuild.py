@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from xdnaforge.debfile import DebContents, Entry
-from xdnaforge.rebuild import ARCHIVE_ONLY, compare_builds, summary
+from xdnaforge.debs.compare import ARCHIVE_ONLY, compare_builds, summary
+from xdnaforge.debs.debfile import DebContents, Entry
 
 
 def deb(sha: str, files: dict[str, str], version: str = "2.20.0") -> DebContents:

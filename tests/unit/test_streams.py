@@ -9,8 +9,8 @@ import zlib
 
 import pytest
 
-from xdnaforge import streams
-from xdnaforge.streams import DECOMPRESS_ERRORS, PieceReader, open_member
+from xdnaforge.debs import streams
+from xdnaforge.debs.streams import DECOMPRESS_ERRORS, PieceReader, open_member
 
 
 def reader(*pieces: bytes) -> PieceReader:

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from xdnaforge import tarwalk
-from xdnaforge.streams import PieceReader
+from xdnaforge.debs import tarwalk
+from xdnaforge.debs.streams import PieceReader
 
 
 def pieces(data: bytes, size: int = 700) -> PieceReader:

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.debs import xz_blocks
-from xdnaforge import xzblocks
+from xdnaforge.debs import xzblocks
 
 DATA = random.Random(7).randbytes(40_000) * 3 + b"module text " * 20_000  # 360 kB
 

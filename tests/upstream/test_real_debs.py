@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from xdnaforge.audit import audit, wants_text
-from xdnaforge.debfile import read_deb
+from xdnaforge.debs.debfile import read_deb
+from xdnaforge.debs.rules import audit, wants_text
 
 FOLDER = os.environ.get("XDNAFORGE_REAL_DEBS")
 DEBS = sorted(Path(FOLDER).glob("*.deb")) if FOLDER else []

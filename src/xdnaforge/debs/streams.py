@@ -180,7 +180,7 @@ def open_member(member: IO[bytes], compression: str) -> PieceReader:
     if compression == ".xz":
         # decoding runs on xzblocks' own worker threads; reading stays on this thread.
         # Imported here: its thread pool (concurrent.futures) costs ~9 ms of start-up
-        from xdnaforge import xzblocks
+        from xdnaforge.debs import xzblocks
 
         pieces = xzblocks.decode(member.read)
         return PieceReader(pieces, close=pieces.close)

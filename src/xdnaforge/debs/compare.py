@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from xdnaforge.debfile import DebContents
+from xdnaforge.debs.debfile import DebContents
 
 ARCHIVE_ONLY = "(archive metadata: member order, mtimes or owners; every file is the same)"
 

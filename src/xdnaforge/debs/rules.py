@@ -14,10 +14,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from xdnaforge import audit_host
-from xdnaforge.audit_host import HostPaths
-from xdnaforge.control import relation_names
-from xdnaforge.debfile import DebContents
+from xdnaforge.debs import host_rules as audit_host
+from xdnaforge.debs.control import relation_names
+from xdnaforge.debs.debfile import DebContents
+from xdnaforge.debs.host_rules import HostPaths
 
 BLOCK = "block"
 WARN = "warn"

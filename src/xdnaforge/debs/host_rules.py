@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from xdnaforge.debfile import DebContents
+from xdnaforge.debs.debfile import DebContents
 
 # directories no installed package may refer to: whatever is there belongs to one machine
 HOST_DIRECTORIES = (

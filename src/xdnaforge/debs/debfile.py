@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, BinaryIO, cast
 
-from xdnaforge import elf, streams, tarwalk
-from xdnaforge.control import ControlError
-from xdnaforge.control import parse as parse_control
-from xdnaforge.elf import RunPath
+from xdnaforge.debs import elf, streams, tarwalk
+from xdnaforge.debs.control import ControlError
+from xdnaforge.debs.control import parse as parse_control
+from xdnaforge.debs.elf import RunPath
 from xdnaforge.errors import StepFailed
 
 AR_MAGIC = b"!<arch>\n"
