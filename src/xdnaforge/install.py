@@ -16,8 +16,7 @@ from xdnaforge.config.project import Project
 from xdnaforge.consent import require, require_root
 from xdnaforge.debs.debfile import DebError, read_deb
 from xdnaforge.errors import StepFailed
-from xdnaforge.host import read_text
-from xdnaforge.install_checks import (
+from xdnaforge.hardware.host_checks import (
     DISTRO_XRT_PACKAGES,
     MEMLOCK_FILES,
     Check,
@@ -26,10 +25,11 @@ from xdnaforge.install_checks import (
     parse_memlock,
     stale_library_path,
 )
-from xdnaforge.npu_user import installing_user
+from xdnaforge.hardware.npu_user import installing_user
+from xdnaforge.hardware.package_check import changed_files
+from xdnaforge.host import read_text
 from xdnaforge.planning.plan import Plan
 from xdnaforge.process.run import CommandFailed, run
-from xdnaforge.runtime_check import changed_files
 from xdnaforge.state.paths import Workspace
 from xdnaforge.state.records import read_record, write_atomic, write_record
 from xdnaforge.tools.dpkg import install_argv, purge_argv, query_installed, repack_argv

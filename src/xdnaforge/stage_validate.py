@@ -14,9 +14,9 @@ from xdnaforge.diagnosis.knowledge import Diagnosis
 from xdnaforge.diagnosis.log_verdict import HEALTHY, UNKNOWN, UNKNOWN_FAILURE, Verdict, scan
 from xdnaforge.diagnosis.readers import healthy_evidence
 from xdnaforge.errors import StepFailed
-from xdnaforge.gate_context import Context, Gate
-from xdnaforge.gates import run_gates
-from xdnaforge.npu_user import NpuUser, lookup, named_user, running_uid
+from xdnaforge.hardware.gate_context import Context, Gate
+from xdnaforge.hardware.gates import run_gates
+from xdnaforge.hardware.npu_user import NpuUser, lookup, named_user, running_uid
 from xdnaforge.planning.plan import Plan
 from xdnaforge.stage_report import write_report
 from xdnaforge.state.paths import Workspace

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
-from xdnaforge.bench import evaluate, noise_of
 from xdnaforge.config.recipe import Baseline, Thresholds
+from xdnaforge.hardware.bench import evaluate, noise_of
 
 LIMITS = Thresholds(gemm_tops_min=45.0, latency_us_max=55.0, throughput_ops_min=70000.0)
 BASE = Baseline(gemm_tops=51.0, latency_us=46.0, throughput_ops=80547.0, evidence="recovery")

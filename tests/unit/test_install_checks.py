@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from xdnaforge.install_checks import (
+from xdnaforge.hardware.host_checks import (
     MEMLOCK_FILES,
     distro_xrt,
     memlock,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from xdnaforge.npu_user import as_user, installing_user, lookup, named_user, parse_passwd
+from xdnaforge.hardware.npu_user import as_user, installing_user, lookup, named_user, parse_passwd
 
 
 def install_record(artifacts: Path, root: Path, user: str, state: str = "installed") -> None:

@@ -3,7 +3,7 @@ packages.json, else presence only (and the recipe's plugin_version)."""
 
 from __future__ import annotations
 
-from xdnaforge.runtime_check import Expected, compare, expected_packages
+from xdnaforge.hardware.package_check import Expected, compare, expected_packages
 
 ORDER = ("xrt-runtime", "xrt-npu", "xrt_plugin-amdxdna")
 PACKAGES = {

@@ -14,9 +14,9 @@ from typing import Any
 
 import jinja2
 
-from xdnaforge.bench import HIGHER_IS_BETTER
 from xdnaforge.config.matrix import Cell
 from xdnaforge.config.recipe import Recipe
+from xdnaforge.hardware.bench import HIGHER_IS_BETTER
 from xdnaforge.planning.cell_verdict import AS_EXPECTED, UNVERIFIED, Outcome, judge
 from xdnaforge.stage_matrix import gates_seen
 

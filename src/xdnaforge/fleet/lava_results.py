@@ -14,10 +14,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from xdnaforge.bench import HIGHER_IS_BETTER, evaluate
 from xdnaforge.config.matrix import Cell
 from xdnaforge.config.recipe import Recipe
 from xdnaforge.errors import StepFailed
+from xdnaforge.hardware.bench import HIGHER_IS_BETTER, evaluate
 
 SUITE_RE = re.compile(r"^\d+_xdnaforge-(?P<cell>.+)$")
 RESULTS = ("pass", "fail", "skip", "unknown")

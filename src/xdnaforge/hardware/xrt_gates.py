@@ -11,13 +11,13 @@ import os
 import re
 from pathlib import Path
 
-from xdnaforge.bench import evaluate
 from xdnaforge.diagnosis.knowledge import by_code, diagnose
 from xdnaforge.errors import ToolNotFound
-from xdnaforge.gate_context import Context, Gate
-from xdnaforge.install_checks import stale_library_path
+from xdnaforge.hardware.bench import evaluate
+from xdnaforge.hardware.gate_context import Context, Gate
+from xdnaforge.hardware.host_checks import stale_library_path
+from xdnaforge.hardware.package_check import check_packages, expected_packages
 from xdnaforge.process.run import CommandFailed, CommandResult
-from xdnaforge.runtime_check import check_packages, expected_packages
 from xdnaforge.state.paths import Workspace
 from xdnaforge.state.records import read_record
 from xdnaforge.tools.dpkg import query_installed

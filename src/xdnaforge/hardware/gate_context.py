@@ -12,11 +12,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from xdnaforge.bench import Metric
 from xdnaforge.config.project import Project
 from xdnaforge.diagnosis.knowledge import Diagnosis
+from xdnaforge.hardware.bench import Metric
+from xdnaforge.hardware.npu_user import NpuUser, as_user
 from xdnaforge.host import HostFacts, read_text
-from xdnaforge.npu_user import NpuUser, as_user
 from xdnaforge.planning.plan import Plan
 from xdnaforge.process.run import CommandResult, run
 

@@ -18,10 +18,10 @@ from pathlib import Path
 
 from xdnaforge.diagnosis.knowledge import by_code, diagnose
 from xdnaforge.errors import ToolNotFound
-from xdnaforge.gate_context import Context, Gate
-from xdnaforge.gates_xrt import gate_examine, gate_pyxrt, gate_runtime, gate_validate
+from xdnaforge.hardware.gate_context import Context, Gate
+from xdnaforge.hardware.host_checks import memlock, parse_memlock
+from xdnaforge.hardware.xrt_gates import gate_examine, gate_pyxrt, gate_runtime, gate_validate
 from xdnaforge.host import read_host_facts, read_text
-from xdnaforge.install_checks import memlock, parse_memlock
 from xdnaforge.planning.plan import matching_cells
 from xdnaforge.process.run import CommandFailed
 
