@@ -19,10 +19,10 @@ from typing import Any
 
 from xdnaforge.config.envspec import EnvironmentSpec
 from xdnaforge.config.site import Site
-from xdnaforge.consent import require
 from xdnaforge.env_container import check_image
 from xdnaforge.environment import Place, place, read_env_record
 from xdnaforge.errors import StepFailed
+from xdnaforge.install.consent import require
 from xdnaforge.process.run import CommandFailed, run
 from xdnaforge.process.sandbox import admin_argv
 from xdnaforge.state.records import write_record

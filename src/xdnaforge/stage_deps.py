@@ -11,9 +11,9 @@ import os
 from xdnaforge import environment
 from xdnaforge.config.envspec import host_mismatch
 from xdnaforge.config.project import Project
-from xdnaforge.consent import require
 from xdnaforge.errors import StepFailed
 from xdnaforge.host import read_host_facts
+from xdnaforge.install.consent import require
 from xdnaforge.planning.buildscript import parse_options, unknown_options
 from xdnaforge.planning.plan import Plan
 from xdnaforge.process.run import CommandFailed, run

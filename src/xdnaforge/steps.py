@@ -45,7 +45,7 @@ if TYPE_CHECKING:
         stage_sources,
         stage_survey,
     )
-    from xdnaforge import install as install_module
+    from xdnaforge.install import packages as install_module
 else:
     environment = lazy.module("xdnaforge.environment")
     stage_audit = lazy.module("xdnaforge.stage_audit")
@@ -56,7 +56,7 @@ else:
     stage_report = lazy.module("xdnaforge.stage_report")
     stage_sources = lazy.module("xdnaforge.stage_sources")
     stage_survey = lazy.module("xdnaforge.stage_survey")
-    install_module = lazy.module("xdnaforge.install")
+    install_module = lazy.module("xdnaforge.install.packages")
 
 P = ParamSpec("P")
 StageBody = Callable[[Project, Plan, Workspace], None]

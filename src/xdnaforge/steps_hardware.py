@@ -22,9 +22,10 @@ from xdnaforge.steps import guarded, make_plan, resolve_target, workspace
 
 # imported when a command runs them (see lazy.py)
 if TYPE_CHECKING:
-    from xdnaforge import kernel_upgrade, stage_matrix, stage_report, stage_validate
+    from xdnaforge import stage_matrix, stage_report, stage_validate
+    from xdnaforge.install import kernel_upgrade
 else:
-    kernel_upgrade = lazy.module("xdnaforge.kernel_upgrade")
+    kernel_upgrade = lazy.module("xdnaforge.install.kernel_upgrade")
     stage_matrix = lazy.module("xdnaforge.stage_matrix")
     stage_report = lazy.module("xdnaforge.stage_report")
     stage_validate = lazy.module("xdnaforge.stage_validate")

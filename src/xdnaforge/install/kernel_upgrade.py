@@ -13,9 +13,9 @@ from pathlib import Path
 
 from xdnaforge.config.matrix import USABLE
 from xdnaforge.config.project import Project
-from xdnaforge.consent import require, require_root
 from xdnaforge.hardware.npu_user import installing_user, named_user
 from xdnaforge.host import read_host_facts
+from xdnaforge.install.consent import require, require_root
 from xdnaforge.planning.plan import matching_cells
 from xdnaforge.state.records import read_record, write_atomic, write_record
 

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 from xdnaforge.config.project import Project
-from xdnaforge.consent import require, require_root
 from xdnaforge.debs.debfile import DebError, read_deb
 from xdnaforge.errors import StepFailed
 from xdnaforge.hardware.host_checks import (
@@ -28,6 +27,7 @@ from xdnaforge.hardware.host_checks import (
 from xdnaforge.hardware.npu_user import installing_user
 from xdnaforge.hardware.package_check import changed_files
 from xdnaforge.host import read_text
+from xdnaforge.install.consent import require, require_root
 from xdnaforge.planning.plan import Plan
 from xdnaforge.process.run import CommandFailed, run
 from xdnaforge.state.paths import Workspace
