@@ -27,7 +27,7 @@ sys.path.insert(0, str(REPO))
 from tests.integration.envroot import make_root  # noqa: E402
 
 from bench.timing import best  # noqa: E402
-from xdnaforge.environment import root_entries  # noqa: E402
+from xdnaforge.environments.local import root_entries  # noqa: E402
 from xdnaforge.process.run import run  # noqa: E402
 from xdnaforge.process.sandbox import Binds, rootfs_argv  # noqa: E402
 from xdnaforge.tools.dpkg import parse_status  # noqa: E402

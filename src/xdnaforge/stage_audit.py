@@ -9,11 +9,11 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
-from xdnaforge import runtime_container
 from xdnaforge.config.project import Project
 from xdnaforge.debs.debfile import DebError, read_deb
 from xdnaforge.debs.host_rules import HostPaths, host_paths
 from xdnaforge.debs.rules import Verdict, Waiver, audit, audit_body, format_verdicts, wants_text
+from xdnaforge.environments import runtime_container
 from xdnaforge.errors import StepFailed
 from xdnaforge.planning.plan import Plan
 from xdnaforge.state.paths import Workspace

@@ -16,10 +16,10 @@ import os
 from pathlib import Path
 from typing import Any
 
-from xdnaforge import environment
 from xdnaforge.config.project import Project
 from xdnaforge.config.recipe import BuildStep
 from xdnaforge.config.site import Site
+from xdnaforge.environments import local as environment
 from xdnaforge.errors import Interrupted, StepFailed
 from xdnaforge.host import choose_jobs, read_host_facts, read_memory_available_kib
 from xdnaforge.planning.buildscript import parse_options

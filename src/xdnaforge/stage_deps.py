@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import os
 
-from xdnaforge import environment
 from xdnaforge.config.envspec import host_mismatch
 from xdnaforge.config.project import Project
+from xdnaforge.environments import local as environment
 from xdnaforge.errors import StepFailed
 from xdnaforge.host import read_host_facts
 from xdnaforge.install.consent import require

@@ -10,12 +10,17 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from xdnaforge import environment
 from xdnaforge.config.envspec import choose_environment
 from xdnaforge.config.project import Project
+from xdnaforge.environments import local as environment
+from xdnaforge.environments.proof_run import (
+    changes_of,
+    pristine_copy,
+    prove_changes,
+    toolchain_facts,
+)
+from xdnaforge.environments.proof_sandbox import HOST, Sandbox
 from xdnaforge.errors import StepFailed, UsageError
-from xdnaforge.proof_env import HOST, Sandbox
-from xdnaforge.prove import changes_of, pristine_copy, prove_changes, toolchain_facts
 from xdnaforge.state.paths import Workspace
 from xdnaforge.state.records import write_record
 

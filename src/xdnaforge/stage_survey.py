@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from xdnaforge.config.project import Project
+from xdnaforge.environments.proof_sandbox import Sandbox
 from xdnaforge.errors import StepFailed, ToolNotFound
 from xdnaforge.process.run import run
-from xdnaforge.proof_env import Sandbox
 from xdnaforge.sources.survey import Finding, Survey, flag_variables, link_findings, survey_tree
 from xdnaforge.state.paths import Workspace
 from xdnaforge.state.records import read_record, write_record

@@ -35,7 +35,6 @@ from xdnaforge.state.records import RECORDS, mark_interrupted, read_record
 # the stages' modules are imported when a command runs them (see lazy.py)
 if TYPE_CHECKING:
     from xdnaforge import (
-        environment,
         stage_audit,
         stage_build,
         stage_deps,
@@ -45,9 +44,10 @@ if TYPE_CHECKING:
         stage_sources,
         stage_survey,
     )
+    from xdnaforge.environments import local as environment
     from xdnaforge.install import packages as install_module
 else:
-    environment = lazy.module("xdnaforge.environment")
+    environment = lazy.module("xdnaforge.environments.local")
     stage_audit = lazy.module("xdnaforge.stage_audit")
     stage_build = lazy.module("xdnaforge.stage_build")
     stage_deps = lazy.module("xdnaforge.stage_deps")

@@ -15,10 +15,11 @@ from xdnaforge.steps import guarded, make_plan, resolve_target, workspace
 
 # imported when a command runs them (see lazy.py)
 if TYPE_CHECKING:
-    from xdnaforge import env_create, stage_prove, stage_survey
-    from xdnaforge.proof_env import Sandbox
+    from xdnaforge import stage_prove, stage_survey
+    from xdnaforge.environments import create as env_create
+    from xdnaforge.environments.proof_sandbox import Sandbox
 else:
-    env_create = lazy.module("xdnaforge.env_create")
+    env_create = lazy.module("xdnaforge.environments.create")
     stage_prove = lazy.module("xdnaforge.stage_prove")
     stage_survey = lazy.module("xdnaforge.stage_survey")
 

@@ -15,8 +15,8 @@ from tests.integration.upstream import BOOST_PATCH, Upstream, write_recipe
 from xdnaforge.config.project import Patch
 from xdnaforge.config.proof import CompatChange, parse_proof
 from xdnaforge.config.series import parse_header
-from xdnaforge.proof_env import HOST, Sandbox
-from xdnaforge.prove import Change, pristine_copy, prove_changes
+from xdnaforge.environments.proof_run import Change, pristine_copy, prove_changes
+from xdnaforge.environments.proof_sandbox import HOST, Sandbox
 
 # (file changed, proof, expected error): one patch per outcome
 CASES = {

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.integration.envroot import BWRAP, make_root, needs_bwrap
-from xdnaforge.environment import root_entries
+from xdnaforge.environments.local import root_entries
 from xdnaforge.process.run import CommandFailed, run, run_streaming
 from xdnaforge.process.sandbox import Binds, SandboxError, rootfs_argv
 

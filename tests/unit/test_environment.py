@@ -11,8 +11,8 @@ import pytest
 from tests.conftest import DATA
 from xdnaforge.config.envspec import EnvironmentSpec, choose_environment
 from xdnaforge.config.site import load_site
-from xdnaforge.env_container import engine_fault
-from xdnaforge.env_create import (
+from xdnaforge.environments.container import engine_fault
+from xdnaforge.environments.create import (
     _expired,
     debootstrap_fault,
     debootstrap_script,

@@ -19,8 +19,8 @@ from typing import Any
 
 from xdnaforge.config.envspec import EnvironmentSpec
 from xdnaforge.config.site import Site
-from xdnaforge.env_container import check_image
-from xdnaforge.environment import Place, place, read_env_record
+from xdnaforge.environments.container import check_image
+from xdnaforge.environments.local import Place, place, read_env_record
 from xdnaforge.errors import StepFailed
 from xdnaforge.install.consent import require
 from xdnaforge.process.run import CommandFailed, run

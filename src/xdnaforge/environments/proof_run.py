@@ -31,9 +31,9 @@ from xdnaforge.config.proof import (
     judge,
 )
 from xdnaforge.config.recipe import Recipe
+from xdnaforge.environments.proof_sandbox import Sandbox
 from xdnaforge.errors import StepFailed, ToolNotFound
 from xdnaforge.process.run import CommandFailed, run
-from xdnaforge.proof_env import Sandbox
 from xdnaforge.sources.patches import ALREADY_UPSTREAM, APPLIED_EARLIER, classify
 from xdnaforge.tools.git import git
 

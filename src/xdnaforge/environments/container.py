@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from xdnaforge.config.envspec import EnvironmentSpec
-from xdnaforge.environment import Place
+from xdnaforge.environments.local import Place
 from xdnaforge.errors import StepFailed
 from xdnaforge.process.run import CommandFailed, run
 from xdnaforge.state.records import write_record
