@@ -34,28 +34,26 @@ from xdnaforge.state.records import RECORDS, mark_interrupted, read_record
 
 # the stages' modules are imported when a command runs them (see lazy.py)
 if TYPE_CHECKING:
-    from xdnaforge import (
-        stage_audit,
-        stage_build,
-        stage_deps,
-        stage_package,
-        stage_rebuild,
-        stage_report,
-        stage_sources,
-        stage_survey,
-    )
     from xdnaforge.environments import local as environment
     from xdnaforge.install import packages as install_module
+    from xdnaforge.stages import audit as stage_audit
+    from xdnaforge.stages import build as stage_build
+    from xdnaforge.stages import deps as stage_deps
+    from xdnaforge.stages import fetch as stage_sources
+    from xdnaforge.stages import package as stage_package
+    from xdnaforge.stages import rebuild as stage_rebuild
+    from xdnaforge.stages import report as stage_report
+    from xdnaforge.stages import survey as stage_survey
 else:
     environment = lazy.module("xdnaforge.environments.local")
-    stage_audit = lazy.module("xdnaforge.stage_audit")
-    stage_build = lazy.module("xdnaforge.stage_build")
-    stage_deps = lazy.module("xdnaforge.stage_deps")
-    stage_package = lazy.module("xdnaforge.stage_package")
-    stage_rebuild = lazy.module("xdnaforge.stage_rebuild")
-    stage_report = lazy.module("xdnaforge.stage_report")
-    stage_sources = lazy.module("xdnaforge.stage_sources")
-    stage_survey = lazy.module("xdnaforge.stage_survey")
+    stage_audit = lazy.module("xdnaforge.stages.audit")
+    stage_build = lazy.module("xdnaforge.stages.build")
+    stage_deps = lazy.module("xdnaforge.stages.deps")
+    stage_package = lazy.module("xdnaforge.stages.package")
+    stage_rebuild = lazy.module("xdnaforge.stages.rebuild")
+    stage_report = lazy.module("xdnaforge.stages.report")
+    stage_sources = lazy.module("xdnaforge.stages.fetch")
+    stage_survey = lazy.module("xdnaforge.stages.survey")
     install_module = lazy.module("xdnaforge.install.packages")
 
 P = ParamSpec("P")

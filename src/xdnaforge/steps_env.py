@@ -15,13 +15,14 @@ from xdnaforge.steps import guarded, make_plan, resolve_target, workspace
 
 # imported when a command runs them (see lazy.py)
 if TYPE_CHECKING:
-    from xdnaforge import stage_prove, stage_survey
     from xdnaforge.environments import create as env_create
     from xdnaforge.environments.proof_sandbox import Sandbox
+    from xdnaforge.stages import prove as stage_prove
+    from xdnaforge.stages import survey as stage_survey
 else:
     env_create = lazy.module("xdnaforge.environments.create")
-    stage_prove = lazy.module("xdnaforge.stage_prove")
-    stage_survey = lazy.module("xdnaforge.stage_survey")
+    stage_prove = lazy.module("xdnaforge.stages.prove")
+    stage_survey = lazy.module("xdnaforge.stages.survey")
 
 
 @guarded

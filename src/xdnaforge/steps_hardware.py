@@ -22,13 +22,15 @@ from xdnaforge.steps import guarded, make_plan, resolve_target, workspace
 
 # imported when a command runs them (see lazy.py)
 if TYPE_CHECKING:
-    from xdnaforge import stage_matrix, stage_report, stage_validate
     from xdnaforge.install import kernel_upgrade
+    from xdnaforge.stages import matrix as stage_matrix
+    from xdnaforge.stages import report as stage_report
+    from xdnaforge.stages import validate as stage_validate
 else:
     kernel_upgrade = lazy.module("xdnaforge.install.kernel_upgrade")
-    stage_matrix = lazy.module("xdnaforge.stage_matrix")
-    stage_report = lazy.module("xdnaforge.stage_report")
-    stage_validate = lazy.module("xdnaforge.stage_validate")
+    stage_matrix = lazy.module("xdnaforge.stages.matrix")
+    stage_report = lazy.module("xdnaforge.stages.report")
+    stage_validate = lazy.module("xdnaforge.stages.validate")
 
 
 @guarded

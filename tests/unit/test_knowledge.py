@@ -17,7 +17,7 @@ from xdnaforge.diagnosis.knowledge import (
 from xdnaforge.diagnosis.log_verdict import FAILURE, UNKNOWN_FAILURE, judge
 from xdnaforge.diagnosis.log_verdict import HEALTHY as HEALTHY_VERDICT
 from xdnaforge.diagnosis.upstream import catalogue
-from xdnaforge.stage_validate import healthy_evidence
+from xdnaforge.stages.validate import healthy_evidence
 
 FIELD = REPO / "tests/fixtures/field"
 EXPECTED = {

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from xdnaforge.sources.cmake import evaluate, parse_commands
 from xdnaforge.sources.survey import flag_variables, link_findings, survey_tree
-from xdnaforge.stage_survey import dependency_closure, parse_dpkg_search
+from xdnaforge.stages.survey import dependency_closure, parse_dpkg_search
 
 TREE = {
     "top/src/CMakeLists.txt": """

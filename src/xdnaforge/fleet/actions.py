@@ -20,12 +20,12 @@ from xdnaforge.steps import guarded, resolve_target, workspace
 
 # imported when a fleet command runs (see lazy.py)
 if TYPE_CHECKING:
-    from xdnaforge import stage_validate
     from xdnaforge.fleet import fleet_report, lava, workflow
     from xdnaforge.fleet import lava_results as lava_results_module
     from xdnaforge.fleet import publish as publish_module
+    from xdnaforge.stages import validate as stage_validate
 else:
-    stage_validate = lazy.module("xdnaforge.stage_validate")
+    stage_validate = lazy.module("xdnaforge.stages.validate")
     fleet_report = lazy.module("xdnaforge.fleet.fleet_report")
     lava = lazy.module("xdnaforge.fleet.lava")
     workflow = lazy.module("xdnaforge.fleet.workflow")

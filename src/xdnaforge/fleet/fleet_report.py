@@ -18,7 +18,7 @@ from xdnaforge.config.matrix import Cell
 from xdnaforge.config.recipe import Recipe
 from xdnaforge.hardware.bench import HIGHER_IS_BETTER
 from xdnaforge.planning.cell_verdict import AS_EXPECTED, UNVERIFIED, Outcome, judge
-from xdnaforge.stage_matrix import gates_seen
+from xdnaforge.stages.matrix import gates_seen
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -18,7 +18,7 @@ from xdnaforge.errors import StepFailed
 from xdnaforge.host import read_host_facts
 from xdnaforge.planning.cell_verdict import GateSeen, Outcome, Verdict, judge
 from xdnaforge.planning.plan import matching_cells
-from xdnaforge.stage_report import write_report
+from xdnaforge.stages.report import write_report
 from xdnaforge.state.paths import Workspace
 from xdnaforge.state.records import read_record, write_record
 

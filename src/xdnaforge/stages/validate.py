@@ -18,7 +18,7 @@ from xdnaforge.hardware.gate_context import Context, Gate
 from xdnaforge.hardware.gates import run_gates
 from xdnaforge.hardware.npu_user import NpuUser, lookup, named_user, running_uid
 from xdnaforge.planning.plan import Plan
-from xdnaforge.stage_report import write_report
+from xdnaforge.stages.report import write_report
 from xdnaforge.state.paths import Workspace
 from xdnaforge.state.records import read_record, write_atomic, write_record
 

@@ -27,7 +27,7 @@ from xdnaforge.planning.plan import Plan
 from xdnaforge.process import containment
 from xdnaforge.process.progress import Progress
 from xdnaforge.process.run import PASS_ENV, CommandFailed, run_streaming
-from xdnaforge.stage_package import recipe_record
+from xdnaforge.stages.package import recipe_record
 from xdnaforge.state import lockfile
 from xdnaforge.state.paths import Workspace
 from xdnaforge.state.records import read_record, write_atomic, write_record

@@ -18,7 +18,7 @@ from xdnaforge.debs.debfile import DebContents, DebError, read_deb
 from xdnaforge.errors import StepFailed
 from xdnaforge.planning.plan import Plan, plan_target
 from xdnaforge.process.run import CommandFailed, run
-from xdnaforge.stage_report import write_report
+from xdnaforge.stages.report import write_report
 from xdnaforge.state.paths import Workspace
 from xdnaforge.state.records import read_record, write_record
 
