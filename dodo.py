@@ -13,10 +13,13 @@ from typing import Any
 
 from doit.exceptions import InvalidDodoFile
 
-from xdnaforge import steps, steps_env, steps_hardware, tasks
+from xdnaforge.actions import env as steps_env
+from xdnaforge.actions import fleet as fleet
+from xdnaforge.actions import hardware as steps_hardware
+from xdnaforge.actions import pipeline as steps
+from xdnaforge.actions import tasks
 from xdnaforge.config.project import load_project
 from xdnaforge.errors import ConfigError
-from xdnaforge.fleet import actions as fleet
 
 ROOT = Path(__file__).resolve().parent
 

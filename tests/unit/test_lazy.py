@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from xdnaforge import lazy
+from xdnaforge.actions import lazy
 
 
 def test_a_module_runs_when_one_of_its_attributes_is_first_read(

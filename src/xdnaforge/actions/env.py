@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from xdnaforge import lazy
+from xdnaforge.actions import lazy
+from xdnaforge.actions.pipeline import guarded, make_plan, resolve_target, workspace
 from xdnaforge.config.project import Project
 from xdnaforge.host import read_host_facts
 from xdnaforge.state.lockfile import held
-from xdnaforge.steps import guarded, make_plan, resolve_target, workspace
 
 # imported when a command runs them (see lazy.py)
 if TYPE_CHECKING:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from xdnaforge import steps
+from xdnaforge.actions import pipeline as steps
 from xdnaforge.config.project import Project
 
 

@@ -16,7 +16,7 @@ from doit.cmd_base import ModuleTaskLoader
 from doit.doit_cmd import DoitMain
 from doit.exceptions import TaskFailed
 
-from xdnaforge import lazy
+from xdnaforge.actions import lazy
 from xdnaforge.config.envspec import choose_environment
 from xdnaforge.config.matrix import USABLE
 from xdnaforge.config.project import Project

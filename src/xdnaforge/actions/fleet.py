@@ -10,13 +10,14 @@ from typing import TYPE_CHECKING
 
 import yaml
 
-from xdnaforge import lazy, yamlfile
+from xdnaforge import yamlfile
+from xdnaforge.actions import lazy
+from xdnaforge.actions.pipeline import guarded, resolve_target, workspace
 from xdnaforge.config.project import Project
 from xdnaforge.errors import StepFailed, UsageError
 from xdnaforge.state.lockfile import held
 from xdnaforge.state.paths import Workspace
 from xdnaforge.state.records import read_record, write_atomic, write_record
-from xdnaforge.steps import guarded, resolve_target, workspace
 
 # imported when a fleet command runs (see lazy.py)
 if TYPE_CHECKING:

@@ -11,14 +11,14 @@ from doit.cmd_base import ModuleTaskLoader
 from doit.doit_cmd import DoitMain
 from doit.reporter import ConsoleReporter
 
-from xdnaforge import lazy
+from xdnaforge.actions import lazy
+from xdnaforge.actions.pipeline import guarded, make_plan, resolve_target, workspace
 from xdnaforge.config.project import Project, load_matrix_file
 from xdnaforge.errors import StepFailed, UsageError, XdnaforgeError
 from xdnaforge.host import read_host_facts
 from xdnaforge.planning.plan import matching_cells
 from xdnaforge.state.lockfile import held
 from xdnaforge.state.records import read_record
-from xdnaforge.steps import guarded, make_plan, resolve_target, workspace
 
 # imported when a command runs them (see lazy.py)
 if TYPE_CHECKING:
