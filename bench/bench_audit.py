@@ -39,7 +39,8 @@ from pathlib import Path
 # script's own peak (it holds the generated files in memory)
 AUDIT = (
     "import sys; from pathlib import Path; "
-    "from xdnaforge.debs.debfile import read_deb; from xdnaforge.debs.rules import audit, wants_text; "
+    "from xdnaforge.debs.debfile import read_deb; "
+    "from xdnaforge.debs.rules import audit, wants_text; "
     "v = audit(read_deb(Path(sys.argv[1]), wants_text)); "
     "hwm = [l for l in open('/proc/self/status') if l.startswith('VmHWM')][0]; "
     "print(v.verdict, hwm.split()[1])"
@@ -48,7 +49,8 @@ AUDIT = (
 # seconds the audit took
 WORKER = (
     "import sys, time; from pathlib import Path; "
-    "from xdnaforge.debs.debfile import read_deb; from xdnaforge.debs.rules import audit, wants_text\n"
+    "from xdnaforge.debs.debfile import read_deb\n"
+    "from xdnaforge.debs.rules import audit, wants_text\n"
     "for line in sys.stdin:\n"
     "    started = time.monotonic(); audit(read_deb(Path(line.strip()), wants_text))\n"
     "    print(time.monotonic() - started, flush=True)\n"

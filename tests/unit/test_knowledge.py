@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import REPO
+from xdnaforge.diagnosis.classify import diagnose
 from xdnaforge.diagnosis.errnos import decode
 from xdnaforge.diagnosis.knowledge import (
-    diagnose,
     known_codes,
     load_families,
     load_knowledge,

@@ -12,11 +12,13 @@ import re
 from dataclasses import dataclass
 
 from xdnaforge.diagnosis.knowledge import (
+    ANNOTATION,
     FAILURE_RE,
     NPU_RE,
     Diagnosis,
     Entry,
     load_families,
+    load_knowledge,
     make_diagnosis,
 )
 from xdnaforge.diagnosis.upstream import Message, catalogue
@@ -129,3 +131,13 @@ class Tally:
             i for i in found if i[2].code in self._specific_codes or i[2].family not in specific
         ]
         return [diagnosis for _, _, diagnosis in sorted(kept, key=lambda item: item[:2])]
+
+
+def diagnose(text: str, entries: tuple[Entry, ...] | None = None) -> list[Diagnosis]:
+    """Every known failure in `text` once per code: root-most family first, then by line."""
+    classifier = Classifier(load_knowledge() if entries is None else entries)
+    tally = Tally(classifier)
+    for number, line in enumerate(text.splitlines()):
+        if not line.startswith(ANNOTATION):
+            tally.add(number, line, classifier.classify(line))
+    return tally.diagnoses()

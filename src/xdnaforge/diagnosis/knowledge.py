@@ -237,18 +237,6 @@ def is_failure_line(line: str) -> bool:
     return not line.startswith(ANNOTATION) and FAILURE_RE.search(line) is not None
 
 
-def diagnose(text: str, entries: tuple[Entry, ...] | None = None) -> list[Diagnosis]:
-    """Every known failure in `text` once per code: root-most family first, then by line."""
-    from xdnaforge.diagnosis.classify import Classifier, Tally
-
-    classifier = Classifier(load_knowledge() if entries is None else entries)
-    tally = Tally(classifier)
-    for number, line in enumerate(text.splitlines()):
-        if not line.startswith(ANNOTATION):
-            tally.add(number, line, classifier.classify(line))
-    return tally.diagnoses()
-
-
 def unexplained_failures(text: str, diagnoses: list[Diagnosis]) -> list[str]:
     """Failure-looking lines no diagnosis accounts for (for "unknown", not a guess)."""
     explained = {d.evidence for d in diagnoses}

@@ -16,7 +16,8 @@ import stat
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from xdnaforge.diagnosis.knowledge import by_code, diagnose
+from xdnaforge.diagnosis.classify import diagnose
+from xdnaforge.diagnosis.knowledge import by_code
 from xdnaforge.errors import ToolNotFound
 from xdnaforge.hardware.gate_context import Context, Gate
 from xdnaforge.hardware.host_checks import memlock, parse_memlock

@@ -11,7 +11,8 @@ import os
 import re
 from pathlib import Path
 
-from xdnaforge.diagnosis.knowledge import by_code, diagnose
+from xdnaforge.diagnosis.classify import diagnose
+from xdnaforge.diagnosis.knowledge import by_code
 from xdnaforge.errors import ToolNotFound
 from xdnaforge.hardware.bench import evaluate
 from xdnaforge.hardware.gate_context import Context, Gate

@@ -13,7 +13,7 @@ from typing import Any
 
 from xdnaforge.config.matrix import Cell
 from xdnaforge.config.project import Project, stage_names
-from xdnaforge.diagnosis.knowledge import diagnose
+from xdnaforge.diagnosis.classify import diagnose
 from xdnaforge.errors import StepFailed
 from xdnaforge.host import read_host_facts
 from xdnaforge.planning.cell_verdict import GateSeen, Outcome, Verdict, judge
