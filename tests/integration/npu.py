@@ -9,7 +9,7 @@ from pathlib import Path
 
 from tests.conftest import REPO
 from tests.fakes.fixture import FakeTools
-from tests.unit.test_install_checks import LIMITS_8M, LIMITS_UNLIMITED
+from tests.unit.hardware.test_host_checks import LIMITS_8M, LIMITS_UNLIMITED
 
 RECORDINGS = REPO / "tests/fixtures/recordings"
 PYXRT = REPO / "tests/fixtures/pyxrt_fake/pyxrt.py"

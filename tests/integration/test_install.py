@@ -15,7 +15,7 @@ from tests.debs import Spec, build_deb
 from tests.fakes.fixture import FakeTools
 from tests.integration.conftest import Outcome, build, run_doit
 from tests.integration.upstream import BOOST_PATCH, Upstream, write_recipe
-from tests.unit.test_install_checks import LIMITS_8M
+from tests.unit.hardware.test_host_checks import LIMITS_8M
 
 # dpkg refuses to install, even into another root, without superuser privileges
 pytestmark = [

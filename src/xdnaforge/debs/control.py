@@ -5,7 +5,7 @@ logging), as much as the rest of an audit's start-up, and every audit needs the 
 file. What is read here is the part of Debian Policy 5.1 that a binary package's
 DEBIAN/control uses, which dpkg-deb checked when it built the package: "Name: value" lines,
 continuation lines that start with white space, comment lines starting with "#". Values
-are what python-debian's Deb822 gives (tests/unit/test_control.py compares the two);
+are what python-debian's Deb822 gives (tests/unit/debs/test_control.py compares the two);
 unlike Deb822, a line that is neither a field nor a continuation, a field given twice or a
 second paragraph is an error here (dpkg refuses them too) instead of being passed over.
 This module parses text only: no files, no tar, no rules.

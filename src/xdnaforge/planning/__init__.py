@@ -1,1 +1,3 @@
-"""planning"""
+"""What would run and why, as pure data: the ordered stages of a target with their
+fingerprints, the text of `doit plan`, the toolchain that keys a build, the options a build
+script accepts, and the verdict of a matrix cell against its expectation."""

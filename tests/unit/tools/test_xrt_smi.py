@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tests.conftest import REPO
-from tests.unit.test_knowledge import field_log
+from tests.unit.diagnosis.test_knowledge import field_log
 from xdnaforge.tools.xrt_smi import (
     parse_examine_json,
     parse_examine_text,
