@@ -74,7 +74,7 @@ def test_an_upward_import_breaks_the_layers_contract(tmp_path: Path) -> None:
 
 def test_an_import_cycle_breaks_the_cycle_contract(tmp_path: Path) -> None:
     src = _package_copy(tmp_path)
-    # run.py imports sandbox.py; the reverse closes a cycle inside process/
+    # process/run.py imports process/sandbox.py; the reverse closes a cycle inside process/
     _add_import(src / "xdnaforge/process/sandbox.py", "from xdnaforge.process import run")
     done = _lint_imports(tmp_path, src)
     assert done.returncode == 1, done.stdout + done.stderr

@@ -1,6 +1,6 @@
 """The doit action bodies of the build-environment commands: env (make or refresh the root
 a target builds in), prove (each compatibility change, without and with it) and survey.
-Edge module, as steps.py.
+Edge module, as actions/pipeline.py.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from xdnaforge.config.project import Project
 from xdnaforge.host import read_host_facts
 from xdnaforge.state.lockfile import held
 
-# imported when a command runs them (see lazy.py)
+# imported when a command runs them (see actions/lazy.py)
 if TYPE_CHECKING:
     from xdnaforge.environments import create as env_create
     from xdnaforge.environments.proof_sandbox import Sandbox

@@ -19,7 +19,7 @@ from xdnaforge.state.lockfile import held
 from xdnaforge.state.paths import Workspace
 from xdnaforge.state.records import read_record, write_atomic, write_record
 
-# imported when a fleet command runs (see lazy.py)
+# imported when a fleet command runs (see actions/lazy.py)
 if TYPE_CHECKING:
     from xdnaforge.fleet import fleet_report, lava, workflow
     from xdnaforge.fleet import lava_results as lava_results_module

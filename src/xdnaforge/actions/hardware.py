@@ -1,5 +1,6 @@
-"""The doit action bodies of the commands about the NPU host: validate, doctor, matrix and
-the kernel-upgrade ones (kernel-check, revalidate, kernel-hook). Edge module, as steps.py.
+"""The doit action bodies of the commands about the NPU host: validate, doctor, matrix and the
+kernel-upgrade ones (kernel-check, revalidate, kernel-hook). Edge module, as
+actions/pipeline.py.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from xdnaforge.planning.plan import matching_cells
 from xdnaforge.state.lockfile import held
 from xdnaforge.state.records import read_record
 
-# imported when a command runs them (see lazy.py)
+# imported when a command runs them (see actions/lazy.py)
 if TYPE_CHECKING:
     from xdnaforge.install import kernel_upgrade
     from xdnaforge.stages import matrix as stage_matrix

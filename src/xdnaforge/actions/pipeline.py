@@ -32,7 +32,7 @@ from xdnaforge.state.lockfile import held, mark_step
 from xdnaforge.state.paths import Workspace
 from xdnaforge.state.records import RECORDS, mark_interrupted, read_record
 
-# the stages' modules are imported when a command runs them (see lazy.py)
+# the stages' modules are imported when a command runs them (see actions/lazy.py)
 if TYPE_CHECKING:
     from xdnaforge.environments import local as environment
     from xdnaforge.install import packages as install_module

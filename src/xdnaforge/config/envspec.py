@@ -2,7 +2,7 @@
 
 Pure: parses the site's entries through a schema Reader and chooses, for a recipe's
 `build.environment`, how this machine provides it (host, rootfs, podman, docker), with the
-reason `doit plan` shows. Creating, entering and recording environments is environment.py.
+reason `doit plan` shows. Creating, entering and recording environments is environments/local.py.
 """
 
 from __future__ import annotations

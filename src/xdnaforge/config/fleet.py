@@ -1,6 +1,6 @@
 """The `fleet:` mapping of site.yaml: signing key, URLs a lab serves and pushes to; pure.
 
-Parsing only: site.py hands over its Reader; nothing here touches gpg, aptly or the network.
+Parsing only: config/site.py hands over its Reader; nothing here touches gpg, aptly or the network.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 An expectation is precise: a known-broken cell says at which stage (for `validate`, which
 gate) it breaks and with which diagnosis codes; a partly supported cell says which gates
 pass and which fail with which codes. Whether stages, gates and codes exist is checked
-against the recipe and the knowledge base in project.py.
+against the recipe and the knowledge base in config/project.py.
 """
 
 from __future__ import annotations

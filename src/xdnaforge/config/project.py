@@ -242,7 +242,7 @@ def check_cells(
 
 
 def stage_names(recipe: Recipe) -> tuple[str, ...]:
-    """The stages a cell can fail at, in order (plan.py's build pipeline and validate)."""
+    """The stages a cell can fail at, in order (planning/plan.py's build pipeline and validate)."""
     built = (
         ()
         if recipe.source is None

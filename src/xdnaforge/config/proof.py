@@ -1,10 +1,11 @@
 """Proofs of compatibility changes: the model and its parsing from a patch header or a recipe.
 
-A proof is a small command (configure one directory, `-fsyntax-only` of one translation
-unit, a link test, a Python import) that must fail without the change, with an error that
-matches `Proof-Error`, and pass with it. `Proof: none (<reason>)` says why there is none.
+A proof is a small command (configure one directory, `-fsyntax-only` of one translation unit, a
+link test, a Python import) that must fail without the change, with an error that matches
+`Proof-Error`, and pass with it. `Proof: none (<reason>)` says why there is none.
 
-Pure: parses text and YAML data into frozen dataclasses; running proofs is prove.py.
+Pure: parses text and YAML data into frozen dataclasses; running proofs is
+environments/proof_run.py.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Recipe models: one pinned userspace line (or a vendor's prebuilt packages) as frozen data.
 
-Pure. Reading them from YAML is recipe_parse.py; cross-file checks are in project.py.
+Pure. Reading them from YAML is config/recipe_parse.py; cross-file checks are in config/project.py.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ submodules, prebuilt packages, build steps (argv placeholders, ctest expectation
 collect), build dependencies, known test failures, compatibility changes and the build
 environment; every problem collected with its key path.
 
-Pure, as recipe_parse.py, which reads the rest of a recipe and calls these.
+Pure, as config/recipe_parse.py, which reads the rest of a recipe and calls these.
 """
 
 from __future__ import annotations
@@ -246,7 +246,7 @@ def parse_build(
 
 
 def parse_environment(reader: Reader, build: Any) -> tuple[str, str] | None:
-    """`build.environment: {distro, release}`: where the build runs (see environment.py)."""
+    """`build.environment: {distro, release}`: where the build runs (see environments/local.py)."""
     if not isinstance(build, dict) or "environment" not in build:
         return None
     path: KeyPath = ("build", "environment")

@@ -1,7 +1,8 @@
 """Recipe validation from YAML data: every problem collected with its key path.
 
 Pure: takes a parsed Document and returns a frozen Recipe or the list of problems. The source
-and build sections are read by recipe_build.py; hosts, driver, audit, install and validate here.
+and build sections are read by config/recipe_build.py; hosts, driver, audit, install and
+validate here.
 """
 
 from __future__ import annotations

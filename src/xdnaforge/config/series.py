@@ -3,7 +3,7 @@
 A patch header is the text before the first diff. It must say `Upstream-Status:` (Backport
 with the upstream commit, Submitted/Pending with a reference or note, Inappropriate with a
 reason), a `Subject:` or `Description:`, and `Repository:` (the path in the source tree the
-patch applies to, `.` for the top repository). It may carry a proof (proof.py):
+patch applies to, `.` for the top repository). It may carry a proof (config/proof.py):
 `Proof:` a small command and `Proof-Error:` the regex its failure without the patch shows,
 or `Proof: none (<reason>)`.
 """

@@ -2,7 +2,7 @@
 
 Takes the contents of both builds' .deb files (debfile.read_deb with digests) and says, per
 package, whether the files are identical, and if not which data files differ. Building the
-second time and running diffoscope are stage_rebuild.py's.
+second time and running diffoscope are stages/rebuild.py's.
 """
 
 from __future__ import annotations

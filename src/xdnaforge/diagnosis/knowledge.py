@@ -7,7 +7,7 @@ data/upstream_messages.json). Specific entries name one failure; generic entries
 more per family) catch the family's other messages, on error-level lines only, and so do
 lines whose upstream source file belongs to a family. Errno values in a line refine the
 cause. `diagnose` returns what it recognises, root-most family first; what it does not
-recognise is left to the verdict (log_verdict.py), never guessed.
+recognise is left to the verdict (diagnosis/log_verdict.py), never guessed.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Owns build/envs/<distro>-<release>/ (`root/` and `env.json`), the wrapper argv and variables
 of a build step, and the fingerprint of an environment's packages. Creating a root is
-env_create.py. Starts no process itself (run.py does, with the wrapper built here).
+environments/create.py. Starts no process itself (process/run.py does, with the wrapper built here).
 """
 
 from __future__ import annotations
@@ -181,7 +181,7 @@ STEP_VARIABLES = (
     "TERM",
     "CC",
     "CXX",
-    # containment.py's markers: a later run finds a step's processes by them
+    # process/containment.py's markers: a later run finds a step's processes by them
     "XDNAFORGE_RUN",
     "XDNAFORGE_STEP",
 )

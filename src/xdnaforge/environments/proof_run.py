@@ -5,7 +5,7 @@ the pinned commits: patches in series order, each proof run before the patch is 
 after; then the recipe's build.compat changes on the fully patched tree (a dependency is
 taken away by hiding its package's files in the environment; a flag by leaving `{flag}` out).
 
-Edge: copies, git, and the proof commands through run.py; the verdicts are proof.judge's.
+Edge: copies, git, and the proof commands through process/run.py; the verdicts are proof.judge's.
 Must not touch the target's own tree or any record but prove.json.
 """
 

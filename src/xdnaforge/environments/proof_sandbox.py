@@ -1,6 +1,6 @@
 """Where a proof runs: the host, or a root file system entered with bubblewrap; argv only.
 
-(sandbox.py builds the argv of build steps; a proof also needs package files hidden, so it
+(process/sandbox.py builds the argv of build steps; a proof also needs package files hidden, so it
 keeps its own small wrapper over the same root.)
 
 The small interface the proof runner needs from a build environment: a wrapper argv put in
@@ -8,7 +8,7 @@ front of a command, with directories bound in (the scratch tree) and directories
 (to hide a package's files). Until the recipe's build environment exists (issue 12), the
 environment is named on the command line (`doit prove --env-root DIR`).
 
-Pure: builds argument lists; running them is run.py's.
+Pure: builds argument lists; running them is process/run.py's.
 """
 
 from __future__ import annotations

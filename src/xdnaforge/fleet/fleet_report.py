@@ -3,7 +3,7 @@ matrix's expectation, kernel, firmware, figures against the cell's baseline, the
 failure's diagnosis), rendered as Markdown, JSON and a static HTML page.
 
 The model is pure (records in, plain data out); rendering is jinja2 with StrictUndefined and
-no JavaScript. Reading the host directories is fleet/actions.py's job.
+no JavaScript. Reading the host directories is actions/fleet.py's job.
 """
 
 from __future__ import annotations

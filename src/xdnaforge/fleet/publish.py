@@ -1,7 +1,7 @@
 """`doit publish`: put a target's audited packages into the site's APT repository (aptly),
 snapshot them, publish the snapshot signed, and write what a host needs to follow it.
 
-Edge module: runs aptly and gpg through run.py; it only ever writes under build/ (the aptly
+Edge module: runs aptly and gpg through process/run.py; it only ever writes under build/ (the aptly
 configuration, logs) and artifacts/ (aptly's root, the published tree, publish.json).
 """
 

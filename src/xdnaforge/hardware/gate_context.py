@@ -1,7 +1,7 @@
 """One hardware gate's outcome (`Gate`) and what every gate may use (`Context`): the project,
-the plan, the host facts, the NPU's user, and tools run through run.py as that user.
+the plan, the host facts, the NPU's user, and tools run through process/run.py as that user.
 
-Owns no gate logic; gates.py runs the system gates, gates_xrt.py the XRT ones.
+Owns no gate logic; hardware/gates.py runs the system gates, hardware/xrt_gates.py the XRT ones.
 """
 
 from __future__ import annotations

@@ -1,11 +1,11 @@
 """The bottom-up hardware gates: host, memlock, device, runtime, examine, validate, pyxrt.
 
-A gate runs only when the gates it depends on passed; otherwise it is skipped with the
-reason. Each records what it saw (command, exit status, relevant lines), its figures and,
-when it fails, the diagnosis from the knowledge base. Host files are read under the
-sysroot, tools run through run.py with timeouts, so tests drive this with a fake sysroot
-and fake tools. This module orders the gates and runs the system ones (host, memlock,
-device); gates_xrt.py holds those that prove the installed XRT, gate_context.py their types.
+A gate runs only when the gates it depends on passed; otherwise it is skipped with the reason.
+Each records what it saw (command, exit status, relevant lines), its figures and, when it fails,
+the diagnosis from the knowledge base. Host files are read under the sysroot, tools run through
+process/run.py with timeouts, so tests drive this with a fake sysroot and fake tools. This
+module orders the gates and runs the system ones (host, memlock, device); hardware/xrt_gates.py
+holds those that prove the installed XRT, hardware/gate_context.py their types.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The gates that prove the installed XRT userspace: runtime (packages), `xrt-smi examine`,
 `xrt-smi validate` (figures against thresholds and history) and pyxrt per interpreter.
 
-Each takes the Context and its Gate and fills it; ordering and skipping are gates.py's.
+Each takes the Context and its Gate and fills it; ordering and skipping are hardware/gates.py's.
 """
 
 from __future__ import annotations

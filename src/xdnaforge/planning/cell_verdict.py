@@ -3,7 +3,7 @@
 Four verdicts and an "unverified" note: as expected; fails differently (another stage,
 gate or diagnosis code than expected: news); passes unexpectedly (news); not judged here
 (this host is not in the cell, or the stage that would judge it did not run). Nothing here
-reads a record or runs a stage: stage_matrix.py gathers what happened into an `Outcome`.
+reads a record or runs a stage: stages/matrix.py gathers what happened into an `Outcome`.
 """
 
 from __future__ import annotations

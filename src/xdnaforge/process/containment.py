@@ -1,9 +1,10 @@
 """Holding a step's whole process tree: the PID-namespace argv prefix, finding the tree's
 processes in /proc, and stopping them (SIGTERM, a grace period, SIGKILL).
 
-Owns no process start (run.py does that) and no policy about when to stop (run.py and
-lockfile.py decide). A `make -j` starts compilers that may leave the process group, so the
-group alone does not hold a build: a PID namespace whose init dies with xdnaforge does.
+Owns no process start (process/run.py does that) and no policy about when to stop
+(process/run.py and state/lockfile.py decide). A `make -j` starts compilers that may leave the
+process group, so the group alone does not hold a build: a PID namespace whose init dies with
+xdnaforge does.
 """
 
 from __future__ import annotations

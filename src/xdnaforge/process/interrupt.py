@@ -1,7 +1,8 @@
-"""Being asked to stop: SIGTERM raised as Interrupted (Ctrl-C already is KeyboardInterrupt),
-the one line that says what was stopped, and the exit status shells expect (128 + signal).
+"""Being asked to stop: SIGTERM raised as Interrupted (Ctrl-C already is KeyboardInterrupt), the
+one line that says what was stopped, and the exit status shells expect (128 + signal).
 
-run.py stops the processes; steps.py marks the stage's record. This module starts nothing.
+process/run.py stops the processes; actions/pipeline.py marks the stage's record. This module
+starts nothing.
 """
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
 """The only module that starts processes: argv lists, a rebuilt environment, logs, timeouts.
 
-Every command is echoed as `+ argv` to the log (and to stderr when asked), runs with stdin
-from /dev/null in its own process group, and on expiry of its timeout, on Ctrl-C or SIGTERM
-is terminated, then killed, with its whole tree, so a hung NPU tool or a build never outlives
-its stage. Build steps run in a PID namespace tied to xdnaforge (containment.py), so not even
-a SIGKILL of xdnaforge leaves their processes behind.
+Every command is echoed as `+ argv` to the log (and to stderr when asked), runs with stdin from
+/dev/null in its own process group, and on expiry of its timeout, on Ctrl-C or SIGTERM is
+terminated, then killed, with its whole tree, so a hung NPU tool or a build never outlives its
+stage. Build steps run in a PID namespace tied to xdnaforge (process/containment.py), so not
+even a SIGKILL of xdnaforge leaves their processes behind.
 """
 
 from __future__ import annotations
@@ -117,7 +117,7 @@ def run(
 ) -> CommandResult:
     """Run argv (never through a shell); raise CommandFailed unless its status is in ok_codes.
 
-    `wrapper` (sandbox.py) runs argv inside a build environment: `bwrap ... --` or
+    `wrapper` (process/sandbox.py) runs argv inside a build environment: `bwrap ... --` or
     `podman run ...`; it is resolved on the host's PATH, argv inside the environment.
     """
     args = [*wrapper, *(os.fspath(a) for a in argv)]
@@ -207,7 +207,7 @@ def _die_with_parent() -> None:
 
 @functools.cache
 def pid_namespace_prefix() -> tuple[str, ...]:
-    """The argv prefix that holds a host step's tree (containment.py), or () where bwrap is
+    """The argv prefix that holds a host step's tree (process/containment.py), or () where bwrap is
     missing or a user namespace is refused; that fallback (process group + PDEATHSIG, which
     a daemonising descendant escapes) is said once per run."""
     probe = [*containment.PID_NAMESPACE_PREFIX, "true"]

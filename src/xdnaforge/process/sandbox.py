@@ -4,7 +4,7 @@ For a rootfs: bubblewrap on a fresh tmpfs root, the environment's top-level dire
 read-only, the work paths bound at their host paths (read-write or read-only), a private /tmp,
 new network, PID, IPC and UTS namespaces (loopback only), and `--die-with-parent`; the root
 itself is remounted read-only at the end. For podman/docker: `run --rm --network none` with
-the same binds. Starting the command is run.py's job; this module only builds argv.
+the same binds. Starting the command is process/run.py's job; this module only builds argv.
 """
 
 from __future__ import annotations

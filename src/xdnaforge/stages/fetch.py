@@ -1,6 +1,6 @@
 """The fetch and patch stages: check out the pinned tree, apply the series, write lock.json.
 
-Edge module: resolves and verifies in the caches first (sources.py), touches the worktree
+Edge module: resolves and verifies in the caches first (sources/trees.py), touches the worktree
 only after that, and writes the lock record atomically at the very end, so a failure
 leaves the previous worktree and lock.json as they were.
 """

@@ -1,7 +1,8 @@
-"""`doit matrix`: build every cell's recipe that changed, revalidate what applies to this
-host, keep going after a failure, judge each cell against its expectation (verdict.py),
-record the verdicts per target (matrix.json, shown in the report) and end with a table that
-says which outcomes are news."""
+"""`doit matrix`: build every cell's recipe that changed, revalidate what applies to this host,
+keep going after a failure, judge each cell against its expectation (planning/cell_verdict.py),
+record the verdicts per target (matrix.json, shown in the report) and end with a table that says
+which outcomes are news.
+"""
 
 from __future__ import annotations
 

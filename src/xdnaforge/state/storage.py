@@ -2,7 +2,7 @@
 directories, as one line naming the path, the space needed when known, and the fix; and the
 swap that puts a complete new directory tree in place of the old one.
 
-Records are written atomically (records.py), so such an error leaves the previous records
+Records are written atomically (state/records.py), so such an error leaves the previous records
 in place; this module only says what happened. Starts no process.
 """
 
