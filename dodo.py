@@ -13,11 +13,7 @@ from typing import Any
 
 from doit.exceptions import InvalidDodoFile
 
-from xdnaforge.actions import env as steps_env
-from xdnaforge.actions import fleet as fleet
-from xdnaforge.actions import hardware as steps_hardware
-from xdnaforge.actions import pipeline as steps
-from xdnaforge.actions import tasks
+from xdnaforge.actions import env, fleet, hardware, pipeline
 from xdnaforge.config.project import load_project
 from xdnaforge.errors import ConfigError
 
@@ -89,17 +85,17 @@ def _task(
 
 
 def _stage(stage: str) -> dict[str, Any]:
-    return _task(steps.run_tasks, globals(), PROJECT, stage, params=(TARGET, STOP_STALE))
+    return _task(pipeline.run_tasks, DOIT_CONFIG, PROJECT, stage, params=(TARGET, STOP_STALE))
 
 
 def task_check() -> dict[str, Any]:
     """Validate every recipe, matrix, patch series and site.yaml (all problems at once)."""
-    return _task(steps.check, PROJECT, params=())
+    return _task(pipeline.check, PROJECT, params=())
 
 
 def task_plan() -> dict[str, Any]:
     """Show a target's stages, pins, inputs, outputs and fingerprints; changes nothing."""
-    return _task(steps.show_plan, PROJECT)
+    return _task(pipeline.show_plan, PROJECT)
 
 
 ENVIRONMENT = (
@@ -124,7 +120,7 @@ ENVIRONMENT = (
 def task_prove() -> dict[str, Any]:
     """Prove each compatibility change: its proof fails without it and passes with it."""
     return _task(
-        steps_env.prove,
+        env.prove,
         PROJECT,
         params=(
             TARGET,
@@ -136,7 +132,7 @@ def task_prove() -> dict[str, Any]:
 
 def task_survey() -> dict[str, Any]:
     """Read the fetched tree's CMake files: old minimums, -Werror, Boost, libraries to package."""
-    return _task(steps_env.survey, PROJECT, params=(TARGET, *ENVIRONMENT))
+    return _task(env.survey, PROJECT, params=(TARGET, *ENVIRONMENT))
 
 
 def task_fetch() -> dict[str, Any]:
@@ -151,13 +147,13 @@ def task_patch() -> dict[str, Any]:
 
 def task_deps() -> dict[str, Any]:
     """Show the missing build dependencies and the command to install them (runs with --yes)."""
-    return _task(steps.deps, PROJECT, params=(TARGET, YES))
+    return _task(pipeline.deps, PROJECT, params=(TARGET, YES))
 
 
 def task_env() -> dict[str, Any]:
     """Create or update the target's build environment (build/envs/<distro>-<release>)."""
     return _task(
-        steps_env.env,
+        env.env,
         PROJECT,
         params=(
             TARGET,
@@ -176,13 +172,13 @@ def task_build() -> dict[str, Any]:
 
 def task_rebuild_check() -> dict[str, Any]:
     """Build the target again in a fresh tree at another path; compare the packages."""
-    return _task(steps.rebuild_check, PROJECT, basename="rebuild-check")
+    return _task(pipeline.rebuild_check, PROJECT, basename="rebuild-check")
 
 
 def task_audit() -> dict[str, Any]:
     """Prove that .deb files carry no kernel payload: --deb FILE (repeatable) or --target T."""
     return _task(
-        steps.audit,
+        pipeline.audit,
         PROJECT,
         params=(
             TARGET,
@@ -194,28 +190,28 @@ def task_audit() -> dict[str, Any]:
 
 def task_install() -> dict[str, Any]:
     """Install the audited packages in recipe order (shows the commands; runs them with --yes)."""
-    return _task(steps.install, PROJECT, params=(TARGET, YES, ROOT_DIR))
+    return _task(pipeline.install, PROJECT, params=(TARGET, YES, ROOT_DIR))
 
 
 def task_rollback() -> dict[str, Any]:
     """Restore the packages the last install replaced (shows the commands; runs with --yes)."""
-    return _task(steps.rollback, PROJECT, params=(TARGET, YES, ROOT_DIR))
+    return _task(pipeline.rollback, PROJECT, params=(TARGET, YES, ROOT_DIR))
 
 
 def task_memlock() -> dict[str, Any]:
     """Show (and with --yes write) the limits.d and systemd drop-ins for an unlimited memlock."""
-    return _task(steps.memlock, params=(YES, ROOT_DIR))
+    return _task(pipeline.memlock, params=(YES, ROOT_DIR))
 
 
 def task_validate() -> dict[str, Any]:
     """Bottom-up hardware gates (host ... xrt-smi validate, pyxrt), figures and diagnoses."""
-    return _task(steps_hardware.validate, PROJECT)
+    return _task(hardware.validate, PROJECT)
 
 
 def task_doctor() -> dict[str, Any]:
     """Diagnose this host (no build needed) or a saved log: --log FILE (repeatable)."""
     return _task(
-        steps_hardware.doctor,
+        hardware.doctor,
         PROJECT,
         params=(
             TARGET,
@@ -232,8 +228,8 @@ def task_doctor() -> dict[str, Any]:
 def task_matrix() -> dict[str, Any]:
     """Build every matrix cell that changed, revalidate the ones for this host, print a table."""
     return _task(
-        steps_hardware.matrix,
-        globals(),
+        hardware.matrix,
+        DOIT_CONFIG,
         PROJECT,
         params=(
             _option("matrix", str, "", "a matrix file (default: every file in matrices/)"),
@@ -244,13 +240,13 @@ def task_matrix() -> dict[str, Any]:
 
 def task_kernel_check() -> dict[str, Any]:
     """After a kernel upgrade: say whether to revalidate only or to build another recipe."""
-    return _task(steps_hardware.kernel_check, PROJECT, params=(KERNEL,), basename="kernel-check")
+    return _task(hardware.kernel_check, PROJECT, params=(KERNEL,), basename="kernel-check")
 
 
 def task_revalidate() -> dict[str, Any]:
     """First boot into a new kernel: kernel-check, validate if that is all, record the outcome."""
     return _task(
-        steps_hardware.revalidate,
+        hardware.revalidate,
         PROJECT,
         params=(
             KERNEL,
@@ -270,7 +266,7 @@ def task_revalidate() -> dict[str, Any]:
 def task_kernel_hook() -> dict[str, Any]:
     """Show, or with --install --yes install, the kernel hook and first-boot revalidation unit."""
     return _task(
-        steps_hardware.kernel_hook,
+        hardware.kernel_hook,
         PROJECT,
         str(ROOT),
         basename="kernel-hook",
@@ -284,11 +280,7 @@ def task_kernel_hook() -> dict[str, Any]:
 
 def task_report() -> dict[str, Any]:
     """Render BUILD_REPORT.md (and a JSON twin) from a target's records; builds nothing."""
-    return _task(steps.report, PROJECT)
-
-
-def task__stages() -> Any:
-    yield from tasks.stage_tasks(PROJECT)
+    return _task(pipeline.report, PROJECT)
 
 
 def task_publish() -> dict[str, Any]:

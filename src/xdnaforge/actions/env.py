@@ -8,10 +8,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from xdnaforge.actions import lazy
-from xdnaforge.actions.pipeline import guarded, make_plan, resolve_target, workspace
+from xdnaforge.actions.pipeline import guarded
+from xdnaforge.actions.target import Target, build_dir_lock, resolve
 from xdnaforge.config.project import Project
-from xdnaforge.host import read_host_facts
-from xdnaforge.state.lockfile import held
 
 # imported when a command runs them (see actions/lazy.py)
 if TYPE_CHECKING:
@@ -28,50 +27,50 @@ else:
 @guarded
 def env(project: Project, target: str, refresh: bool, yes: bool) -> None:
     """`doit env`: create or update the environment the target builds in."""
-    name = resolve_target(project, target or None)
-    plan = make_plan(project, name, probe=False)
+    resolved = resolve(project, target or None, probe=False)
+    plan = resolved.plan
     spec = plan.environment
     if spec is None:
-        print(f"{name} names no build.environment: it builds on the host")
+        print(f"{resolved.name} names no build.environment: it builds on the host")
         return
     packages = (*(plan.recipe.depends_for(*plan.distro) or ()), *spec.packages)
     # a build must not run in a root that apt is changing
-    with held(project.site.build_dir / ".lock", f"the build directory {project.site.build_dir}"):
+    with build_dir_lock(project):
         env_create.create(
             project.site,
             spec,
             tuple(dict.fromkeys(packages)),
             refresh=refresh,
             yes=yes,
-            target=name,
+            target=resolved.name,
         )
 
 
-def _proof_sandbox(
-    project: Project, target: str, env_root: str, env_name: str, cc: str, cxx: str
-) -> Sandbox:
+def _proof_sandbox(target: Target, env_root: str, env_name: str, cc: str, cxx: str) -> Sandbox:
     """--env-root when given, else the recipe's build environment (issue 12's)."""
     if env_root or env_name or cc or cxx:
         return stage_prove.make_sandbox(env_root, env_name, cc, cxx)
-    host = read_host_facts(project.site.sysroot)
+    host = target.host
     distro = (host.distro_id or "unknown", host.distro_version or "unknown")
-    return stage_prove.recipe_sandbox(project, target, distro)
+    return stage_prove.recipe_sandbox(target.project, target.name, distro)
 
 
 @guarded
 def prove(
     project: Project, target: str, env_root: str, env_name: str, cc: str, cxx: str, timeout: int
 ) -> None:
-    name = resolve_target(project, target or None)
-    sandbox = _proof_sandbox(project, name, env_root, env_name, cc, cxx)
+    resolved = resolve(project, target or None)
+    sandbox = _proof_sandbox(resolved, env_root, env_name, cc, cxx)
     # the fetched tree is read while no fetch or patch may change it
-    with held(project.site.build_dir / ".lock", f"the build directory {project.site.build_dir}"):
-        stage_prove.prove_target(project, name, workspace(project, name), sandbox, float(timeout))
+    with build_dir_lock(project):
+        stage_prove.prove_target(
+            project, resolved.name, resolved.workspace, sandbox, float(timeout)
+        )
 
 
 @guarded
 def survey(project: Project, target: str, env_root: str, env_name: str, cc: str, cxx: str) -> None:
-    name = resolve_target(project, target or None)
-    sandbox = _proof_sandbox(project, name, env_root, env_name, cc, cxx)
-    with held(project.site.build_dir / ".lock", f"the build directory {project.site.build_dir}"):
-        stage_survey.survey_target(project, name, workspace(project, name), sandbox)
+    resolved = resolve(project, target or None)
+    sandbox = _proof_sandbox(resolved, env_root, env_name, cc, cxx)
+    with build_dir_lock(project):
+        stage_survey.survey_target(project, resolved.name, resolved.workspace, sandbox)

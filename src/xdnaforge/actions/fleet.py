@@ -12,10 +12,10 @@ import yaml
 
 from xdnaforge import yamlfile
 from xdnaforge.actions import lazy
-from xdnaforge.actions.pipeline import guarded, resolve_target, workspace
+from xdnaforge.actions.pipeline import guarded
+from xdnaforge.actions.target import build_dir_lock, resolve, workspace
 from xdnaforge.config.project import Project
 from xdnaforge.errors import StepFailed, UsageError
-from xdnaforge.state.lockfile import held
 from xdnaforge.state.paths import Workspace
 from xdnaforge.state.records import read_record, write_atomic, write_record
 
@@ -36,9 +36,9 @@ else:
 
 @guarded
 def publish(project: Project, target: str, snapshot: str) -> None:
-    name = resolve_target(project, target or None)
-    with held(project.site.build_dir / ".lock", f"the build directory {project.site.build_dir}"):
-        publish_module.publish(project, workspace(project, name), snapshot or None)
+    resolved = resolve(project, target or None)
+    with build_dir_lock(project):
+        publish_module.publish(project, resolved.workspace, snapshot or None)
 
 
 def _lava_site_hint(missing: Sequence[str]) -> str:
@@ -62,7 +62,7 @@ def lava_job(project: Project, target: str, device_type: str) -> None:
             hint=_lava_site_hint(missing),
         )
     if target:
-        resolve_target(project, target)
+        resolve(project, target)  # an unknown name is a usage error
     cells = [c for c in project.cells() if not target or c.recipe == target]
     if not cells:
         raise UsageError(f"no matrix cell uses {target}", hint="see matrices/*.yaml")

@@ -8,17 +8,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from doit.cmd_base import ModuleTaskLoader
-from doit.doit_cmd import DoitMain
 from doit.reporter import ConsoleReporter
 
 from xdnaforge.actions import lazy
-from xdnaforge.actions.pipeline import guarded, make_plan, resolve_target, workspace
+from xdnaforge.actions.pipeline import guarded, run_chain
+from xdnaforge.actions.target import Target, build_dir_lock, of, read_host, resolve
 from xdnaforge.config.project import Project, load_matrix_file
 from xdnaforge.errors import StepFailed, UsageError, XdnaforgeError
-from xdnaforge.host import read_host_facts
 from xdnaforge.planning.plan import matching_cells
-from xdnaforge.state.lockfile import held
 from xdnaforge.state.records import read_record
 
 # imported when a command runs them (see actions/lazy.py)
@@ -36,8 +33,8 @@ else:
 
 @guarded
 def validate(project: Project, target: str) -> None:
-    name = resolve_target(project, target or None)
-    stage_validate.validate(project, make_plan(project, name), workspace(project, name))
+    resolved = resolve(project, target or None)
+    stage_validate.validate(project, resolved.plan, resolved.workspace)
 
 
 @guarded
@@ -45,31 +42,32 @@ def doctor(project: Project, target: str, log: list[str]) -> None:
     if log:
         stage_validate.doctor_logs(log)
         return
-    unmatched = False
+    host = read_host(project)
     try:
-        name = resolve_target(project, target or None)
-        plan = make_plan(project, name)
+        resolved = resolve(project, target or None, host=host)
+        plan = resolved.plan
     except UsageError:
         # any host deserves a diagnosis
-        host = read_host_facts(project.site.sysroot)
         cells = matching_cells(project.cells(), host)
         if cells:
-            name = cells[0].recipe
+            resolved = of(project, cells[0].recipe, host)
             print(
                 f"(no supported matrix cell matches this host; it matches {cells[0].name} "
-                f"({cells[0].expect}), so the checks use the limits of its recipe {name})"
+                f"({cells[0].expect}), so the checks use the limits of its recipe "
+                f"{resolved.name})"
             )
-            plan = make_plan(project, name)
+            plan = resolved.plan
         else:
             # no recipe speaks for this host: check the general requirements, not the
             # limits of a recipe picked at random
-            name = sorted(project.recipes)[0]
-            plan = stage_validate.without_recipe_limits(make_plan(project, name))
-            unmatched = True
-    stage_validate.doctor(project, plan, workspace(project, name), unmatched=unmatched)
+            resolved = of(project, sorted(project.recipes)[0], host)
+            plan = stage_validate.without_recipe_limits(resolved.plan)
+            stage_validate.doctor(project, plan, resolved.workspace, unmatched=True)
+            return
+    stage_validate.doctor(project, plan, resolved.workspace)
 
 
-def _build(namespace: dict[str, Any], target: str) -> str | None:
+def _build(config: dict[str, Any], target: Target) -> str | None:
     """Build `target` through doit; the stage that failed, or None when all passed."""
     failed: list[str] = []
 
@@ -80,9 +78,7 @@ def _build(namespace: dict[str, Any], target: str) -> str | None:
             failed.append(str(task.name))
             super().add_failure(task, fail)
 
-    code: int = DoitMain(
-        ModuleTaskLoader(namespace), extra_config={"GLOBAL": {"reporter": Reporter}}
-    ).run([f"_report:{target}"])
+    code = run_chain(config, target, "report", {"GLOBAL": {"reporter": Reporter}})
     if code == 0:
         return None
     # private stage tasks are named _<stage>:<target>
@@ -90,64 +86,68 @@ def _build(namespace: dict[str, Any], target: str) -> str | None:
     return stages[0] if stages else "build"
 
 
-def _validate_ok(project: Project, target: str, root_report: Path | None = None) -> bool:
+def _validate_ok(target: Target, root_report: Path | None = None) -> bool:
     try:
-        stage_validate.validate(
-            project, make_plan(project, target), workspace(project, target), root_report
-        )
+        stage_validate.validate(target.project, target.plan, target.workspace, root_report)
     except XdnaforgeError as error:
-        print(f"validate {target}: {error.message.splitlines()[0]}")
+        print(f"validate {target.name}: {error.message.splitlines()[0]}")
         return False
     return True
 
 
-def _validation(project: Project, target: str) -> dict[str, Any] | None:
+def _validation(target: Target) -> dict[str, Any] | None:
     """Validate `target`; the validation.json this run wrote (None if it wrote none: a
     record left by an earlier run says nothing about this one)."""
-    path = workspace(project, target).record("validation")
+    path = target.workspace.record("validation")
     before = read_record(path)
-    _validate_ok(project, target)
+    _validate_ok(target)
     after = read_record(path)
     return after if after is not None and after != before else None
 
 
 @guarded
-def matrix(namespace: dict[str, Any], project: Project, matrix: str, stop_stale: bool) -> None:
+def matrix(config: dict[str, Any], project: Project, matrix: str, stop_stale: bool) -> None:
     cells = load_matrix_file(project, Path(matrix)).cells if matrix else project.cells()
-    with held(
-        project.site.build_dir / ".lock",
-        f"the build directory {project.site.build_dir}",
-        stop_stale=stop_stale,
-    ):
+    host = read_host(project)
+    # one resolved target per recipe: built and validated with the same plan
+    targets: dict[str, Target] = {}
+
+    def target(name: str) -> Target:
+        return targets.setdefault(name, of(project, name, host))
+
+    with build_dir_lock(project, stop_stale=stop_stale):
         stage_matrix.run_matrix(
             project,
+            host,
             cells,
-            build=lambda target: _build(namespace, target),
-            validate=lambda target: _validation(project, target),
-            workspace=lambda target: workspace(project, target),
+            build=lambda name: _build(config, target(name)),
+            validate=lambda name: _validation(target(name)),
+            workspace=lambda name: target(name).workspace,
         )
 
 
 @guarded
 def kernel_check(project: Project, kernel: str) -> None:
-    print(kernel_upgrade.decide(project, kernel or None).message)
+    print(kernel_upgrade.decide(project, read_host(project), kernel or None).message)
 
 
 @guarded
 def revalidate(project: Project, kernel: str, root_validate: str) -> None:
     """The first-boot action: decide, revalidate when that is all it takes, record the outcome.
     `root_validate`: the xrt-smi validate report the boot unit made as root beforehand."""
-    decision = kernel_upgrade.decide(project, kernel or None)
+    host = read_host(project)
+    decision = kernel_upgrade.decide(project, host, kernel or None)
     print(decision.message)
     outcome = "not run"
     if decision.kind == "revalidate" and decision.target:
         report = Path(root_validate) if root_validate else None
-        outcome = "pass" if _validate_ok(project, decision.target, report) else "fail"
+        validated = _validate_ok(of(project, decision.target, host), report)
+        outcome = "pass" if validated else "fail"
     elif decision.kind == "build":
         outcome = f"needs doit build --target {decision.target}"
     kernel_upgrade.record_decision(project, decision, outcome)
     for target in {t for t in (decision.target, decision.installed) if t}:
-        stage_report.write_report(target, workspace(project, target))
+        stage_report.write_report(target, of(project, target, host, probe=False).workspace)
     if outcome == "fail":
         raise StepFailed(
             f"revalidation for kernel {decision.kernel} failed",

@@ -16,25 +16,21 @@ from doit.cmd_base import ModuleTaskLoader
 from doit.doit_cmd import DoitMain
 from doit.exceptions import TaskFailed
 
-from xdnaforge.actions import lazy
-from xdnaforge.config.envspec import choose_environment
-from xdnaforge.config.matrix import USABLE
+from xdnaforge.actions import lazy, tasks
+from xdnaforge.actions.target import Target, build_dir_lock, resolve
 from xdnaforge.config.project import Project
 from xdnaforge.errors import Interrupted, StepFailed, UsageError, XdnaforgeError
-from xdnaforge.host import read_host_facts
-from xdnaforge.planning.plan import Plan, Stage, matching_cells, plan_target, stage_status
-from xdnaforge.planning.show import format_cells, format_check, format_plan
-from xdnaforge.planning.toolchain import query_toolchain
+from xdnaforge.planning.plan import Plan, Stage, matching_cells, stage_status
+from xdnaforge.planning.show import format_check, format_plan
 from xdnaforge.process import interrupt
 from xdnaforge.state import storage
 from xdnaforge.state.failure import clear_failure, describe_failure, record_failure
-from xdnaforge.state.lockfile import held, mark_step
+from xdnaforge.state.lockfile import mark_step
 from xdnaforge.state.paths import Workspace
 from xdnaforge.state.records import RECORDS, mark_interrupted, read_record
 
 # the stages' modules are imported when a command runs them (see actions/lazy.py)
 if TYPE_CHECKING:
-    from xdnaforge.environments import local as environment
     from xdnaforge.install import packages as install_module
     from xdnaforge.stages import audit as stage_audit
     from xdnaforge.stages import build as stage_build
@@ -45,7 +41,6 @@ if TYPE_CHECKING:
     from xdnaforge.stages import report as stage_report
     from xdnaforge.stages import survey as stage_survey
 else:
-    environment = lazy.module("xdnaforge.environments.local")
     stage_audit = lazy.module("xdnaforge.stages.audit")
     stage_build = lazy.module("xdnaforge.stages.build")
     stage_deps = lazy.module("xdnaforge.stages.deps")
@@ -85,74 +80,6 @@ def guarded(func: Callable[P, Any]) -> Callable[P, TaskFailed | None]:
     return action
 
 
-def workspace(project: Project, target: str) -> Workspace:
-    return Workspace(target, project.site.build_dir, project.site.artifacts_dir)
-
-
-def resolve_target(project: Project, target: str | None) -> str:
-    """The named target, or the one supported matrix cell this host matches."""
-    known = ", ".join(sorted(project.recipes))
-    if target:
-        if target not in project.recipes:
-            raise UsageError(f"unknown target '{target}'", hint=f"targets: {known}")
-        return target
-    host = read_host_facts(project.site.sysroot)
-    cells = matching_cells(project.cells(), host)
-    supported = sorted({c.recipe for c in cells if c.expect in USABLE})
-    if len(supported) == 1:
-        return supported[0]
-    if len(supported) > 1:
-        raise UsageError(
-            f"this host ({host.describe()}) matches several supported targets: "
-            f"{', '.join(supported)}",
-            hint="choose one with --target",
-        )
-    matched = f"\nmatching cells that are not supported:\n{format_cells(cells)}" if cells else ""
-    raise UsageError(
-        f"no supported matrix cell matches this host ({host.describe()}){matched}",
-        hint=f"choose a target with --target; targets: {known}\n"
-        f"matrix cells:\n{format_cells(project.cells())}",
-    )
-
-
-def make_plan(project: Project, target: str, *, probe: bool = True) -> Plan:
-    """The target's plan; `probe=False` skips querying the toolchain (the stage list and
-    their order do not depend on it, and `doit list` should not start compilers)."""
-    host = read_host_facts(project.site.sysroot)
-    recipe = project.recipes[target]
-    distro = (host.distro_id or "unknown", host.distro_version or "unknown")
-    spec = None
-    if recipe.kind != "prebuilt" and recipe.environment is not None:
-        # the recipe names where it builds; the site says how this machine provides it
-        spec = choose_environment(recipe.environment, distro, project.site.environments)
-    if spec is not None and spec.kind != "host":
-        distro = recipe.environment or distro
-        depends = recipe.depends_for(*distro) or ()
-        toolchain = environment.toolchain(project.site, spec, depends) if probe else {}
-    else:
-        toolchain = _toolchain(project, target, distro) if probe else {}
-    return plan_target(
-        recipe,
-        project.patches_for(recipe),
-        workspace(project, target),
-        distro=distro,
-        toolchain=toolchain,
-        environment=spec,
-    )
-
-
-def _toolchain(project: Project, target: str, distro: tuple[str, str]) -> dict[str, str]:
-    """The toolchain as a build step of `target` will find it: its environment, its tree."""
-    space = workspace(project, target)
-    places = (space.source_tree, space.work, project.site.build_dir)
-    cwd = next((p for p in places if p.is_dir()), Path.cwd())
-    return query_toolchain(
-        project.recipes[target].depends_for(*distro),
-        stage_build.step_environment(space, project.site, ""),
-        cwd,
-    )
-
-
 def stage_body(stage_name: str, plan: Plan) -> StageBody:
     bodies: dict[str, StageBody] = {
         "fetch": stage_sources.fetch,
@@ -171,8 +98,7 @@ def stage_body(stage_name: str, plan: Plan) -> StageBody:
     return bodies[stage_name]
 
 
-def _fresh(project: Project, plan: Plan, stage: Stage) -> tuple[bool, str]:
-    space = workspace(project, plan.target)
+def _fresh(plan: Plan, space: Workspace, stage: Stage) -> tuple[bool, str]:
     recorded = read_record(space.record(stage.record)) if stage.record else None
     failure = read_record(space.record("failure"))
     failed = None
@@ -193,26 +119,24 @@ def _fresh(project: Project, plan: Plan, stage: Stage) -> tuple[bool, str]:
     return fresh, why
 
 
-def stage_fresh(project: Project, target: str, stage_name: str) -> bool:
+def stage_fresh(target: Target, stage_name: str) -> bool:
     """doit `uptodate`: the stage's record holds the fingerprint the plan computes now."""
-    plan = make_plan(project, target)
-    fresh = _fresh(project, plan, plan.stage(stage_name))[0]
+    fresh = _fresh(target.plan, target.workspace, target.plan.stage(stage_name))[0]
     if fresh:
         # doit does not report private tasks it skips; said here, in pipeline order (doit
         # asks just before it would run the stage), so "deps: runs every time" stays in place
-        print(f"{stage_name} {target}: up to date", flush=True)
+        print(f"{stage_name} {target.name}: up to date", flush=True)
     return fresh
 
 
 @guarded
-def run_stage(project: Project, target: str, stage_name: str) -> None:
-    plan = make_plan(project, target)
+def run_stage(target: Target, stage_name: str) -> None:
+    plan, space = target.plan, target.workspace
     stage = plan.stage(stage_name)
-    space = workspace(project, target)
-    print(f"{stage_name} {target}: {_fresh(project, plan, stage)[1]}", flush=True)
-    mark_step(project.site.build_dir / ".lock", f"{stage_name}@{target}")
+    print(f"{stage_name} {target.name}: {_fresh(plan, space, stage)[1]}", flush=True)
+    mark_step(target.project.site.build_dir / ".lock", f"{stage_name}@{target.name}")
     try:
-        stage_body(stage_name, plan)(project, plan, space)
+        stage_body(stage_name, plan)(target.project, plan, space)
     except (KeyboardInterrupt, Interrupted) as stop:
         stopped = interrupt.as_interrupted(stop)
         log = space.logs / f"{stage_name}.log"
@@ -224,7 +148,7 @@ def run_stage(project: Project, target: str, stage_name: str) -> None:
                 stopped=stopped.stopped,
                 log=log if log.exists() else None,
             )
-        stopped.what = f"{stage_name} {target}"
+        stopped.what = f"{stage_name} {target.name}"
         raise stopped from None
     except XdnaforgeError as error:
         attempts = stage_build.pending_attempts(space, stage_name)
@@ -250,57 +174,66 @@ def _refreshing_report(space: Workspace) -> Iterator[None]:
             stage_report.write_report(space.target, space)
 
 
+def run_chain(
+    config: dict[str, Any],
+    target: Target,
+    stage_name: str,
+    extra_config: dict[str, Any] | None = None,
+) -> int:
+    """Run `_<stage>:<target>` and the stages before it through doit itself (a nested run of
+    the tasks tasks.py makes for this resolved target); doit's exit code."""
+    namespace = tasks.namespace(config, target, run_stage, stage_fresh)
+    main = DoitMain(ModuleTaskLoader(namespace), extra_config=extra_config or {})
+    return int(main.run([f"_{stage_name}:{target.name}"]))
+
+
 @guarded
 def run_tasks(
-    namespace: dict[str, Any], project: Project, stage_name: str, target: str, stop_stale: bool
+    config: dict[str, Any], project: Project, stage_name: str, target: str, stop_stale: bool
 ) -> None:
-    """Run `_<stage>:<target>` and what it depends on through doit itself (nested run).
+    """`doit fetch|patch|build --target T`: resolve T once, then run its stages up to `stage_name`.
 
     doit gives a task's command-line parameters to that task only, so `doit build --target T`
     is a thin task that starts doit again on the per-target stage tasks. It holds the build
     directory's lock for the whole run, so two builds never share it.
     """
-    name = resolve_target(project, target or None)
-    plan = make_plan(project, name)
+    resolved = resolve(project, target or None)
+    plan, space = resolved.plan, resolved.workspace
     stages = [s.name for s in plan.pipeline()]
     if stage_name not in stages:
         raise UsageError(
-            f"{name} has no {stage_name} stage (a {plan.recipe.kind} recipe: {', '.join(stages)})"
+            f"{resolved.name} has no {stage_name} stage "
+            f"(a {plan.recipe.kind} recipe: {', '.join(stages)})"
         )
-    with held(
-        project.site.build_dir / ".lock",
-        f"the build directory {project.site.build_dir}",
-        stop_stale=stop_stale,
-    ):
+    with build_dir_lock(project, stop_stale=stop_stale):
         chain = plan.pipeline()[: stages.index(stage_name) + 1]
-        fresh = {stage.name for stage in chain if _fresh(project, plan, stage)[0]}
-        before = _stamps(workspace(project, name))
-        code = DoitMain(ModuleTaskLoader(namespace)).run([f"_{stage_name}:{name}"])
+        fresh = {stage.name for stage in chain if _fresh(plan, space, stage)[0]}
+        before = _stamps(space)
+        code = run_chain(config, resolved, stage_name)
         # the report stage refreshes the report of a whole build; anything else that wrote
         # a record (`doit fetch`, a failed build) refreshes it here
-        if (code != 0 or stage_name != "report") and _stamps(workspace(project, name)) != before:
-            stage_report.write_report(name, workspace(project, name))
+        if (code != 0 or stage_name != "report") and _stamps(space) != before:
+            stage_report.write_report(resolved.name, space)
     if code != 0:
         task = "build" if stage_name == "report" else stage_name
-        raise StepFailed(f"{task} {name} failed (exit {code}); the messages above say why")
+        raise StepFailed(f"{task} {resolved.name} failed (exit {code}); the messages above say why")
     builds = [s.name for s in chain if s.name.startswith("build-")]
     if builds and all(b in fresh for b in builds):
-        print(f"{name}: nothing was compiled; every build stage was up to date")
+        print(f"{resolved.name}: nothing was compiled; every build stage was up to date")
 
 
 @guarded
 def deps(project: Project, target: str, yes: bool) -> None:
-    name = resolve_target(project, target or None)
-    stage_deps.install_deps(project, make_plan(project, name), workspace(project, name), yes)
+    resolved = resolve(project, target or None)
+    stage_deps.install_deps(project, resolved.plan, resolved.workspace, yes)
 
 
 @guarded
 def rebuild_check(project: Project, target: str) -> None:
     """`doit rebuild-check`: a second build at another path, packages compared."""
-    name = resolve_target(project, target or None)
-    with held(project.site.build_dir / ".lock", f"the build directory {project.site.build_dir}"):
-        plan = make_plan(project, name)
-        stage_rebuild.rebuild_check(project, plan, workspace(project, name), stage_body)
+    resolved = resolve(project, target or None)
+    with build_dir_lock(project):
+        stage_rebuild.rebuild_check(project, resolved.plan, resolved.workspace, stage_body)
 
 
 @guarded
@@ -314,43 +247,34 @@ def audit(project: Project, target: str, deb: list[str], json: str) -> None:
     if json:
         raise UsageError("--json goes with --deb; a target's audit is in artifacts/<target>/")
     # the target's packages as they were built: auditing never triggers a build
-    name = resolve_target(project, target or None)
-    with held(project.site.build_dir / ".lock", f"the build directory {project.site.build_dir}"):
-        plan = make_plan(project, name)
-        with _refreshing_report(workspace(project, name)):
-            stage_audit.audit_target(project, plan, workspace(project, name))
+    resolved = resolve(project, target or None)
+    with build_dir_lock(project), _refreshing_report(resolved.workspace):
+        stage_audit.audit_target(project, resolved.plan, resolved.workspace)
 
 
 @guarded
 def report(project: Project, target: str) -> None:
     """Render the report from the records as they are; builds nothing."""
-    name = resolve_target(project, target or None)
-    print(stage_report.write_report(name, workspace(project, name)), end="")
-
-
-def _system_change(project: Project, target: str, root: str) -> tuple[Plan, Workspace, Path]:
-    name = resolve_target(project, target or None)
-    return make_plan(project, name), workspace(project, name), Path(root).resolve()
+    resolved = resolve(project, target or None)
+    print(stage_report.write_report(resolved.name, resolved.workspace), end="")
 
 
 @guarded
 def install(project: Project, target: str, yes: bool, root: str) -> None:
-    plan, space, root_dir = _system_change(project, target, root)
-    with (
-        held(project.site.build_dir / ".lock", f"the build directory {project.site.build_dir}"),
-        _refreshing_report(space),
-    ):
-        install_module.install(project, plan, space, root_dir, yes)
+    resolved = resolve(project, target or None)
+    with build_dir_lock(project), _refreshing_report(resolved.workspace):
+        install_module.install(
+            project, resolved.plan, resolved.workspace, Path(root).resolve(), yes
+        )
 
 
 @guarded
 def rollback(project: Project, target: str, yes: bool, root: str) -> None:
-    plan, space, root_dir = _system_change(project, target, root)
-    with (
-        held(project.site.build_dir / ".lock", f"the build directory {project.site.build_dir}"),
-        _refreshing_report(space),
-    ):
-        install_module.rollback(project, plan, space, root_dir, yes)
+    resolved = resolve(project, target or None)
+    with build_dir_lock(project), _refreshing_report(resolved.workspace):
+        install_module.rollback(
+            project, resolved.plan, resolved.workspace, Path(root).resolve(), yes
+        )
 
 
 @guarded
@@ -366,16 +290,18 @@ def check(project: Project) -> None:
 
 @guarded
 def show_plan(project: Project, target: str) -> None:
-    name = resolve_target(project, target or None)
-    plan = make_plan(project, name)
-    statuses = [_fresh(project, plan, stage) for stage in plan.stages]
-    host = read_host_facts(project.site.sysroot)
-    cells = [c for c in matching_cells(project.cells(), host) if c.recipe == name]
-    lock = read_record(workspace(project, name).record("lock"))
+    resolved = resolve(project, target or None)
+    plan, space, host = resolved.plan, resolved.workspace, resolved.host
+    statuses = [_fresh(plan, space, stage) for stage in plan.stages]
+    cells = [c for c in matching_cells(project.cells(), host) if c.recipe == resolved.name]
+    lock = read_record(space.record("lock"))
     print(format_plan(plan, statuses, host, cells, project.root, lock))
-    surveyed = stage_survey.survey_warnings(workspace(project, name), plan.recipe.digest)
+    surveyed = stage_survey.survey_warnings(space, plan.recipe.digest)
     if surveyed is None:
-        print(f"survey: none yet (`doit survey --target {name}` reads the tree without building)")
+        print(
+            f"survey: none yet (`doit survey --target {resolved.name}` reads the tree "
+            "without building)"
+        )
     else:
         warnings, stale = surveyed
         note = "; the recipe changed since, run `doit survey` again" if stale else ""

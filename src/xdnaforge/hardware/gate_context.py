@@ -60,13 +60,17 @@ class Context:
     plan: Plan
     work: Path  # where tool outputs go (build/<target>/validate)
     history: list[dict[str, float]]
-    facts: HostFacts | None = None
     found: dict[str, Any] = field(default_factory=dict)  # what gates learn for later ones
     # set when xdnaforge runs as root and the NPU's user is known: USER_GATES run as them
     user: NpuUser | None = None
     running_as: str = ""  # who xdnaforge itself is ("root", "uid 1000")
     switched: bool = False  # the gate running now runs as `user`
     root_report: Path | None = None  # xrt-smi validate's report, made as root beforehand
+
+    @property
+    def facts(self) -> HostFacts:
+        """The host facts the command read once (the plan carries them)."""
+        return self.plan.host
 
     @property
     def sysroot(self) -> Path:

@@ -22,7 +22,7 @@ from xdnaforge.errors import ToolNotFound
 from xdnaforge.hardware.gate_context import Context, Gate
 from xdnaforge.hardware.host_checks import memlock, parse_memlock
 from xdnaforge.hardware.xrt_gates import gate_examine, gate_pyxrt, gate_runtime, gate_validate
-from xdnaforge.host import read_host_facts, read_text
+from xdnaforge.host import read_text
 from xdnaforge.planning.plan import matching_cells
 from xdnaforge.process.run import CommandFailed
 
@@ -57,7 +57,7 @@ def _kernel_log(context: Context, gate: Gate) -> str:
 
 
 def gate_host(context: Context, gate: Gate) -> Gate:
-    facts = context.facts = read_host_facts(context.sysroot)
+    facts = context.facts
     gate.evidence.append(facts.describe())
     if facts.distro_id is None or facts.kernel is None:
         return gate.failed(f"cannot read os-release or the kernel release under {context.sysroot}")
@@ -91,7 +91,7 @@ def gate_memlock(context: Context, gate: Gate) -> Gate:
 
 def _container_note(context: Context, gate: Gate, what: str, flag: str) -> str:
     """Inside a container the gate reads the container's own limits and nodes: say so."""
-    facts = context.facts or read_host_facts(context.sysroot)
+    facts = context.facts
     if facts.container is None:
         return ""
     engine = facts.container.engine
@@ -131,7 +131,7 @@ def _group_name(context: Context, gid: int) -> str:
 
 
 def gate_device(context: Context, gate: Gate) -> Gate:
-    facts = context.facts or read_host_facts(context.sysroot)
+    facts = context.facts
     log = _kernel_log(context, gate)
     gate.evidence.extend(
         line.strip() for line in log.splitlines() if "amdxdna" in line or "amdnpu" in line

@@ -14,7 +14,7 @@ from pathlib import Path
 from xdnaforge.config.matrix import USABLE
 from xdnaforge.config.project import Project
 from xdnaforge.hardware.npu_user import installing_user, named_user
-from xdnaforge.host import read_host_facts
+from xdnaforge.host import HostFacts
 from xdnaforge.install.consent import require, require_root
 from xdnaforge.planning.plan import matching_cells
 from xdnaforge.state.records import read_record, write_atomic, write_record
@@ -86,8 +86,9 @@ def installed_target(project: Project) -> str | None:
     return None
 
 
-def decide(project: Project, kernel: str | None) -> Decision:
-    facts = read_host_facts(project.site.sysroot)
+def decide(project: Project, host: HostFacts, kernel: str | None) -> Decision:
+    """`host` as the command read it; `kernel`: judge this release instead of the running one."""
+    facts = host
     if kernel:
         facts = dataclasses.replace(facts, kernel=kernel)
     release = facts.kernel or "unknown"

@@ -48,6 +48,7 @@ class Plan:
     stages: tuple[Stage, ...]
     distro: tuple[str, str]
     toolchain: tuple[tuple[str, str], ...]
+    host: HostFacts  # the facts the plan was made with, read once by the command
     environment: EnvironmentSpec | None = None  # None: the host (a recipe without one)
 
     def pipeline(self) -> tuple[Stage, ...]:
@@ -109,10 +110,11 @@ def plan_target(
     *,
     distro: tuple[str, str],
     toolchain: Mapping[str, str],
+    host: HostFacts,
     environment: EnvironmentSpec | None = None,
 ) -> Plan:
     """The ordered stages of `recipe` built in `distro` with `toolchain` (the host's, or
-    the environment's packages when `environment` is not the host)."""
+    the environment's packages when `environment` is not the host) on the host `host`."""
     records = workspace.records
     if recipe.kind == "prebuilt":
         # a vendor's packages: nothing to fetch, patch or build; collected, then as ours
@@ -129,7 +131,7 @@ def plan_target(
                 ]
             },
         )
-        return _finish(recipe, workspace, [], package, patches, distro, toolchain, None)
+        return _finish(recipe, workspace, [], package, patches, (distro, toolchain, host), None)
     source = recipe.pinned
     fetch = _stage(
         "fetch",
@@ -219,7 +221,9 @@ def plan_target(
         },
         builds,
     )
-    return _finish(recipe, workspace, stages, package, patches, distro, toolchain, environment)
+    return _finish(
+        recipe, workspace, stages, package, patches, (distro, toolchain, host), environment
+    )
 
 
 def _finish(
@@ -228,11 +232,12 @@ def _finish(
     stages: list[Stage],
     package: Stage,
     patches: Sequence[Patch],
-    distro: tuple[str, str],
-    toolchain: Mapping[str, str],
+    where: tuple[tuple[str, str], Mapping[str, str], HostFacts],
     environment: EnvironmentSpec | None,
 ) -> Plan:
-    """audit, report, install and validate: the same for built and prebuilt packages."""
+    """audit, report, install and validate: the same for built and prebuilt packages;
+    `where`: the distro built in, its toolchain and the host."""
+    distro, toolchain, host = where
     records = workspace.records
     runtime: dict[str, object] = {}
     if recipe.hosts.runtime == "container":  # the Containerfile is the audit's output too
@@ -292,6 +297,7 @@ def _finish(
         stages=tuple(stages),
         distro=distro,
         toolchain=tuple(sorted(toolchain.items())),
+        host=host,
         environment=environment,
     )
 

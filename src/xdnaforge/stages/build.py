@@ -21,7 +21,7 @@ from xdnaforge.config.recipe import BuildStep
 from xdnaforge.config.site import Site
 from xdnaforge.environments import local as environment
 from xdnaforge.errors import Interrupted, StepFailed
-from xdnaforge.host import choose_jobs, read_host_facts, read_memory_available_kib
+from xdnaforge.host import choose_jobs, read_memory_available_kib
 from xdnaforge.planning.buildscript import parse_options
 from xdnaforge.planning.plan import Plan
 from xdnaforge.process import containment
@@ -303,7 +303,7 @@ def build_step(project: Project, plan: Plan, space: Workspace, step: BuildStep) 
         "known_test_failures": [{"test": t, "justification": known[t]} for t in known_seen],
         "files": _debs(cwd),
     }
-    host = read_host_facts(site.sysroot)
+    host = plan.host
     body = {
         "target": plan.target,
         # the host the packages were built on (the kernel is informational, not an input)

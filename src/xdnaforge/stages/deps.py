@@ -12,7 +12,6 @@ from xdnaforge.config.envspec import host_mismatch
 from xdnaforge.config.project import Project
 from xdnaforge.environments import local as environment
 from xdnaforge.errors import StepFailed
-from xdnaforge.host import read_host_facts
 from xdnaforge.install.consent import require
 from xdnaforge.planning.buildscript import parse_options, unknown_options
 from xdnaforge.planning.plan import Plan
@@ -42,7 +41,7 @@ def _wrapper(project: Project, plan: Plan, space: Workspace) -> list[str]:
     spec = plan.environment
     if spec is None:
         return []
-    host = read_host_facts(project.site.sysroot)
+    host = plan.host
     why = host_mismatch(spec, (host.distro_id or "unknown", host.distro_version or "unknown"))
     if why is not None:
         raise StepFailed(

@@ -16,7 +16,7 @@ from xdnaforge.config.matrix import Cell
 from xdnaforge.config.project import Project, stage_names
 from xdnaforge.diagnosis.classify import diagnose
 from xdnaforge.errors import StepFailed
-from xdnaforge.host import read_host_facts
+from xdnaforge.host import HostFacts
 from xdnaforge.planning.cell_verdict import GateSeen, Outcome, Verdict, judge
 from xdnaforge.planning.plan import matching_cells
 from xdnaforge.stages.report import write_report
@@ -169,12 +169,12 @@ def _record(rows: Sequence[Row], workspace: Callable[[str], Workspace], host: st
 
 def run_matrix(
     project: Project,
+    host: HostFacts,
     cells: Sequence[Cell],
     build: Build,
     validate: Validate,
     workspace: Callable[[str], Workspace],
 ) -> list[Row]:
-    host = read_host_facts(project.site.sysroot)
     failed: dict[str, str | None] = {}
     for cell in cells:
         if cell.recipe not in failed:

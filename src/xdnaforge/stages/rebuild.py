@@ -79,6 +79,7 @@ def rebuild_check(
         other,
         distro=plan.distro,
         toolchain=dict(plan.toolchain),
+        host=plan.host,
         environment=plan.environment,
     )
     print(f"rebuild-check {plan.target}: second build in {other.work}")

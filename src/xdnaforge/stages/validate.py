@@ -134,15 +134,13 @@ def validate(
     now = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
     facts = context.facts
     host = {
-        "distro": f"{facts.distro_id} {facts.distro_version}" if facts else "unknown",
-        "kernel": (facts.kernel if facts else None) or "unknown",
-        "npu": ", ".join(f"{n.pci} rev {n.revision} ({n.driver or 'unbound'})" for n in facts.npus)
-        if facts
-        else "unknown",
+        "distro": f"{facts.distro_id} {facts.distro_version}",
+        "kernel": facts.kernel or "unknown",
+        "npu": ", ".join(f"{n.pci} rev {n.revision} ({n.driver or 'unbound'})" for n in facts.npus),
         "cell": context.found.get("cell", "none"),
         "firmware": context.found.get("firmware") or "unknown",
         # inside a container the memlock and device gates saw the container's limits and nodes
-        "container": facts.container.as_record() if facts and facts.container else None,
+        "container": facts.container.as_record() if facts.container else None,
     }
     metrics = [m for g in gates for m in g.metrics]
     write_record(
@@ -241,7 +239,7 @@ def doctor(project: Project, plan: Plan, space: Workspace, *, unmatched: bool = 
     gates = run_gates(context, DOCTOR_GATES)
     for gate in gates:
         if gate.name == "host" and unmatched and gate.status == "pass":
-            facts = context.facts.describe() if context.facts else "?"
+            facts = context.facts.describe()
             print(
                 f"WARN host: {facts}; no matrix cell matches this host (unverified "
                 "combination); the checks below use the general requirements (memlock "

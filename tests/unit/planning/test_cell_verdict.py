@@ -9,6 +9,7 @@ from xdnaforge.config.kernel import parse_range
 from xdnaforge.config.matrix import Breakage, Cell, GateFailure, PartialSupport
 from xdnaforge.config.project import load_project, stage_names
 from xdnaforge.config.recipe import Npu
+from xdnaforge.host import HostFacts
 from xdnaforge.planning.cell_verdict import (
     AS_EXPECTED,
     FAILS_DIFFERENTLY,
@@ -157,6 +158,14 @@ def test_stage_names_are_the_plans_build_pipeline_and_validate() -> None:
     project = load_project(REPO, {})
     for recipe in project.recipes.values():
         space = Workspace(recipe.name, REPO / "build", REPO / "artifacts")
-        plan = plan_target(recipe, (), space, distro=("ubuntu", "26.04"), toolchain={})
+        host = HostFacts(
+            sysroot="/",
+            distro_id="ubuntu",
+            distro_version="26.04",
+            distro_name=None,
+            kernel=None,
+            npus=(),
+        )
+        plan = plan_target(recipe, (), space, distro=("ubuntu", "26.04"), toolchain={}, host=host)
         planned = [s.name for s in plan.stages if s.name not in ("report", "install")]
         assert list(stage_names(recipe)) == planned

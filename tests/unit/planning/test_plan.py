@@ -15,6 +15,9 @@ from xdnaforge.state.paths import Workspace
 PROJECT: Project = load_project(REPO, {})
 SPACE = Workspace("ubuntu26-compat", Path("/b"), Path("/a"))
 DISTRO = ("ubuntu", "26.04")
+HOST = HostFacts(
+    sysroot="/", distro_id="ubuntu", distro_version="26.04", distro_name=None, kernel=None, npus=()
+)
 
 
 def make_plan(**changes: object) -> Plan:
@@ -25,7 +28,7 @@ def make_plan(**changes: object) -> Plan:
     distro = changes.pop("distro", DISTRO)
     toolchain = changes.pop("toolchain", {"gcc": "15.2"})
     recipe = dataclasses.replace(recipe, **changes)  # type: ignore[arg-type]
-    return plan_target(recipe, patches, SPACE, distro=distro, toolchain=toolchain)  # type: ignore[arg-type]
+    return plan_target(recipe, patches, SPACE, distro=distro, toolchain=toolchain, host=HOST)  # type: ignore[arg-type]
 
 
 def fingerprints(plan: Plan) -> dict[str, str]:
