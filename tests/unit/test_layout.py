@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 from tests.conftest import REPO
@@ -54,3 +55,19 @@ def test_unit_tests_mirror_the_package() -> None:
 
 def test_cross_cutting_list_names_files_that_exist() -> None:
     assert [t for t in CROSS_CUTTING if not (UNIT / t).is_file()] == []
+
+
+def test_the_package_reads_git_through_tools_git_only() -> None:
+    """GitPython runs `git version` at import and `git cat-file` per repository it opens,
+    outside process/run.py; the package calls git through tools/git.py (ruff bans it too)."""
+    importing = []
+    for path in PACKAGE.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            if any(name.split(".")[0] in ("git", "gitdb") for name in names):
+                importing.append(str(path.relative_to(PACKAGE)))
+    assert importing == []

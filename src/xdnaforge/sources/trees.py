@@ -14,9 +14,6 @@ from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 
-import git as gitpython
-from gitdb.exc import BadName, BadObject
-
 from xdnaforge.config.recipe import Recipe
 from xdnaforge.config.site import Site
 from xdnaforge.errors import StepFailed
@@ -69,10 +66,14 @@ def source_for(site: Site, url: str) -> str:
 
 
 def _has_commit(cache: Path, commit: str) -> bool:
-    try:
-        return gitpython.Repo(cache).commit(commit).type == "commit"
-    except (ValueError, BadName, BadObject):
-        return False
+    # `cat-file -t` exits 128 for an object the cache does not hold
+    result = git(
+        ["--git-dir", str(cache), "cat-file", "-t", commit],
+        cwd=cache,
+        log_file=None,
+        ok_codes=(0, 128),
+    )
+    return result.returncode == 0 and result.stdout.strip() == "commit"
 
 
 def _newest(cache: Path, namespace: str, log: Path) -> str:
@@ -214,12 +215,14 @@ def _borrow(cache: Path, node: Node, source: str, site: Site, log: Path) -> None
 
 
 def _blob(cache: Path, commit: str, path: str) -> str | None:
-    try:
-        item = gitpython.Repo(cache).commit(commit).tree / path
-    except KeyError:
-        return None
-    data: bytes = item.data_stream.read()
-    return data.decode("utf-8", errors="replace")
+    """The file at `path` in `commit` (held by the cache), or None where the tree has none."""
+    result = git(
+        ["--git-dir", str(cache), "cat-file", "blob", f"{commit}:{path}"],
+        cwd=cache,
+        log_file=None,
+        ok_codes=(0, 128),
+    )
+    return result.stdout if result.returncode == 0 else None
 
 
 def resolve_tree(recipe: Recipe, site: Site, log: Path) -> list[Node]:
