@@ -79,7 +79,7 @@ class ToolNotFound(XdnaforgeError):
     exit_code = EXIT_CONFIG
 
 
-class StepFailed(XdnaforgeError):
+class StageFailed(XdnaforgeError):
     """A stage could not complete for a reason the user can act on."""
 
     exit_code = EXIT_FAILED

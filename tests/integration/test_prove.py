@@ -155,9 +155,9 @@ def test_each_outcome_on_a_synthetic_tree(tree: Path, tmp_path: Path) -> None:
 
 
 def test_a_tree_that_was_never_fetched_is_a_clear_error(tmp_path: Path) -> None:
-    from xdnaforge.errors import StepFailed
+    from xdnaforge.errors import StageFailed
 
-    with pytest.raises(StepFailed, match="no checked-out tree to prove on"):
+    with pytest.raises(StageFailed, match="no checked-out tree to prove on"):
         pristine_copy(tmp_path / "nothing", (), tmp_path / "copy", tmp_path / "log")
 
 

@@ -209,12 +209,12 @@ def test_without_a_pid_namespace_a_rerun_refuses_then_stops_stale_processes(
     # ... and the next run says so instead of building beside it
     refused = build(built, fake_tools)
     assert refused.rc == 1, refused.output
-    assert "of step build-xrt@synthetic of a previous run (pid " in refused.output
+    assert "of stage build-xrt@synthetic of a previous run (pid " in refused.output
     assert "still run in the build directory" in refused.output
     assert "rerun with --stop-stale" in refused.output
     assert step_processes(built) != []
     output = finish_slowly_built(
         built, fake_tools, "build", "--target", "synthetic", "--stop-stale"
     )
-    assert "stale process(es) of step build-xrt@synthetic: killed (SIGKILL)" in output
+    assert "stale process(es) of stage build-xrt@synthetic: killed (SIGKILL)" in output
     assert gone(built) == []

@@ -15,7 +15,7 @@ from xdnaforge.actions import lazy
 from xdnaforge.actions.pipeline import guarded
 from xdnaforge.actions.target import build_dir_lock, resolve, workspace
 from xdnaforge.config.project import Project
-from xdnaforge.errors import StepFailed, UsageError
+from xdnaforge.errors import StageFailed, UsageError
 from xdnaforge.state.paths import Workspace
 from xdnaforge.state.records import read_record, write_atomic, write_record
 
@@ -96,7 +96,7 @@ def _lava_results_file(project: Project, path: Path, host: str) -> None:
     )
     names = lava_results_module.cells_in(cases)
     if not names:
-        raise StepFailed(
+        raise StageFailed(
             f"{path}: no xdnaforge test definition reported here "
             "(no suite named <n>_xdnaforge-<cell>)",
             hint="is this the export of a job `doit lava-job` wrote?",
@@ -105,7 +105,7 @@ def _lava_results_file(project: Project, path: Path, host: str) -> None:
     for name in names:
         cell = known.get(name)
         if cell is None:
-            raise StepFailed(f"{path}: cell '{name}' is in no matrix", hint="see matrices/*.yaml")
+            raise StageFailed(f"{path}: cell '{name}' is in no matrix", hint="see matrices/*.yaml")
         recipe = project.recipes[cell.recipe]
         job = next(c.job for c in cases if c.suite.endswith(f"_xdnaforge-{name}"))
         who = host or f"lava-job-{job}"
@@ -128,7 +128,7 @@ def _host_records(directory: Path) -> list[fleet_report.HostRecords]:
     The host is named after the directory (its parent when it is an `artifacts` directory).
     """
     if not directory.is_dir():
-        raise StepFailed(f"{directory}: no such directory", hint="--from takes a host's records")
+        raise StageFailed(f"{directory}: no such directory", hint="--from takes a host's records")
     host = directory.resolve().parent.name if directory.name == "artifacts" else directory.name
     found = []
     for target_dir in sorted(p for p in directory.iterdir() if p.is_dir()):
@@ -159,7 +159,7 @@ def fleet_report_task(project: Project, sources: Sequence[str], dirs: Sequence[s
         )
     records = [r for d in chosen for r in _host_records(Path(d))]
     if not records:
-        raise StepFailed(
+        raise StageFailed(
             f"no validation.json or kernel.json under {', '.join(chosen)}",
             hint="each directory is a host's artifacts/: <target>/validation.json",
         )

@@ -14,7 +14,7 @@ from xdnaforge.actions import lazy
 from xdnaforge.actions.pipeline import guarded, run_chain
 from xdnaforge.actions.target import Target, build_dir_lock, of, read_host, resolve
 from xdnaforge.config.project import Project, load_matrix_file
-from xdnaforge.errors import StepFailed, UsageError, XdnaforgeError
+from xdnaforge.errors import StageFailed, UsageError, XdnaforgeError
 from xdnaforge.planning.plan import matching_cells
 from xdnaforge.state.records import read_record
 
@@ -149,7 +149,7 @@ def revalidate(project: Project, kernel: str, root_validate: str) -> None:
     for target in {t for t in (decision.target, decision.installed) if t}:
         stage_report.write_report(target, of(project, target, host, probe=False).workspace)
     if outcome == "fail":
-        raise StepFailed(
+        raise StageFailed(
             f"revalidation for kernel {decision.kernel} failed",
             hint="see the report and validation.json",
         )

@@ -19,13 +19,13 @@ from doit.exceptions import TaskFailed
 from xdnaforge.actions import lazy, tasks
 from xdnaforge.actions.target import Target, build_dir_lock, resolve
 from xdnaforge.config.project import Project
-from xdnaforge.errors import Interrupted, StepFailed, UsageError, XdnaforgeError
+from xdnaforge.errors import Interrupted, StageFailed, UsageError, XdnaforgeError
 from xdnaforge.planning.plan import Plan, Stage, matching_cells, stage_status
 from xdnaforge.planning.show import format_check, format_plan
 from xdnaforge.process import interrupt
 from xdnaforge.state import storage
 from xdnaforge.state.failure import clear_failure, describe_failure, record_failure
-from xdnaforge.state.lockfile import mark_step
+from xdnaforge.state.lockfile import mark_stage
 from xdnaforge.state.paths import Workspace
 from xdnaforge.state.records import RECORDS, mark_interrupted, read_record
 
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from xdnaforge.stages import audit as stage_audit
     from xdnaforge.stages import build as stage_build
     from xdnaforge.stages import deps as stage_deps
-    from xdnaforge.stages import fetch as stage_sources
+    from xdnaforge.stages import fetch as stage_fetch
     from xdnaforge.stages import package as stage_package
     from xdnaforge.stages import rebuild as stage_rebuild
     from xdnaforge.stages import report as stage_report
@@ -47,7 +47,7 @@ else:
     stage_package = lazy.module("xdnaforge.stages.package")
     stage_rebuild = lazy.module("xdnaforge.stages.rebuild")
     stage_report = lazy.module("xdnaforge.stages.report")
-    stage_sources = lazy.module("xdnaforge.stages.fetch")
+    stage_fetch = lazy.module("xdnaforge.stages.fetch")
     stage_survey = lazy.module("xdnaforge.stages.survey")
     install_module = lazy.module("xdnaforge.install.packages")
 
@@ -82,8 +82,8 @@ def guarded(func: Callable[P, Any]) -> Callable[P, TaskFailed | None]:
 
 def stage_body(stage_name: str, plan: Plan) -> StageBody:
     bodies: dict[str, StageBody] = {
-        "fetch": stage_sources.fetch,
-        "patch": stage_sources.patch,
+        "fetch": stage_fetch.fetch,
+        "patch": stage_fetch.patch,
         "deps": stage_deps.deps,
         "package": (
             stage_package.collect_prebuilt
@@ -134,7 +134,7 @@ def run_stage(target: Target, stage_name: str) -> None:
     plan, space = target.plan, target.workspace
     stage = plan.stage(stage_name)
     print(f"{stage_name} {target.name}: {_fresh(plan, space, stage)[1]}", flush=True)
-    mark_step(target.project.site.build_dir / ".lock", f"{stage_name}@{target.name}")
+    mark_stage(target.project.site.build_dir / ".lock", f"{stage_name}@{target.name}")
     try:
         stage_body(stage_name, plan)(target.project, plan, space)
     except (KeyboardInterrupt, Interrupted) as stop:
@@ -216,7 +216,9 @@ def run_tasks(
             stage_report.write_report(resolved.name, space)
     if code != 0:
         task = "build" if stage_name == "report" else stage_name
-        raise StepFailed(f"{task} {resolved.name} failed (exit {code}); the messages above say why")
+        raise StageFailed(
+            f"{task} {resolved.name} failed (exit {code}); the messages above say why"
+        )
     builds = [s.name for s in chain if s.name.startswith("build-")]
     if builds and all(b in fresh for b in builds):
         print(f"{resolved.name}: nothing was compiled; every build stage was up to date")

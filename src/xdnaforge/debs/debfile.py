@@ -22,7 +22,7 @@ from xdnaforge.debs import elf, streams, tarwalk
 from xdnaforge.debs.control import ControlError
 from xdnaforge.debs.control import parse as parse_control
 from xdnaforge.debs.elf import RunPath
-from xdnaforge.errors import StepFailed
+from xdnaforge.errors import StageFailed
 
 AR_MAGIC = b"!<arch>\n"
 MAINTAINER_SCRIPTS = ("preinst", "postinst", "prerm", "postrm", "triggers", "config")
@@ -32,7 +32,7 @@ _CHUNK = 1 << 16
 HASH_BEHIND = 32  # pieces read and not hashed yet: at most 32 MiB (128 MiB for zstd's reads)
 
 
-class DebError(StepFailed):
+class DebError(StageFailed):
     """The file is not a well-formed .deb: a verdict is impossible, which is a failure."""
 
 

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from xdnaforge.debs import host_rules as audit_host
+from xdnaforge.debs import host_rules
 from xdnaforge.debs.control import relation_names
 from xdnaforge.debs.debfile import DebContents
 from xdnaforge.debs.host_rules import HostPaths
@@ -48,7 +48,7 @@ RULES = {
         Rule("UDEV-001", BLOCK, 'udev rule giving everyone access (MODE="0666")'),
         Rule("DEP-001", BLOCK, "depends on dkms or kernel headers/images/modules"),
         Rule("DEP-002", WARN, "recommends dkms or kernel headers/images/modules"),
-        *(Rule(rule_id, WARN, title) for rule_id, title in audit_host.RULES),
+        *(Rule(rule_id, WARN, title) for rule_id, title in host_rules.RULES),
     )
 }
 
@@ -139,7 +139,7 @@ def _name(path: str) -> str:
 def wants_text(path: str) -> bool:
     """Data files whose content the rules read (passed to debfile.read_deb)."""
     name = _name(path)
-    if (path.startswith(_UDEV_DIRS) and name.endswith(".rules")) or audit_host.wants_text(path):
+    if (path.startswith(_UDEV_DIRS) and name.endswith(".rules")) or host_rules.wants_text(path):
         return True
     return path.startswith("usr/src/") and (
         name in ("Makefile", "Kbuild", "dkms.conf") or name.endswith((".c", ".h", ".mk"))
@@ -308,7 +308,7 @@ def audit(
         *_data_findings(deb),
         *_script_findings(deb),
         *_relation_findings(deb),
-        *audit_host.host_findings(deb, host or audit_host.host_paths()),
+        *host_rules.host_findings(deb, host or host_rules.host_paths()),
     ]
     findings = []
     package = deb.package

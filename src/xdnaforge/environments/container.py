@@ -13,14 +13,14 @@ from pathlib import Path
 
 from xdnaforge.config.envspec import EnvironmentSpec
 from xdnaforge.environments.local import Place
-from xdnaforge.errors import StepFailed
+from xdnaforge.errors import StageFailed
 from xdnaforge.process.run import CommandFailed, run
 from xdnaforge.state.records import write_record
 from xdnaforge.tools.dpkg import parse_installed
 
 
-def _fail(spec: EnvironmentSpec, cause: str, fix: str) -> StepFailed:
-    return StepFailed(f"environment {spec.name}: {cause}", hint=fix)
+def _fail(spec: EnvironmentSpec, cause: str, fix: str) -> StageFailed:
+    return StageFailed(f"environment {spec.name}: {cause}", hint=fix)
 
 
 def engine_fault(engine: str, output: str) -> str:

@@ -21,7 +21,7 @@ from xdnaforge.config.envspec import EnvironmentSpec
 from xdnaforge.config.site import Site
 from xdnaforge.environments.container import check_image
 from xdnaforge.environments.local import Place, place, read_env_record
-from xdnaforge.errors import StepFailed
+from xdnaforge.errors import StageFailed
 from xdnaforge.install.consent import require
 from xdnaforge.process.run import CommandFailed, run
 from xdnaforge.process.sandbox import admin_argv
@@ -33,8 +33,8 @@ SCRIPTS = Path("/usr/share/debootstrap/scripts")
 APT_ENV = {"DEBIAN_FRONTEND": "noninteractive"}
 
 
-def _fail(spec: EnvironmentSpec, cause: str, fix: str) -> StepFailed:
-    return StepFailed(f"environment {spec.name}: {cause}", hint=fix)
+def _fail(spec: EnvironmentSpec, cause: str, fix: str) -> StageFailed:
+    return StageFailed(f"environment {spec.name}: {cause}", hint=fix)
 
 
 def debootstrap_script(spec: EnvironmentSpec, scripts: Path = SCRIPTS) -> tuple[str, str | None]:
@@ -51,7 +51,7 @@ def debootstrap_script(spec: EnvironmentSpec, scripts: Path = SCRIPTS) -> tuple[
     )
 
 
-def debootstrap_fault(spec: EnvironmentSpec, log_text: str) -> StepFailed:
+def debootstrap_fault(spec: EnvironmentSpec, log_text: str) -> StageFailed:
     """One line for a failed debootstrap, from what it printed and its debootstrap.log."""
     text = log_text.lower()
     if "failed getting release file" in text or "couldn't download" in text:

@@ -16,7 +16,7 @@ from typing import Any
 
 from xdnaforge.config.envspec import EnvironmentSpec
 from xdnaforge.config.site import Site
-from xdnaforge.errors import StepFailed
+from xdnaforge.errors import StageFailed
 from xdnaforge.process.sandbox import (
     PATH_INSIDE,
     Binds,
@@ -138,28 +138,28 @@ def step_wrapper(site: Site, spec: EnvironmentSpec, space: Workspace, cwd: Path)
     where = place(site, spec)
     if spec.kind == "rootfs":
         if not where.record.is_file() or not where.root.is_dir():
-            raise StepFailed(
+            raise StageFailed(
                 f"environment {spec.name}: not created yet ({where.base})",
                 hint=f"create it: sudo .venv/bin/doit env --target {space.target} --yes",
             )
         bwrap = shutil.which("bwrap")
         if bwrap is None:
-            raise StepFailed(
+            raise StageFailed(
                 f"environment {spec.name}: bubblewrap (bwrap) is not installed",
                 hint="apt-get install bubblewrap (or dnf install bubblewrap)",
             )
         try:
             return rootfs_argv(bwrap, root_entries(where.root), binds(site, space), cwd=cwd)
         except SandboxError as error:
-            raise StepFailed(f"environment {spec.name}: {error}") from None
+            raise StageFailed(f"environment {spec.name}: {error}") from None
     engine = shutil.which(spec.kind)
     if not where.record.is_file():
-        raise StepFailed(
+        raise StageFailed(
             f"environment {spec.name}: {spec.image} not checked yet",
             hint=f"check it: .venv/bin/doit env --target {space.target} --yes",
         )
     if engine is None or spec.image is None:
-        raise StepFailed(
+        raise StageFailed(
             f"environment {spec.name}: {spec.kind} is not installed",
             hint=f"install {spec.kind}, or provide {spec.name} as a rootfs in site.yaml",
         )

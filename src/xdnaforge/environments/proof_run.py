@@ -32,7 +32,7 @@ from xdnaforge.config.proof import (
 )
 from xdnaforge.config.recipe import Recipe
 from xdnaforge.environments.proof_sandbox import Sandbox
-from xdnaforge.errors import StepFailed, ToolNotFound
+from xdnaforge.errors import StageFailed, ToolNotFound
 from xdnaforge.process.run import CommandFailed, run
 from xdnaforge.sources.patches import ALREADY_UPSTREAM, APPLIED_EARLIER, classify
 from xdnaforge.tools.git import git
@@ -136,7 +136,7 @@ class _Prover:
         entered = [line for line in found.stdout.splitlines() if line.startswith("bwrap:")]
         entered += [line for line in found.stderr.splitlines() if line.startswith("bwrap:")]
         if entered:
-            raise StepFailed(
+            raise StageFailed(
                 f"cannot enter {self.sandbox.name}: {entered[0]}",
                 hint="check the root file system and that user namespaces are allowed",
             )
@@ -267,7 +267,7 @@ def _verdict(prover: _Prover, change: Change, tree: Path, index: int) -> Verdict
 def pristine_copy(tree: Path, patches: tuple[Patch, ...], destination: Path, log: Path) -> None:
     """Copy the fetched tree and take out the patches an earlier `doit patch` applied."""
     if not (tree / ".git").exists():
-        raise StepFailed(
+        raise StageFailed(
             f"{tree} has no checked-out tree to prove on",
             hint="run `doit fetch --target <target>` first",
         )

@@ -16,7 +16,7 @@ from typing import Any
 
 from xdnaforge.config.matrix import Cell
 from xdnaforge.config.recipe import Recipe
-from xdnaforge.errors import StepFailed
+from xdnaforge.errors import StageFailed
 from xdnaforge.hardware.bench import HIGHER_IS_BETTER, evaluate
 
 SUITE_RE = re.compile(r"^\d+_xdnaforge-(?P<cell>.+)$")
@@ -40,7 +40,7 @@ class Case:
 def parse_cases(data: Any, source: str, where: Any) -> list[Case]:
     """The test cases of an export; `where(index)` gives the line of entry `index`."""
     if not isinstance(data, list):
-        raise StepFailed(
+        raise StageFailed(
             f"{source}: expected a list of test cases (LAVA's results export), "
             f"got {type(data).__name__}",
             hint="download it from <lava>/results/<job>/yaml or `lavacli results <job> --yaml`",
@@ -49,12 +49,12 @@ def parse_cases(data: Any, source: str, where: Any) -> list[Case]:
     for index, item in enumerate(data):
         line = where(index)
         if not isinstance(item, dict) or not {"name", "suite", "result"} <= item.keys():
-            raise StepFailed(
+            raise StageFailed(
                 f"{source}:{line}: entry {index} is not a test case (needs name, suite, result)"
             )
         result = str(item["result"])
         if result not in RESULTS:
-            raise StepFailed(
+            raise StageFailed(
                 f"{source}:{line}: entry {index} ({item['name']}): result '{result}' "
                 f"is not one of {', '.join(RESULTS)}"
             )

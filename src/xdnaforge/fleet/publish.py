@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from xdnaforge.config.project import Project
-from xdnaforge.errors import StepFailed, UsageError
+from xdnaforge.errors import StageFailed, UsageError
 from xdnaforge.fleet import aptly
 from xdnaforge.fleet.aptly import AptLayout, DebRef
 from xdnaforge.process.run import CommandFailed, run
@@ -50,12 +50,12 @@ def audited_packages(space: Workspace) -> list[dict[str, Any]]:
     audit = read_record(space.record("audit"))
     packages = read_record(space.record("packages"))
     if audit is None or packages is None:
-        raise StepFailed(
+        raise StageFailed(
             f"no audited packages for {space.target}",
             hint=f"run `doit build --target {space.target}` first",
         )
     if audit.get("verdict") != "pass":
-        raise StepFailed(
+        raise StageFailed(
             f"the audit of {space.target} did not pass ({audit.get('verdict')})",
             hint="only packages with a passing audit are published; see audit.json",
         )
@@ -66,13 +66,13 @@ def audited_packages(space: Workspace) -> list[dict[str, Any]]:
         path = space.records / built["file"]
         entry = audited.get(name)
         if entry is None or entry.get("verdict") != "pass":
-            raise StepFailed(
+            raise StageFailed(
                 f"refusing {path.name}: {name} has no passing audit",
                 hint=f"rerun `doit audit --target {space.target}`",
             )
         digest = sha256(path) if path.is_file() else "missing"
         if digest != entry["sha256"]:
-            raise StepFailed(
+            raise StageFailed(
                 f"refusing {path.name}: its sha256 is {digest}, the audit passed {entry['sha256']}",
                 hint="the file changed after the audit; rebuild or re-audit it "
                 f"(`doit build --target {space.target}`)",

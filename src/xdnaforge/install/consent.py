@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from xdnaforge.errors import StepFailed
+from xdnaforge.errors import StageFailed
 
 ALLOW_ENV = "XDNAFORGE_ALLOW_SYSTEM_CHANGES"
 
@@ -18,12 +18,12 @@ def authorised(yes: bool) -> bool:
 def require(yes: bool, refused: str, shown: str = "the commands above") -> None:
     """Stop with `refused` unless the change was authorised; `shown` says what was printed."""
     if not authorised(yes):
-        raise StepFailed(refused, hint=f"rerun with --yes (or {ALLOW_ENV}=1) to run {shown}")
+        raise StageFailed(refused, hint=f"rerun with --yes (or {ALLOW_ENV}=1) to run {shown}")
 
 
 def require_root(root: Path, task: str) -> None:
     if root == Path("/") and os.geteuid() != 0:
-        raise StepFailed(
+        raise StageFailed(
             "changing / needs root",
             hint=f"rerun with sudo, e.g. `sudo -E .venv/bin/doit {task} --yes`",
         )

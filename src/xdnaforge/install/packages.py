@@ -14,7 +14,7 @@ from typing import Any
 
 from xdnaforge.config.project import Project
 from xdnaforge.debs.debfile import DebError, read_deb
-from xdnaforge.errors import StepFailed
+from xdnaforge.errors import StageFailed
 from xdnaforge.hardware.host_checks import (
     DISTRO_XRT_PACKAGES,
     MEMLOCK_FILES,
@@ -48,7 +48,7 @@ def _sha256(path: Path) -> str:
 def _admindir(root: Path) -> Path:
     admindir = root / "var/lib/dpkg"
     if not (admindir / "status").is_file():
-        raise StepFailed(
+        raise StageFailed(
             f"{root} has no dpkg database ({admindir}/status)",
             hint="give --root a directory prepared for dpkg: var/lib/dpkg/{status,info,updates}",
         )
@@ -103,14 +103,14 @@ def _approved(plan: Plan, space: Workspace) -> list[dict[str, Any]]:
     audit = read_record(space.record("audit"))
     packages = read_record(space.record("packages"))
     if audit is None or packages is None:
-        raise StepFailed(
+        raise StageFailed(
             f"no audited packages for {plan.target}",
             hint=f"run `doit build --target {plan.target}` first",
         )
     built_in = (read_record(space.record("build")) or {}).get("environment", {})
     if built_in.get("twin"):
         # a twin has the target's toolchain generation, not its libraries: proofs only
-        raise StepFailed(
+        raise StageFailed(
             f"refusing to install {plan.target}: its packages were built in a twin "
             f"({built_in.get('description', built_in.get('name'))}), not in "
             f"{built_in.get('name')} itself",
@@ -118,7 +118,7 @@ def _approved(plan: Plan, space: Workspace) -> list[dict[str, Any]]:
             "distro (a rootfs from its own archive, or on such a host) to install",
         )
     if audit.get("verdict") != "pass":
-        raise StepFailed(
+        raise StageFailed(
             f"the audit of {plan.target} did not pass ({audit.get('verdict')})",
             hint="only packages with a passing audit are installed; see audit.json",
         )
@@ -127,11 +127,11 @@ def _approved(plan: Plan, space: Workspace) -> list[dict[str, Any]]:
     chosen = []
     for name in plan.recipe.install_order:
         if name not in built or name not in audited:
-            raise StepFailed(f"{name} is in install.order but was not built and audited")
+            raise StageFailed(f"{name} is in install.order but was not built and audited")
         path = space.records / built[name]["file"]
         digest = _sha256(path) if path.is_file() else "missing"
         if digest != audited[name]["sha256"] or audited[name]["verdict"] != "pass":
-            raise StepFailed(
+            raise StageFailed(
                 f"refusing {path.name}: its sha256 is {digest}, the audit passed "
                 f"{audited[name]['sha256']}",
                 hint="the file changed after the audit; rebuild or re-audit it "
@@ -157,7 +157,7 @@ def install(project: Project, plan: Plan, space: Workspace, root: Path, yes: boo
         print(f"{label} [{check.code}] {check.message}\n  fix: {check.fix}")
     blocking = [c for c in checks if c.blocking]
     if blocking:
-        raise StepFailed(
+        raise StageFailed(
             f"not installing: {'; '.join(c.message for c in blocking)}",
             hint="\n".join(c.fix for c in blocking),
         )
@@ -189,7 +189,7 @@ def install(project: Project, plan: Plan, space: Workspace, root: Path, yes: boo
     except CommandFailed as error:
         if _lock_busy(error):
             # dpkg refused before touching anything: there is nothing to roll back
-            raise StepFailed(
+            raise StageFailed(
                 f"nothing was installed: {_dpkg_failure(error)}", hint=f"full log: {log}"
             ) from None
         outcome = "was rolled back"
@@ -197,7 +197,7 @@ def install(project: Project, plan: Plan, space: Workspace, root: Path, yes: boo
             _restore(root, chosen, space, log)
         except CommandFailed as undo:
             outcome = f"could NOT be rolled back ({undo.output.strip()[-300:]})"
-        raise StepFailed(
+        raise StageFailed(
             f"install failed and {outcome}: {_dpkg_failure(error)}\n{error.output.strip()}",
             hint=f"full log: {log}",
         ) from None
@@ -226,7 +226,7 @@ def install(project: Project, plan: Plan, space: Workspace, root: Path, yes: boo
         },
     )
     if problems:
-        raise StepFailed("installed, but verification failed:\n" + "\n".join(problems))
+        raise StageFailed("installed, but verification failed:\n" + "\n".join(problems))
     for item in chosen:
         was = f" (replaced {item['replaced']})" if item["replaced"] else ""
         print(f"installed {item['package']} {item['version']}{was}")
@@ -277,12 +277,12 @@ def rollback(project: Project, plan: Plan, space: Workspace, root: Path, yes: bo
     del project
     record = read_record(space.record("install"))
     if record is None or record.get("state", "").startswith("rolled back"):
-        raise StepFailed(
+        raise StageFailed(
             f"nothing to roll back for {plan.target}",
             hint="install.json records no install by xdnaforge",
         )
     if Path(record["root"]) != root:
-        raise StepFailed(
+        raise StageFailed(
             f"the install was into {record['root']}, not {root}",
             hint=f"pass --root {record['root']}",
         )
@@ -314,7 +314,7 @@ def rollback(project: Project, plan: Plan, space: Workspace, root: Path, yes: bo
         },
     )
     if wrong:
-        raise StepFailed(
+        raise StageFailed(
             "rolled back, but dpkg does not show the previous set:\n" + "\n".join(wrong)
         )
     for item in items:

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from xdnaforge.errors import Interrupted, StepFailed, ToolNotFound
+from xdnaforge.errors import Interrupted, StageFailed, ToolNotFound
 from xdnaforge.process import containment
 from xdnaforge.process.sandbox import PATH_INSIDE
 
@@ -65,7 +65,7 @@ class CommandResult:
     duration: float
 
 
-class CommandFailed(StepFailed):
+class CommandFailed(StageFailed):
     """A command exited with a status not in ok_codes, died of a signal or timed out."""
 
     def __init__(

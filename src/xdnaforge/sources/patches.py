@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from xdnaforge.config.project import Patch
-from xdnaforge.errors import StepFailed
+from xdnaforge.errors import StageFailed
 from xdnaforge.process.run import CommandFailed
 from xdnaforge.tools.git import git, parse_apply_error
 
@@ -54,7 +54,7 @@ def apply_series(patches: tuple[Patch, ...], tree: Path, log: Path) -> list[Outc
         for patch in patches:
             directory = tree / patch.header.repository
             if not (directory / ".git").exists():
-                raise StepFailed(
+                raise StageFailed(
                     f"{patch.origin}: {patch.file} applies to '{patch.header.repository}', "
                     f"which is not checked out in {tree}",
                     hint="run `doit fetch --target <target>` first",
@@ -70,7 +70,7 @@ def apply_series(patches: tuple[Patch, ...], tree: Path, log: Path) -> list[Outc
                 failure = parse_apply_error(errors)
                 where = f"{failure.file}" if failure.file else "a file it changes"
                 hunk = f", hunk at line {failure.line}" if failure.line else ""
-                raise StepFailed(
+                raise StageFailed(
                     f"{patch.set}/{patch.file} does not apply to {patch.header.repository}: "
                     f"{where}{hunk} ({failure.message})",
                     hint="the worktree is as it was before this run; refresh the patch "
@@ -79,7 +79,7 @@ def apply_series(patches: tuple[Patch, ...], tree: Path, log: Path) -> list[Outc
             git(["apply", str(patch.path)], cwd=directory, log_file=log)
             done.append((directory, patch))
             outcomes.append(Outcome(patch=patch, status=APPLIED))
-    except (StepFailed, CommandFailed):
+    except (StageFailed, CommandFailed):
         for directory, patch in reversed(done):
             git(["apply", "--reverse", str(patch.path)], cwd=directory, log_file=log)
         raise

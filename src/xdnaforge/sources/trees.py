@@ -16,7 +16,7 @@ from pathlib import Path
 
 from xdnaforge.config.recipe import Recipe
 from xdnaforge.config.site import Site
-from xdnaforge.errors import StepFailed
+from xdnaforge.errors import StageFailed
 from xdnaforge.process.run import CommandFailed
 from xdnaforge.state.lockfile import held
 from xdnaforge.state.storage import swap_in
@@ -111,7 +111,7 @@ def ensure_commit(node: Node, site: Site, log: Path) -> None:
         label = _label(node.path, node.url)
         where = f"mirror {source}" if source != node.url else source
         if site.offline and not is_local(source):
-            raise StepFailed(
+            raise StageFailed(
                 f"{label}: commit {node.commit} is not in the object cache and offline mode "
                 f"forbids fetching it from {source}",
                 hint=f"add a local mirror for {node.url} under 'mirrors:' in {site.origin}, "
@@ -142,7 +142,7 @@ def ensure_commit(node: Node, site: Site, log: Path) -> None:
             )
         except CommandFailed as error:
             offline_hint = " or set 'offline: true' with local mirrors" if not site.offline else ""
-            raise StepFailed(
+            raise StageFailed(
                 f"{label}: cannot fetch from {source}\n{error.output.strip()}",
                 hint=f"check the network or the mirror in {site.origin}{offline_hint}",
             ) from None
@@ -156,7 +156,7 @@ def ensure_commit(node: Node, site: Site, log: Path) -> None:
                 ok_codes=(0, 1, 128),
             )
         if not _has_commit(cache, node.commit):
-            raise StepFailed(
+            raise StageFailed(
                 f"{label}: commit {node.commit} is not in {where}; "
                 f"{_newest(cache, namespace, log)}",
                 hint="update the mirror (git fetch in it) or check the pin in the recipe",
@@ -192,7 +192,7 @@ def _borrow(cache: Path, node: Node, source: str, site: Site, log: Path) -> None
     mirror = Path(source.removeprefix("file://")).expanduser()
     objects = _objects_of(mirror)
     if objects is None:
-        raise StepFailed(
+        raise StageFailed(
             f"{label}: the mirror {mirror} is not a git repository",
             hint=f"fix the mirror for {node.url} in {site.origin}",
         )
@@ -203,7 +203,7 @@ def _borrow(cache: Path, node: Node, source: str, site: Site, log: Path) -> None
         alternates.write_text("".join(f"{line}\n" for line in [*known, str(objects)]))
     if not _has_commit(cache, node.commit):
         newest = _newest(mirror if (mirror / "objects").is_dir() else mirror / ".git", "refs", log)
-        raise StepFailed(
+        raise StageFailed(
             f"{label}: commit {node.commit} is not in mirror {mirror}; {newest}",
             hint="update the mirror (git fetch in it) or check the pin in the recipe",
         )
@@ -242,7 +242,7 @@ def resolve_tree(recipe: Recipe, site: Site, log: Path) -> list[Node]:
     )
     ensure_commit(top, site, log)
     nodes: list[Node] = []
-    unavailable: list[StepFailed] = []
+    unavailable: list[StageFailed] = []
     seen: set[str] = set()
     queue = deque([top])
     while queue:
@@ -272,7 +272,7 @@ def resolve_tree(recipe: Recipe, site: Site, log: Path) -> list[Node]:
                 continue
             pin = pins.get(path)
             if pin is not None and pin != link:
-                raise StepFailed(
+                raise StageFailed(
                     f"submodule {path}: the recipe pins {pin}, but {node.name} at "
                     f"{node.commit} records {link}",
                     hint=f"pin {link} in {recipe.origin.rsplit(':', 1)[0]} if the new commit "
@@ -291,17 +291,17 @@ def resolve_tree(recipe: Recipe, site: Site, log: Path) -> list[Node]:
             )
             try:
                 ensure_commit(child, site, log)
-            except StepFailed as error:
+            except StageFailed as error:
                 # keep going: a user fixing mirrors wants every missing commit in one run
                 unavailable.append(error)
                 continue
             queue.append(child)
     if unavailable:
         hints = sorted({e.hint for e in unavailable if e.hint})
-        raise StepFailed("\n".join(e.message for e in unavailable), hint="; ".join(hints))
+        raise StageFailed("\n".join(e.message for e in unavailable), hint="; ".join(hints))
     missing = sorted((set(pins) | unused) - seen)
     if missing:
-        raise StepFailed(
+        raise StageFailed(
             f"the recipe names submodule(s) {', '.join(missing)}, which the pinned tree does "
             "not have",
             hint=f"fix source.submodules / unused_submodules in {recipe.origin.rsplit(':', 1)[0]}",
@@ -348,7 +348,7 @@ def _check_out(cache: Path, commit: str, destination: Path, log: Path) -> None:
     )
     git(["checkout", "--quiet", "--detach", commit], cwd=destination, log_file=log)
     if _head(destination, log) != commit:
-        raise StepFailed(f"{destination}: checkout did not reach {commit}")
+        raise StageFailed(f"{destination}: checkout did not reach {commit}")
 
 
 def materialize(nodes: list[Node], destination: Path, log: Path) -> None:

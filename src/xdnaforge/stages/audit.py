@@ -14,7 +14,7 @@ from xdnaforge.debs.debfile import DebError, read_deb
 from xdnaforge.debs.host_rules import HostPaths, host_paths
 from xdnaforge.debs.rules import Verdict, Waiver, audit, audit_body, format_verdicts, wants_text
 from xdnaforge.environments import runtime_container
-from xdnaforge.errors import StepFailed
+from xdnaforge.errors import StageFailed
 from xdnaforge.planning.plan import Plan
 from xdnaforge.state.paths import Workspace
 from xdnaforge.state.records import read_record, write_atomic, write_record
@@ -37,13 +37,13 @@ def audit_files(
 def _conclude(verdicts: list[Verdict], errors: list[tuple[str, str]]) -> None:
     print(format_verdicts(verdicts, errors))
     if errors:
-        raise StepFailed(
+        raise StageFailed(
             f"{len(errors)} file(s) could not be audited: "
             + "; ".join(f"{f}: {r}" for f, r in errors)
         )
     blocked = [v.package for v in verdicts if v.verdict == "block"]
     if blocked:
-        raise StepFailed(
+        raise StageFailed(
             f"kernel payload found in {', '.join(blocked)}",
             hint="these packages must not be installed; build with -nokmod, or waive a rule "
             "in the recipe (audit.waivers: rule, package, justification) if it is a false block",
@@ -65,7 +65,7 @@ def _host(project: Project, workspace: Workspace | None = None) -> HostPaths:
 def audit_debs(project: Project, files: Sequence[str], json_out: str) -> None:
     """`doit audit --deb FILE ...`: any packages, no target needed."""
     if not files:
-        raise StepFailed("nothing to audit", hint="give --deb FILE (repeatable) or --target T")
+        raise StageFailed("nothing to audit", hint="give --deb FILE (repeatable) or --target T")
     verdicts, errors = audit_files([Path(f) for f in files], host=_host(project))
     if json_out:
         body = audit_body(verdicts, errors)
@@ -78,7 +78,7 @@ def audit_target(project: Project, plan: Plan, workspace: Workspace) -> None:
     stage = plan.stage("audit")
     packages = read_record(workspace.record("packages"))
     if packages is None:
-        raise StepFailed(
+        raise StageFailed(
             f"no packages.json for {plan.target}",
             hint=f"run `doit build --target {plan.target}` first",
         )
@@ -127,7 +127,7 @@ def _write_runtime_container(plan: Plan, workspace: Workspace, audit: dict[str, 
             "README.md": runtime_container.readme(recipe, audit),
         }
     except ValueError as error:
-        raise StepFailed(
+        raise StageFailed(
             f"cannot write the runtime container of {plan.target}: {error}",
             hint="install.order must name packages that the audit passed",
         ) from None

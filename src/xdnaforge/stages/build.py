@@ -20,7 +20,7 @@ from xdnaforge.config.project import Project
 from xdnaforge.config.recipe import BuildStep
 from xdnaforge.config.site import Site
 from xdnaforge.environments import local as environment
-from xdnaforge.errors import Interrupted, StepFailed
+from xdnaforge.errors import Interrupted, StageFailed
 from xdnaforge.host import choose_jobs, read_memory_available_kib
 from xdnaforge.planning.buildscript import parse_options
 from xdnaforge.planning.plan import Plan
@@ -259,7 +259,7 @@ def build_step(project: Project, plan: Plan, space: Workspace, step: BuildStep) 
                 raise
             unknown = [t for t in summary.failed_tests if t not in known]
             if unknown or not summary.failed_tests or "-noctest" not in accepted:
-                raise StepFailed(
+                raise StageFailed(
                     f"build-{step.name}: ctest failed ({summary.failed} of {summary.total}): "
                     f"{', '.join(summary.failed_tests) or 'see the log'}; upstream's build "
                     "script stops before packaging, so no packages were made",
@@ -273,7 +273,7 @@ def build_step(project: Project, plan: Plan, space: Workspace, step: BuildStep) 
             ctest_text = text
             text = run([*argv, *extra])
             text = ctest_text + text  # the ctest summary is in the first attempt's log
-    except (CommandFailed, StepFailed):
+    except (CommandFailed, StageFailed):
         state[stage.name] = {**state.get(stage.name, {}), "attempts": attempts}
         _save_state(space, state)
         progress.done("failed")

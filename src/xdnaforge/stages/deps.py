@@ -11,7 +11,7 @@ import os
 from xdnaforge.config.envspec import host_mismatch
 from xdnaforge.config.project import Project
 from xdnaforge.environments import local as environment
-from xdnaforge.errors import StepFailed
+from xdnaforge.errors import StageFailed
 from xdnaforge.install.consent import require
 from xdnaforge.planning.buildscript import parse_options, unknown_options
 from xdnaforge.planning.plan import Plan
@@ -27,7 +27,7 @@ def _depends(plan: Plan) -> tuple[str, ...]:
     packages = plan.recipe.depends_for(*plan.distro)
     if packages is None:
         known = ", ".join(key for key, _ in plan.recipe.build_depends) or "none"
-        raise StepFailed(
+        raise StageFailed(
             f"recipe {plan.target} has no build dependency list for "
             f"{plan.distro[0]}-{plan.distro[1]} (it has: {known})",
             hint=f"add build.depends.{plan.distro[0]}-{plan.distro[1]} to "
@@ -44,7 +44,7 @@ def _wrapper(project: Project, plan: Plan, space: Workspace) -> list[str]:
     host = plan.host
     why = host_mismatch(spec, (host.distro_id or "unknown", host.distro_version or "unknown"))
     if why is not None:
-        raise StepFailed(
+        raise StageFailed(
             f"environment {spec.name}: {why}",
             hint=f"provide {spec.name} as a rootfs (or remove its site.yaml entry: the "
             "default is a rootfs from the distro's archive)",
@@ -64,7 +64,7 @@ def missing_depends(project: Project, plan: Plan, space: Workspace) -> list[str]
         if fault is None:
             raise
         assert plan.environment is not None
-        raise StepFailed(f"environment {plan.environment.name}: {fault}") from None
+        raise StageFailed(f"environment {plan.environment.name}: {fault}") from None
     return [p for p in packages if p not in installed]
 
 
@@ -73,14 +73,14 @@ def _check_options(plan: Plan, space: Workspace) -> None:
     for step in plan.recipe.steps:
         script = space.source_tree / step.cwd / step.argv[0]
         if not script.is_file():
-            raise StepFailed(
+            raise StageFailed(
                 f"build step {step.name}: {script} does not exist in the pinned tree",
                 hint=f"check build.steps ({step.origin})",
             )
         accepted = parse_options(script.read_text(encoding="utf-8", errors="replace"))
         unknown = unknown_options(step.argv, accepted)
         if unknown:
-            raise StepFailed(
+            raise StageFailed(
                 f"build step {step.name}: {script.relative_to(space.source_tree)} at the pinned "
                 f"commit does not accept {', '.join(unknown)}",
                 hint="this userspace line predates the option; pin a line that has it. "
@@ -94,13 +94,13 @@ def deps(project: Project, plan: Plan, space: Workspace) -> None:
     missing = missing_depends(project, plan, space)
     spec = plan.environment
     if missing and spec is not None and spec.kind != "host":
-        raise StepFailed(
+        raise StageFailed(
             f"missing build dependencies in environment {spec.name}: {', '.join(missing)}",
             hint=f"install them inside it: sudo .venv/bin/doit env --target {plan.target} --yes",
         )
     if missing:
         command = " ".join(install_command(missing))
-        raise StepFailed(
+        raise StageFailed(
             f"missing build dependencies for {plan.distro[0]} {plan.distro[1]}: "
             f"{', '.join(missing)}",
             hint=f"install them: sudo {command}\n(or: doit deps --target {plan.target} --yes)",

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from xdnaforge.config.project import Project
-from xdnaforge.errors import StepFailed
+from xdnaforge.errors import StageFailed
 from xdnaforge.planning.plan import Plan
 from xdnaforge.sources.patches import APPLIED, apply_series
 from xdnaforge.sources.trees import (
@@ -72,7 +72,7 @@ def fetch(project: Project, plan: Plan, workspace: Workspace) -> None:
         known = [n for n in nodes if (tree / n.path / ".git").exists()]
         changed = foreign_changes(known, tree, ours, log)
         if changed:
-            raise StepFailed(
+            raise StageFailed(
                 f"{tree} has local changes in {', '.join(changed)} that xdnaforge did not "
                 "make; refusing to overwrite them",
                 hint=_reset_hint(workspace, changed),
@@ -125,12 +125,12 @@ def patch(project: Project, plan: Plan, workspace: Workspace) -> None:
     log = workspace.logs / "patch.log"
     lock = read_record(workspace.record("lock"))
     if lock is None or not workspace.source_tree.exists():
-        raise StepFailed(
+        raise StageFailed(
             f"no checked-out sources for {plan.target}",
             hint=f"run `doit fetch --target {plan.target}` first",
         )
     if lock.get("fingerprints", {}).get("fetch") != plan.stage("fetch").fingerprint:
-        raise StepFailed(
+        raise StageFailed(
             f"the sources in {workspace.source_tree} are not those the recipe pins now",
             hint=f"run `doit fetch --target {plan.target}` first",
         )

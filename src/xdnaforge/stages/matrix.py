@@ -15,7 +15,7 @@ from typing import Any
 from xdnaforge.config.matrix import Cell
 from xdnaforge.config.project import Project, stage_names
 from xdnaforge.diagnosis.classify import diagnose
-from xdnaforge.errors import StepFailed
+from xdnaforge.errors import StageFailed
 from xdnaforge.host import HostFacts
 from xdnaforge.planning.cell_verdict import GateSeen, Outcome, Verdict, judge
 from xdnaforge.planning.plan import matching_cells
@@ -207,7 +207,7 @@ def run_matrix(
     for row in news:
         print(f"!!! {row.cell}: {row.verdict.text}")
     if news:
-        raise StepFailed(
+        raise StageFailed(
             f"{len(news)} cell(s) did not behave as the matrix expects: "
             f"{', '.join(r.cell for r in news)}",
             hint="update the matrix (expect, fails, gates, reason, evidence) or fix the cell",

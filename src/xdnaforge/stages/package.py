@@ -16,7 +16,7 @@ from xdnaforge.config.project import Project
 from xdnaforge.config.recipe import BuildStep, Recipe
 from xdnaforge.debs.debfile import DebContents, DebError, read_deb
 from xdnaforge.debs.rules import wants_text
-from xdnaforge.errors import StepFailed
+from xdnaforge.errors import StageFailed
 from xdnaforge.planning.plan import Plan
 from xdnaforge.state import storage
 from xdnaforge.state.paths import Workspace
@@ -105,7 +105,7 @@ def _collect(space: Workspace, step: BuildStep) -> list[Path]:
     cwd = space.source_tree / step.cwd
     found = sorted({p for pattern in step.packages for p in cwd.glob(pattern)})
     if not found:
-        raise StepFailed(
+        raise StageFailed(
             f"build step {step.name} made no file matching {', '.join(step.packages)} in {cwd}",
             hint=f"see {_build_log(space, step)}; correct build.steps[{step.name}].packages "
             f"({step.origin}): a change there re-collects without recompiling",
@@ -156,7 +156,7 @@ def package(project: Project, plan: Plan, space: Workspace) -> None:
             try:
                 debs[path] = read_deb(path, wants_text)
             except DebError as error:
-                raise StepFailed(f"package: {error.message}") from None
+                raise StageFailed(f"package: {error.message}") from None
             by_name.setdefault(debs[path].package, []).append((path, step.name))
     taken: list[tuple[Path, str]] = []
     left_out: list[dict[str, str]] = []
@@ -187,7 +187,7 @@ def package(project: Project, plan: Plan, space: Workspace) -> None:
         if unexpected:
             problems.append(f"unexpected {', '.join(unexpected)}")
         problems.extend(doubled)
-        raise StepFailed(
+        raise StageFailed(
             f"the built packages are not the set the recipe expects: {'; '.join(problems)}",
             hint="\n".join(
                 [
@@ -211,7 +211,7 @@ def collect_prebuilt(project: Project, plan: Plan, space: Workspace) -> None:
             (folder / item.file for folder in folders if (folder / item.file).is_file()), None
         )
         if path is None:
-            raise StepFailed(
+            raise StageFailed(
                 f"{item.file} is not in {', '.join(str(f) for f in folders)}",
                 hint="put the vendor bundle's .deb files there, or name their folder in "
                 "site.yaml (vendor_dirs)",
@@ -219,20 +219,20 @@ def collect_prebuilt(project: Project, plan: Plan, space: Workspace) -> None:
         try:
             deb = read_deb(path, wants_text)
         except DebError as error:
-            raise StepFailed(f"package: {error.message}") from None
+            raise StageFailed(f"package: {error.message}") from None
         if item.sha256 != deb.sha256:
             pinned = (
                 "does not pin its sha256 yet"
                 if item.sha256 == "unpinned"
                 else f"pins {item.sha256}"
             )
-            raise StepFailed(
+            raise StageFailed(
                 f"{item.file} has sha256 {deb.sha256}; the recipe {pinned}",
                 hint="compare the digest with the vendor's published checksums; pin it in "
                 f"{plan.recipe.origin.rsplit(':', 1)[0]} only if they agree",
             )
         if deb.package != item.package:
-            raise StepFailed(
+            raise StageFailed(
                 f"{item.file} is package {deb.package}, the recipe says {item.package}"
             )
         found.append(path)

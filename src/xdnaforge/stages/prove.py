@@ -20,7 +20,7 @@ from xdnaforge.environments.proof_run import (
     toolchain_facts,
 )
 from xdnaforge.environments.proof_sandbox import HOST, Sandbox
-from xdnaforge.errors import StepFailed, UsageError
+from xdnaforge.errors import StageFailed, UsageError
 from xdnaforge.state.paths import Workspace
 from xdnaforge.state.records import write_record
 
@@ -121,7 +121,7 @@ def prove_target(
     print("  " + ", ".join(f"{n} {outcome}" for outcome, n in sorted(counts.items())))
     failing = [entry["id"] for entry in entries if entry["failed"]]
     if failing:
-        raise StepFailed(
+        raise StageFailed(
             f"{len(failing)} change(s) failed their proof: {', '.join(failing)}",
             hint=f"see {workspace.record('prove')} and {log}",
         )

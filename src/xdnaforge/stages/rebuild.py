@@ -15,7 +15,7 @@ from typing import Any
 from xdnaforge.config.project import Project
 from xdnaforge.debs.compare import compare_builds, summary
 from xdnaforge.debs.debfile import DebContents, DebError, read_deb
-from xdnaforge.errors import StepFailed
+from xdnaforge.errors import StageFailed
 from xdnaforge.planning.plan import Plan, plan_target
 from xdnaforge.process.run import CommandFailed, run
 from xdnaforge.stages.report import write_report
@@ -39,7 +39,7 @@ def _read(space: Workspace, record: dict[str, Any]) -> dict[str, DebContents]:
         try:
             found[entry["package"]] = read_deb(path, digests=True)
         except DebError as error:
-            raise StepFailed(f"rebuild-check: {error.message}") from None
+            raise StageFailed(f"rebuild-check: {error.message}") from None
     return found
 
 
@@ -65,7 +65,7 @@ def rebuild_check(
 ) -> None:
     recorded = read_record(space.record("packages"))
     if recorded is None or recorded.get("fingerprints", {}).get("package") != plan.fingerprint:
-        raise StepFailed(
+        raise StageFailed(
             f"rebuild-check {plan.target}: no up-to-date build to compare with",
             hint=f"run `doit build --target {plan.target}` first",
         )

@@ -17,7 +17,7 @@ from typing import Any
 
 from xdnaforge.config.project import Project
 from xdnaforge.environments.proof_sandbox import Sandbox
-from xdnaforge.errors import StepFailed, ToolNotFound
+from xdnaforge.errors import StageFailed, ToolNotFound
 from xdnaforge.process.run import run
 from xdnaforge.sources.survey import Finding, Survey, flag_variables, link_findings, survey_tree
 from xdnaforge.state.paths import Workspace
@@ -123,11 +123,11 @@ def _roots(project: Project, target: str, tree: Path) -> list[tuple[str, dict[st
 def survey_target(project: Project, target: str, workspace: Workspace, sandbox: Sandbox) -> None:
     recipe = project.recipes[target]
     if recipe.kind != "source":
-        raise StepFailed(f"{target} is a prebuilt recipe: there is no source tree to survey")
+        raise StageFailed(f"{target} is a prebuilt recipe: there is no source tree to survey")
     tree = workspace.source_tree
     lock = read_record(workspace.record("lock"))
     if lock is None or not tree.is_dir():
-        raise StepFailed(
+        raise StageFailed(
             f"{target}: no fetched tree to survey", hint=f"run `doit fetch --target {target}`"
         )
     missing = [

@@ -13,7 +13,7 @@ from xdnaforge.config.project import Project
 from xdnaforge.diagnosis.knowledge import Diagnosis
 from xdnaforge.diagnosis.log_verdict import HEALTHY, UNKNOWN, UNKNOWN_FAILURE, Verdict, scan
 from xdnaforge.diagnosis.readers import healthy_evidence
-from xdnaforge.errors import StepFailed
+from xdnaforge.errors import StageFailed
 from xdnaforge.hardware.gate_context import Context, Gate
 from xdnaforge.hardware.gates import run_gates
 from xdnaforge.hardware.npu_user import NpuUser, lookup, named_user, running_uid
@@ -80,7 +80,7 @@ def speaking_for(project: Project) -> tuple[NpuUser | None, str]:
     named = named_user(site.npu_user, site.artifacts_dir, site.sysroot)
     user = lookup(*named, site.sysroot) if named else None
     if uid == 0 and named and user is None:
-        raise StepFailed(
+        raise StageFailed(
             f"the NPU's user {named[0]} ({named[1]}) is not in {site.sysroot / 'etc/passwd'}",
             hint="name an existing user in site.yaml (npu_user: NAME)",
         )
@@ -179,7 +179,7 @@ def validate(
         )
     write_report(plan.target, space)
     if failed:
-        raise StepFailed(
+        raise StageFailed(
             f"validation of {plan.target} failed at: {', '.join(failed)}",
             hint=f"the diagnoses above say why; details in {space.record('validation')}",
         )
@@ -196,10 +196,10 @@ def doctor_logs(files: list[str]) -> None:
             with path.open(encoding="utf-8", errors="replace") as stream:
                 verdict = scan(stream)  # streamed: journals can be hundreds of MB
         except OSError as error:
-            raise StepFailed(f"{name}: cannot read: {error.strerror}") from None
+            raise StageFailed(f"{name}: cannot read: {error.strerror}") from None
         worst |= _report(verdict)
     if worst:
-        raise StepFailed("known or unknown failures found (see above)")
+        raise StageFailed("known or unknown failures found (see above)")
 
 
 def _report(verdict: Verdict) -> bool:
@@ -249,4 +249,4 @@ def doctor(project: Project, plan: Plan, space: Workspace, *, unmatched: bool = 
             print(format_gate(gate))
     failed = [g.name for g in gates if g.status == "fail"]
     if failed:
-        raise StepFailed(f"doctor found problems at: {', '.join(failed)}")
+        raise StageFailed(f"doctor found problems at: {', '.join(failed)}")

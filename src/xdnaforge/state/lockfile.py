@@ -23,7 +23,7 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
-from xdnaforge.errors import StepFailed
+from xdnaforge.errors import StageFailed
 from xdnaforge.process import containment
 
 # processes of a SIGKILLed namespace take a moment to be reaped; do not call them stale
@@ -40,8 +40,8 @@ class Owner:
     run: str  # marks every process the run starts (containment.RUN_VARIABLE)
 
     def describe(self) -> str:
-        step = f", step {self.step}" if self.step else ""
-        return f"pid {self.pid} on {self.host} since {self.started} ({self.command}{step})"
+        stage = f", stage {self.step}" if self.step else ""
+        return f"pid {self.pid} on {self.host} since {self.started} ({self.command}{stage})"
 
 
 def read_owner(path: Path) -> Owner | None:
@@ -83,18 +83,18 @@ def _check_stale(path: Path, what: str, previous: Owner | None, stop_stale: bool
     left = _stale(previous)
     if not left:
         return
-    steps = sorted({step for _, step in left})
+    stages = sorted({stage for _, stage in left})
     listing = "; ".join(p.describe()[:120] for p, _ in left[:5])
     more = f" and {len(left) - 5} more" if len(left) > 5 else ""
     if not stop_stale:
-        raise StepFailed(
-            f"{len(left)} process(es) of step {', '.join(steps)} of a previous run "
+        raise StageFailed(
+            f"{len(left)} process(es) of stage {', '.join(stages)} of a previous run "
             f"({previous.describe()}) still run in {what}: {listing}{more}",
             hint="they write into the same tree; wait for them, or rerun with --stop-stale "
             f"(doit fetch, patch, build and matrix take it) to stop them (lock {path})",
         )
     how = containment.stop([p.pid for p, _ in left])
-    print(f"stopped {len(left)} stale process(es) of step {', '.join(steps)}: {how}")
+    print(f"stopped {len(left)} stale process(es) of stage {', '.join(stages)}: {how}")
 
 
 @contextmanager
@@ -108,7 +108,7 @@ def held(path: Path, what: str, *, stop_stale: bool = False) -> Iterator[Owner]:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             holder = previous.describe() if previous else "another process"
-            raise StepFailed(
+            raise StageFailed(
                 f"{what} is in use by {holder} (lock {path})",
                 hint="wait for the other run to finish; the lock goes away with its process",
             ) from None
@@ -134,12 +134,12 @@ def held_by_us(path: Path) -> Owner | None:
     return owner if owner is not None and owner.pid == os.getpid() else None
 
 
-def mark_step(path: Path, step: str) -> Owner | None:
+def mark_stage(path: Path, stage: str) -> Owner | None:
     """Record the stage now running in the lock we hold; the owner, None if we hold none."""
     owner = held_by_us(path)
     if owner is None:
         return None
-    owner = replace(owner, step=step)
+    owner = replace(owner, step=stage)  # the record key stays `step` (docs/records.md)
     fd = os.open(path, os.O_RDWR)
     try:
         _write(fd, owner)

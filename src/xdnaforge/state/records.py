@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from xdnaforge import __version__
-from xdnaforge.errors import StepFailed
+from xdnaforge.errors import StageFailed
 
 # the records of a target, in the order the report reads them
 RECORDS = (
@@ -88,13 +88,13 @@ def read_record(path: Path) -> dict[str, Any] | None:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:
-        raise StepFailed(
+        raise StageFailed(
             f"{path}: not valid JSON ({error.msg} at line {error.lineno})",
             hint="records are written atomically, so this file was edited or damaged by hand; "
             "delete it and rerun the stage that writes it",
         ) from None
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:
-        raise StepFailed(
+        raise StageFailed(
             f"{path}: record schema {data.get('schema') if isinstance(data, dict) else '?'} "
             f"is not {SCHEMA}",
             hint="written by another xdnaforge version; rerun the stage that writes it",
@@ -109,7 +109,7 @@ def mark_interrupted(
     last good run recorded stays valid, and the next completed run writes the record anew."""
     try:
         record = read_record(path)
-    except StepFailed:
+    except StageFailed:
         return  # a damaged record stays as it is for its own clear error
     if record is None and path.stem != "build":
         return  # other records' readers expect their whole body; build.json's read .get()

@@ -14,7 +14,7 @@ import shutil
 from collections.abc import Iterable
 from pathlib import Path
 
-from xdnaforge.errors import StepFailed
+from xdnaforge.errors import StageFailed
 
 STORAGE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM})
 MIB = 1024 * 1024
@@ -36,8 +36,8 @@ def free_space(path: Path) -> int:
     return shutil.disk_usage(_where(path)).free
 
 
-def describe(error: OSError, path: Path | None = None, needed: int | None = None) -> StepFailed:
-    """The one-line StepFailed for a storage OSError (path: where it happened, if the error
+def describe(error: OSError, path: Path | None = None, needed: int | None = None) -> StageFailed:
+    """The one-line StageFailed for a storage OSError (path: where it happened, if the error
     does not say)."""
     where = Path(os.fsdecode(error.filename)) if error.filename else path
     shown = str(where) if where is not None else "a file xdnaforge writes"
@@ -45,19 +45,19 @@ def describe(error: OSError, path: Path | None = None, needed: int | None = None
         kind = "disk full" if error.errno == errno.ENOSPC else "disk quota exceeded"
         free = f", {_mebibytes(free_space(where))} free" if where is not None else ""
         need = f"; needs {_mebibytes(needed)}" if needed else ""
-        return StepFailed(
+        return StageFailed(
             f"{shown}: {kind}{need}{free}",
             hint="free space there (the trees under build/ can be rebuilt; artifacts/ holds "
             "the records), or point build_dir, artifacts_dir or cache_dir in site.yaml at a "
             "larger file system; then run the same command again: it resumes",
         )
     if error.errno == errno.EROFS:
-        return StepFailed(
+        return StageFailed(
             f"{shown}: read-only file system",
             hint="remount it read-write, or point build_dir, artifacts_dir or cache_dir in "
             "site.yaml at a writable directory",
         )
-    return StepFailed(
+    return StageFailed(
         f"{shown}: permission denied ({error.strerror})",
         hint="run as the user who owns it (`ls -ld` the directory), fix its ownership, or "
         "point build_dir, artifacts_dir or cache_dir in site.yaml at a directory of yours",

@@ -13,7 +13,7 @@ import yaml
 from tests.conftest import REPO
 from xdnaforge.config.project import load_project
 from xdnaforge.config.site import load_site
-from xdnaforge.errors import ConfigError, StepFailed
+from xdnaforge.errors import ConfigError, StageFailed
 from xdnaforge.fleet import aptly, fleet_report, lava, lava_cases, lava_results
 from xdnaforge.tools.gpg import parse_fingerprint
 
@@ -137,9 +137,9 @@ def test_lava_case_names_are_quoted_for_the_shell() -> None:
 
 
 def test_results_export_must_be_a_list_of_cases() -> None:
-    with pytest.raises(StepFailed, match="expected a list of test cases"):
+    with pytest.raises(StageFailed, match="expected a list of test cases"):
         lava_results.parse_cases({"name": "x"}, "r.yaml", lambda _: 1)
-    with pytest.raises(StepFailed, match=r"r\.yaml:7: entry 0 is not a test case"):
+    with pytest.raises(StageFailed, match=r"r\.yaml:7: entry 0 is not a test case"):
         lava_results.parse_cases([{"name": "x"}], "r.yaml", lambda _: 7)
 
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from xdnaforge.errors import StepFailed
-from xdnaforge.state.lockfile import held, held_by_us, mark_step, read_owner
+from xdnaforge.errors import StageFailed
+from xdnaforge.state.lockfile import held, held_by_us, mark_stage, read_owner
 
 
 def test_the_lock_records_its_owner_and_the_step(tmp_path: Path) -> None:
@@ -17,7 +17,7 @@ def test_the_lock_records_its_owner_and_the_step(tmp_path: Path) -> None:
     with held(lock, "the build directory") as owner:
         assert owner.pid == os.getpid()
         assert len(owner.run) == 32
-        mark_step(lock, "build-xrt@synthetic")
+        mark_stage(lock, "build-xrt@synthetic")
         recorded = json.loads(lock.read_text())
         assert recorded["step"] == "build-xrt@synthetic"
         assert recorded["run"] == owner.run
@@ -28,13 +28,13 @@ def test_the_lock_records_its_owner_and_the_step(tmp_path: Path) -> None:
 def test_a_held_lock_is_refused_naming_the_holder_and_its_step(tmp_path: Path) -> None:
     lock = tmp_path / ".lock"
     with held(lock, "the build directory"):
-        mark_step(lock, "build-xrt@synthetic")
+        mark_stage(lock, "build-xrt@synthetic")
         # another open of the file is another flock holder, even in this process
-        with pytest.raises(StepFailed) as refused, held(lock, "the build directory"):
+        with pytest.raises(StageFailed) as refused, held(lock, "the build directory"):
             pass
     message = str(refused.value)
     assert f"the build directory is in use by pid {os.getpid()} on " in message
-    assert "step build-xrt@synthetic" in message
+    assert "stage build-xrt@synthetic" in message
 
 
 def test_a_lock_of_an_older_version_gives_the_pid(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from xdnaforge.errors import StepFailed
+from xdnaforge.errors import StageFailed
 from xdnaforge.state.storage import describe, is_storage_error, require_space
 
 
@@ -48,7 +48,7 @@ def test_files_larger_than_the_free_space_fail_before_copying(tmp_path: Path) ->
     with huge.open("wb") as handle:
         os.truncate(handle.fileno(), size)  # sparse: larger than the disk, on no disk
     destination = tmp_path / "artifacts"
-    with pytest.raises(StepFailed) as raised:
+    with pytest.raises(StageFailed) as raised:
         require_space(destination, [huge])
     assert str(raised.value).startswith(f"{destination}: disk full; needs {size / 2**20:.1f} MiB, ")
     assert not destination.exists()
