@@ -26,7 +26,7 @@ from xdnaforge.process import interrupt
 from xdnaforge.state import storage
 from xdnaforge.state.failure import clear_failure, describe_failure, record_failure
 from xdnaforge.state.lockfile import mark_stage
-from xdnaforge.state.paths import Workspace
+from xdnaforge.state.paths import Workspace, build_lock
 from xdnaforge.state.records import RECORDS, mark_interrupted, read_record
 
 # the stages' modules are imported when a command runs them (see actions/lazy.py)
@@ -134,7 +134,7 @@ def run_stage(target: Target, stage_name: str) -> None:
     plan, space = target.plan, target.workspace
     stage = plan.stage(stage_name)
     print(f"{stage_name} {target.name}: {_fresh(plan, space, stage)[1]}", flush=True)
-    mark_stage(target.project.site.build_dir / ".lock", f"{stage_name}@{target.name}")
+    mark_stage(build_lock(target.project.site.build_dir), f"{stage_name}@{target.name}")
     try:
         stage_body(stage_name, plan)(target.project, plan, space)
     except (KeyboardInterrupt, Interrupted) as stop:

@@ -29,7 +29,7 @@ from xdnaforge.process.progress import Progress
 from xdnaforge.process.run import PASS_ENV, CommandFailed, run_streaming
 from xdnaforge.stages.package import recipe_record
 from xdnaforge.state import lockfile
-from xdnaforge.state.paths import Workspace
+from xdnaforge.state.paths import Workspace, build_lock
 from xdnaforge.state.records import read_record, write_atomic, write_record
 from xdnaforge.tools.ctest import CtestSummary, parse_ctest
 from xdnaforge.tools.git import git
@@ -199,7 +199,7 @@ def build_step(project: Project, plan: Plan, space: Workspace, step: BuildStep) 
         env = environment.step_variables(spec, env)
         wrapper = environment.step_wrapper(site, spec, space, cwd)
     # every process of the step inherits these: a later run finds any that outlive this one
-    owner = lockfile.held_by_us(site.build_dir / ".lock")
+    owner = lockfile.held_by_us(build_lock(site.build_dir))
     markers = {
         containment.RUN_VARIABLE: owner.run if owner else f"pid-{os.getpid()}",
         containment.STEP_VARIABLE: f"{stage.name}@{plan.target}",

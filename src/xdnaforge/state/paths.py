@@ -36,3 +36,8 @@ class Workspace:
     @property
     def packages(self) -> Path:
         return self.records / "debs"
+
+
+def build_lock(build_dir: Path) -> Path:
+    """The build directory's lock file (its owner record says who runs which stage)."""
+    return build_dir / ".lock"
