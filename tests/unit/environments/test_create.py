@@ -1,5 +1,4 @@
-"""Build environments as data: site entries, the choice for a recipe, debootstrap's script and
-faults, Release facts, a twin's identity, the sandbox argv, the dpkg status parser."""
+"""Making a build environment: debootstrap's script and faults, Release facts, a twin's identity."""
 
 from __future__ import annotations
 
@@ -9,9 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import DATA
-from xdnaforge.config.envspec import EnvironmentSpec, choose_environment
-from xdnaforge.config.site import load_site
-from xdnaforge.environments.container import engine_fault
+from xdnaforge.config.envspec import EnvironmentSpec
 from xdnaforge.environments.create import (
     _expired,
     debootstrap_fault,
@@ -19,90 +16,8 @@ from xdnaforge.environments.create import (
     os_release,
     release_facts,
 )
-from xdnaforge.errors import ConfigError
-from xdnaforge.process.sandbox import Binds, RootEntry, bwrap_fault, container_argv, rootfs_argv
-from xdnaforge.tools.dpkg import parse_status
 
 RECORDED = DATA / "recordings/debootstrap/1.0.128"
-TWIN = """environments:
-  ubuntu-26.04:
-    kind: rootfs
-    suite: forky
-    mirror: http://deb.debian.org/debian
-    script: sid
-    twin: true
-    compilers: {CC: gcc-15, CXX: g++-15}
-    packages: [gcc-15, g++-15]
-  ubuntu-24.04:
-    kind: podman
-    image: docker.io/library/ubuntu:24.04
-  debian-12:
-    kind: host
-"""
-
-
-def site_with(tmp_path: Path, text: str) -> tuple[EnvironmentSpec, ...]:
-    (tmp_path / "site.yaml").write_text(text)
-    return load_site(tmp_path, {}).environments
-
-
-def test_site_entries_are_read(tmp_path: Path) -> None:
-    twin, image, host = site_with(tmp_path, TWIN)
-    assert (twin.name, twin.kind, twin.suite, twin.script, twin.twin) == (
-        "ubuntu-26.04",
-        "rootfs",
-        "forky",
-        "sid",
-        True,
-    )
-    assert twin.compilers == (("CC", "gcc-15"), ("CXX", "g++-15"))
-    assert twin.components == ("main",)  # a Debian archive has no universe
-    assert twin.origin == "site.yaml:2"  # the line of its key
-    assert (
-        twin.describe() == "ubuntu-26.04 (twin: rootfs of forky from http://deb.debian.org/debian)"
-    )
-    assert (image.kind, image.image) == ("podman", "docker.io/library/ubuntu:24.04")
-    assert host.kind == "host"
-
-
-def test_site_entry_mistakes_are_all_reported(tmp_path: Path) -> None:
-    (tmp_path / "site.yaml").write_text(
-        "environments:\n"
-        "  ubuntu:\n    kind: rootfs\n"
-        "  ubuntu-24.04:\n    kind: podmn\n"
-        "  debian-12:\n    kind: host\n    suite: bookworm\n"
-        "  fedora-41:\n    kind: docker\n"
-        "  ubuntu-26.04:\n    kind: rootfs\n    twin: yes please\n"
-    )
-    with pytest.raises(ConfigError) as caught:
-        load_site(tmp_path, {})
-    text = str(caught.value)
-    assert "'ubuntu' is not <distro>-<release>" in text
-    assert "'podmn' is not one of host, rootfs, podman, docker (did you mean 'podman'?)" in text
-    assert "environments.debian-12.suite: 'suite' does not apply to kind host" in text
-    assert "kind docker needs an image" in text
-    assert "environments.ubuntu-26.04.twin: expected true or false" in text
-
-
-def test_choice_site_entry_then_host_then_default_rootfs(tmp_path: Path) -> None:
-    entries = site_with(tmp_path, TWIN)
-    chosen = choose_environment(("ubuntu", "26.04"), ("debian", "12"), entries)
-    assert chosen.twin
-    same = choose_environment(("ubuntu", "22.04"), ("ubuntu", "22.04"), entries)
-    assert same.kind == "host"
-    assert "this host runs ubuntu 22.04" in same.reason
-    other = choose_environment(("ubuntu", "22.04"), ("debian", "12"), entries)
-    assert (other.kind, other.suite, other.mirror) == (
-        "rootfs",
-        "jammy",
-        "http://archive.ubuntu.com/ubuntu",
-    )
-    assert other.components == ("main", "universe")
-    assert "this host runs debian 12" in other.reason
-    # `host` on a host of another distro cannot be used: the choice says why
-    wrong = choose_environment(("debian", "12"), ("ubuntu", "26.04"), entries)
-    assert wrong.kind == "host"
-    assert "this host runs ubuntu 26.04, not debian 12" in wrong.reason
 
 
 def spec(**changes: object) -> EnvironmentSpec:
@@ -145,21 +60,6 @@ def test_debootstrap_faults_are_one_line(recording: str, cause: str) -> None:
     assert error.hint
 
 
-def test_engine_that_cannot_start_containers() -> None:
-    # podman in a nested sandbox, and docker without its daemon (recorded on this machine)
-    podman = (
-        "Error: crun: setrlimit `RLIMIT_NOFILE`: Operation not permitted: OCI permission denied"
-    )
-    assert "cannot start containers here (setrlimit refused" in engine_fault("podman", podman)
-    docker = (
-        "docker: Cannot connect to the Docker daemon at unix:///var/run/docker.sock. "
-        "Is the docker daemon running?"
-    )
-    assert engine_fault("docker", docker) == (
-        "docker is installed but its service is not reachable by this user"
-    )
-
-
 def test_release_facts_and_expiry(tmp_path: Path) -> None:
     lists = tmp_path / "var/lib/apt/lists"
     lists.mkdir(parents=True)
@@ -184,53 +84,3 @@ def test_twin_presents_the_target_identity() -> None:
     assert "\nID=ubuntu\n" in text
     assert '\nVERSION_ID="26.04"\n' in text
     assert "twin on Debian GNU/Linux forky/sid" in text
-
-
-def test_rootfs_argv_binds_and_namespaces() -> None:
-    entries = [
-        RootEntry("bin", "usr/bin", Path("/env/root/bin")),
-        RootEntry("usr", None, Path("/env/root/usr")),
-        RootEntry("proc", None, Path("/env/root/proc")),
-        RootEntry("srv", None, Path("/env/root/srv")),
-    ]
-    binds = Binds(writable=(Path("/srv/build/t"),), readonly=(Path("/srv/cache"),))
-    argv = rootfs_argv("bwrap", entries, binds, cwd=Path("/srv/build/t/src"))
-    text = " ".join(argv)
-    assert "--symlink usr/bin /bin" in text
-    assert "--ro-bind /env/root/usr /usr" in text
-    assert "/env/root/proc" not in text  # bwrap mounts its own /proc
-    assert "/env/root/srv" not in text  # the host's /srv/... is bound there instead
-    assert "--bind /srv/build/t /srv/build/t" in text
-    assert "--ro-bind /srv/cache /srv/cache" in text
-    for flag in ("--unshare-net", "--unshare-pid", "--die-with-parent"):
-        assert flag in argv
-    assert argv[-4:] == ["/", "--chdir", "/srv/build/t/src", "--"]
-    assert argv.index("--remount-ro") > argv.index("--bind")
-
-
-def test_container_argv_has_no_network_and_the_same_binds() -> None:
-    binds = Binds(writable=(Path("/w"),), readonly=(Path("/c"),))
-    argv = container_argv("podman", "ubuntu:24.04", binds, cwd=Path("/w"), environment=("HOME",))
-    assert argv[:5] == ["podman", "run", "--rm", "--network", "none"]
-    assert "/w:/w:rw" in argv
-    assert "/c:/c:ro" in argv
-    assert argv[-1] == "ubuntu:24.04"
-
-
-def test_bwrap_faults() -> None:
-    refused = (
-        "bwrap: No permissions to creating new namespace, likely because the kernel does "
-        "not allow non-privileged user namespaces."
-    )
-    assert "refused a user namespace" in (bwrap_fault(refused) or "")
-    assert bwrap_fault("make: *** [all] Error 2") is None
-
-
-def test_parse_status_keeps_installed_packages_only() -> None:
-    text = (
-        "Package: cmake\nStatus: install ok installed\nVersion: 4.3.4-1\n"
-        "Description: x\n multi-line: continued\n\n"
-        "Package: old\nStatus: deinstall ok config-files\nVersion: 1\n\n"
-        "Package: gcc-15\nStatus: install ok installed\nVersion: 15.3.0-4\n"
-    )
-    assert parse_status(text) == {"cmake": "4.3.4-1", "gcc-15": "15.3.0-4"}
