@@ -301,7 +301,7 @@ def _check_expectation(cell: Cell, recipe: Recipe, problems: list[Problem]) -> N
                     f"unknown diagnosis code '{code}' (not in the knowledge base)",
                     f"did you mean '{close[0]}'?"
                     if close
-                    else "codes are the `code:` keys of xdnaforge/data/knowledge.yaml",
+                    else "codes are the `code:` keys of xdnaforge/diagnosis/data/knowledge.yaml",
                 )
             )
 

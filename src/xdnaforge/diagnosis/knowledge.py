@@ -194,12 +194,12 @@ def _text() -> str:
 
 @functools.cache
 def load_knowledge() -> tuple[Entry, ...]:
-    return parse_knowledge(_text(), "xdnaforge/data/knowledge.yaml")
+    return parse_knowledge(_text(), "xdnaforge/diagnosis/data/knowledge.yaml")
 
 
 @functools.cache
 def load_families() -> tuple[Family, ...]:
-    return parse_families(_text(), "xdnaforge/data/knowledge.yaml")
+    return parse_families(_text(), "xdnaforge/diagnosis/data/knowledge.yaml")
 
 
 def known_codes() -> frozenset[str]:
