@@ -42,8 +42,8 @@ NAMES = {
     125: ("ECANCELED", "Operation canceled"),
 }
 _NUMBER_RE = re.compile(
-    r"(?:\bret(?:urn)?\s*[=:]?\s*|\berr(?:no)?\s*[=:]\s*|\bwith error\s+|\berror\s+|"
-    r"\bstatus\s+|, )(-?\d+)\b"
+    r"(?:\bret(?:urn)?\s*[=:]?\s*|\berr(?:no)?\s*[=:]?\s*|\bwith error\s+|\berror\s+|"
+    r"\bstatus\s+|\b(?:failed|returns?):?\s+|, )(-?\d+)\b"
 )
 _U32_RE = re.compile(r"\b0x(ffff[0-9a-f]{4})\b", re.IGNORECASE)
 

@@ -16,12 +16,13 @@ import stat
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from .classify import diagnose
 from .errors import ToolNotFound
 from .gate_context import Context, Gate
 from .gates_xrt import gate_examine, gate_pyxrt, gate_runtime, gate_validate
 from .host import read_host_facts, read_text
 from .install_checks import memlock, parse_memlock
-from .knowledge import by_code, diagnose
+from .knowledge import by_code
 from .plan import matching_cells
 from .run import CommandFailed
 

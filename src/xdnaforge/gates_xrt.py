@@ -12,10 +12,11 @@ import re
 from pathlib import Path
 
 from .bench import evaluate
+from .classify import diagnose
 from .errors import ToolNotFound
 from .gate_context import Context, Gate
 from .install_checks import stale_library_path
-from .knowledge import by_code, diagnose
+from .knowledge import by_code
 from .paths import Workspace
 from .records import read_record
 from .run import CommandFailed, CommandResult

@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .classify import diagnose
 from .errors import StepFailed
 from .host import read_host_facts
-from .knowledge import diagnose
 from .matrix import Cell
 from .paths import Workspace
 from .plan import matching_cells

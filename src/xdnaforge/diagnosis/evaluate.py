@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import knowledge, log_verdict
+from xdnaforge import knowledge, log_verdict
 
 HEALTHY = "healthy"
 TARGET = 0.90
