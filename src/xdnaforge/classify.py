@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .errnos import NOT_FAILURES, decode
 from .knowledge import (
     ANNOTATION,
     FAILURE_RE,
@@ -97,6 +98,10 @@ class Classifier:
         driver_problem = located is not None and located.component == "amdxdna"
         if located is not None and located.level == "error" and driver_problem:
             failure = True  # an error message without a failure word ("Bad time quantum 5")
+        if failure:
+            errno = decode(line)
+            if errno is not None and errno.name in NOT_FAILURES:
+                failure = False  # "Hardware init failed, ret -517": a probe to retry later
         if specific or not self.generic or not (failure or driver_problem):
             # a driver problem at warning level ("Device isn't making progress") still names
             # its family; other lines must look like a failure to reach a generic entry

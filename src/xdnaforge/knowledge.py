@@ -43,7 +43,8 @@ FAILURE_RE = re.compile(
             r"\bSegmentation fault\b|\*\*\*Exception|\bundefined reference\b|\bUnknown symbol\b",
             r"^\s*what\(\): ",  # the message of an uncaught C++ exception
             # the kernel: a WARNING, BUG or Oops with its call trace is never healthy
-            r"^WARNING: CPU: \d+ PID: |^WARNING: \S+:\d+ at |\bBUG: |\bOops\b|\bgeneral protection fault\b|\bCall Trace:|\bcut here\b",
+            r"^WARNING: CPU: \d+ PID: |^WARNING: \S+:\d+ at |\bBUG: |\bOops\b|\bCall Trace:",
+            r"\bgeneral protection fault\b|\bcut here\b",
             r"\bIO_PAGE_FAULT\b|\bpage fault\b|\bKernel panic\b",
         )
     )

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from .classify import Classifier, Tally, prefix_length
 from .knowledge import ANNOTATION, Diagnosis, Entry, load_knowledge
-from .readers import findings, healthy_evidence
+from .readers import ProbeWatch, findings, healthy_evidence
 from .upstream import Message
 
 FAILURE, UNKNOWN_FAILURE, HEALTHY, UNKNOWN = "failure", "unknown failure", "healthy", "unknown"
@@ -58,6 +58,7 @@ def scan(lines: Iterable[str], entries: tuple[Entry, ...] | None = None) -> Verd
     unexplained: list[Unexplained] = []
     # tool output (validate, examine, flm) for the readers; journal lines never are
     shape: deque[str] = deque(maxlen=_SHAPE_LINES)
+    probe = ProbeWatch()
     number = 0
     # the loop runs once per journal line: names bound locally, the prefix matched once
     classify, add, keep = classifier.classify_message, tally.add, shape.append
@@ -66,7 +67,10 @@ def scan(lines: Iterable[str], entries: tuple[Entry, ...] | None = None) -> Verd
         if not line or line.startswith(ANNOTATION) or line.isspace():
             continue
         cut = prefix_length(line)
-        line_class = classify(line[cut:] if cut else line)
+        message = line[cut:] if cut else line
+        line_class = classify(message)
+        if "amdxdna" in message:
+            probe.feed(message)
         if line_class.explained:
             add(number, line, line_class)
         elif line_class.failure and len(unexplained) < _UNEXPLAINED:
@@ -81,7 +85,7 @@ def scan(lines: Iterable[str], entries: tuple[Entry, ...] | None = None) -> Verd
     # a known error usually drags follow-up lines along (probe failed, ...): those are not
     # a second, unknown failure
     left = () if errors else tuple(unexplained)
-    evidence = healthy_evidence(body)
+    evidence = healthy_evidence(body, probe)
     if errors:
         status = FAILURE
     elif left:

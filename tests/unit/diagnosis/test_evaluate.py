@@ -27,8 +27,9 @@ def test_every_case_names_its_thread_and_a_known_answer() -> None:
     families = {f.id for f in load_families()} | {HEALTHY}
     assert len({c.ident for c in cases}) == len(cases)
     for case in cases:
-        assert case.source.startswith("https://"), case.ident
-        assert case.thread and case.text.strip(), case.ident
+        assert case.source.startswith(("https://", "http://")), case.ident
+        assert case.thread, case.ident
+        assert case.text.strip(), case.ident
         assert case.expect in families, (case.ident, case.expect)
 
 
