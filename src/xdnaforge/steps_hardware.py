@@ -37,9 +37,9 @@ def validate(project: Project, target: str) -> None:
 
 
 @guarded
-def doctor(project: Project, target: str, log: list[str]) -> None:
+def doctor(project: Project, target: str, log: list[str], json: str = "") -> None:
     if log:
-        stage_validate.doctor_logs(log)
+        stage_validate.doctor_logs(log, json)
         return
     unmatched = False
     try:
@@ -62,7 +62,9 @@ def doctor(project: Project, target: str, log: list[str]) -> None:
             name = sorted(project.recipes)[0]
             plan = stage_validate.without_recipe_limits(make_plan(project, name))
             unmatched = True
-    stage_validate.doctor(project, plan, workspace(project, name), unmatched=unmatched)
+    stage_validate.doctor(
+        project, plan, workspace(project, name), unmatched=unmatched, json_out=json
+    )
 
 
 def _build(namespace: dict[str, Any], target: str) -> str | None:
