@@ -17,6 +17,7 @@ import re
 
 from .knowledge import ANNOTATION, FAILURE_RE
 from .tools.xrt_smi import (
+    Validation,
     parse_examine_text,
     parse_flm_validate,
     parse_validate_json,
@@ -88,17 +89,43 @@ class ProbeWatch:
         return self.probed or self.retried
 
 
-def healthy_evidence(text: str, probe: ProbeWatch | None = None) -> str | None:
-    """Positive signs of a working stack; without them a log is not called healthy."""
-    body = _body(text)
+def _validation(body: str) -> Validation:
     validation = parse_validate_text(body)
     if "{" in body and not validation.tests:
         with contextlib.suppress(ValueError):
             validation = parse_validate_json(body[body.index("{") :])
+    return validation
+
+
+def skipped_messages(text: str) -> frozenset[str]:
+    """What validate said about the tests it skipped, when the others passed: a test whose
+    archive or xclbin this install lacks is not a failure of the NPU (its entry becomes a
+    warning); when nothing passed, the skips are the failure (validate-files)."""
+    validation = _validation(_body(text))
+    statuses = [t.status for t in validation.tests]
+    if not any(s.startswith("PASSED") for s in statuses) or any(
+        s in ("FAILED", "UNKNOWN") for s in statuses
+    ):
+        return frozenset()
+    return frozenset(
+        message
+        for test in validation.tests
+        if test.status == "SKIPPED"
+        for message in (*test.details, *test.errors)
+        if message
+    )
+
+
+def healthy_evidence(text: str, probe: ProbeWatch | None = None) -> str | None:
+    """Positive signs of a working stack; without them a log is not called healthy."""
+    body = _body(text)
+    validation = _validation(body)
     statuses = [t.status for t in validation.tests]
     passed = [s for s in statuses if s.startswith("PASSED")]
     if passed and not any(s in ("FAILED", "UNKNOWN") for s in statuses):
-        return f"xrt-smi validate: {len(passed)} test(s) passed"
+        skipped = statuses.count("SKIPPED")
+        also = f", {skipped} skipped" if skipped else ""
+        return f"xrt-smi validate: {len(passed)} test(s) passed{also}"
     # a JSON report cut off mid-way: count the statuses it did record
     recorded = [s.upper() for s in re.findall(r'"status":\s*"([\w ]+)"', body)]
     if recorded and all(s.startswith("PASSED") for s in recorded):

@@ -13,7 +13,7 @@ from .errors import StepFailed
 from .gate_context import Context, Gate
 from .gates import run_gates
 from .knowledge import Diagnosis
-from .log_verdict import FAILURE, HEALTHY, UNKNOWN, UNKNOWN_FAILURE, Verdict, scan
+from .log_verdict import FAILURE, HEALTHY, UNKNOWN, UNKNOWN_FAILURE, Verdict, scan_file
 from .npu_user import NpuUser, lookup, named_user, running_uid
 from .paths import Workspace
 from .plan import Plan
@@ -223,8 +223,7 @@ def doctor_logs(files: list[str], json_out: str = "") -> None:
         path = Path(name)
         print(f"== {name}")
         try:
-            with path.open(encoding="utf-8", errors="replace") as stream:
-                verdict = scan(stream)  # streamed: journals can be hundreds of MB
+            verdict = scan_file(path)  # streamed: journals can be hundreds of MB
         except OSError as error:
             raise StepFailed(f"{name}: cannot read: {error.strerror}") from None
         worst |= _report(verdict)
