@@ -145,7 +145,7 @@ class Tally:
         source = line_class.located.describe() if line_class.located else ""
         text = line.strip()
         shown = 0 if text.startswith("xdnaforge: ") else number + 1
-        diagnosis = make_diagnosis(entry, text, source, shown)
+        diagnosis = make_diagnosis(entry, text, source, shown, message_of(text))
         self._found[entry.code] = _Found(entry, number, diagnosis, _driver_line(line))
 
     def diagnoses(self) -> list[Diagnosis]:
@@ -191,9 +191,14 @@ class Tally:
         rank = self.classifier.rank
         last = len(rank)
 
-        def key(item: _Found) -> tuple[int, int, int]:
-            cause = root(item)
-            return (rank.get(cause.entry.family, last), cause.number, item.number)
+        def key(item: _Found) -> tuple[int, int, bool, int]:
+            cause = root(item)  # a consequence right after its cause, whatever its line
+            return (
+                rank.get(cause.entry.family, last),
+                cause.number,
+                cause is not item,
+                item.number,
+            )
 
         return sorted(kept, key=key)
 

@@ -257,9 +257,12 @@ def _fields(entry: Entry, evidence: str) -> _Fields:
     return found
 
 
-def make_diagnosis(entry: Entry, evidence: str, source: str = "", line: int = 0) -> Diagnosis:
+def make_diagnosis(
+    entry: Entry, evidence: str, source: str = "", line: int = 0, message: str = ""
+) -> Diagnosis:
+    """`message`: the evidence without its journal prefix, which signatures anchor on."""
     errno = decode(evidence) if evidence else None
-    fields = _fields(entry, evidence)
+    fields = _fields(entry, message or evidence)
     cause = entry.cause.format_map(fields) if "{" in entry.cause else entry.cause
     fix = entry.fix.format_map(fields) if "{" in entry.fix else entry.fix
     refined = dict(entry.errno).get(errno.name) if errno else None
