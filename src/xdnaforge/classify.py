@@ -40,6 +40,8 @@ _PREFIX_RE = re.compile(
 )
 _CACHE_LIMIT = 100_000
 _CHAIN_LINES = 6  # a caller logs its callee's errno within a few lines
+_PASS_MARK_RE = re.compile(r"\[(?:TEST )?PASS(?:ED)?\]")
+_FAIL_WORD_RE = re.compile(r"(?i)\bfail")
 
 
 def prefix_length(line: str) -> int:
@@ -98,6 +100,8 @@ class Classifier:
         driver_problem = located is not None and located.component == "amdxdna"
         if located is not None and located.level == "error" and driver_problem:
             failure = True  # an error message without a failure word ("Bad time quantum 5")
+        if failure and _PASS_MARK_RE.search(line) and not _FAIL_WORD_RE.search(line):
+            failure = False  # "[TEST PASS] AIE async error detected.": a test that passed
         if failure:
             errno = decode(line)
             if errno is not None and errno.name in NOT_FAILURES:
