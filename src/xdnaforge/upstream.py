@@ -91,9 +91,7 @@ def parse_catalogue(text: str) -> Catalogue:
     by_function: dict[str, list[Message]] = {}
     anchored = []
     for message in messages:
-        if message.regex.startswith(re.escape(message.function) + ": ") and (
-            message.function
-        ):
+        if message.regex.startswith(re.escape(message.function) + ": ") and (message.function):
             by_function.setdefault(message.function, []).append(message)
             continue
         pieces = _WORD_RE.findall(message.template.replace("%s", "\x00"))
