@@ -221,6 +221,7 @@ def task_doctor() -> dict[str, Any]:
                 [],
                 "a saved kernel log, xrt-smi or build output to diagnose (repeatable)",
             ),
+            _option("json", str, "", "also write the findings and verdict to this JSON file"),
         ),
     )
 

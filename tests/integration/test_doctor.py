@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from tests.conftest import REPO
@@ -109,4 +110,59 @@ def test_doctor_on_a_host_no_matrix_cell_matches_warns_and_uses_no_recipe_limits
     assert "no matrix cell matches this host (unverified combination)" in outcome.stdout
     assert "general requirements (memlock unlimited), no recipe's limits" in outcome.stdout
     assert "checking with ryzen-ai-ubuntu24's limits" not in outcome.stdout
+    assert "Traceback" not in outcome.output
+
+
+CORPUS = REPO / "tests/fixtures/corpus"
+
+
+def test_doctor_json_writes_findings_and_verdict_and_keeps_the_text(
+    project_dir: Path, tmp_path: Path
+) -> None:
+    # a real FastFlowLM failure in Docker (corpus c010, its thread in the file's header)
+    failing = tmp_path / "flm.log"
+    failing.write_text(next(CORPUS.glob("c010-*")).read_text().split("\n---\n", 1)[1])
+    healthy = tmp_path / "validate.log"
+    healthy.write_text(next(CORPUS.glob("c063-*")).read_text().split("\n---\n", 1)[1])
+    out = tmp_path / "doctor.json"
+    outcome = run_doit(
+        project_dir, "doctor", f"--log={failing}", f"--log={healthy}", f"--json={out}"
+    )
+    assert outcome.rc == 1
+    # the text keeps its form: headers, then healthy: for the healthy log
+    assert "[error] hwctx-create-failed: " in outcome.stdout
+    assert "  ioctl: DRM_IOCTL_AMDXDNA_CREATE_HWCTX (create a hardware context" in outcome.stdout
+    assert "healthy: xrt-smi validate: 2 test(s) passed" in outcome.stdout
+    record = json.loads(out.read_text())
+    assert (record["schema"], record["kind"], record["verdict"]) == (1, "doctor", "failures")
+    first, second = record["logs"]
+    assert (first["file"], first["verdict"], first["status"]) == (
+        str(failing),
+        "failures",
+        "failure",
+    )
+    finding = first["findings"][0]
+    assert finding["code"] == "hwctx-create-failed"
+    assert finding["family"] == "hwctx"
+    assert finding["errno"] == "EINVAL (22: Invalid argument)"
+    assert finding["ioctl"].startswith("DRM_IOCTL_AMDXDNA_CREATE_HWCTX (")
+    assert finding["line"] == 12  # 1-based, in the file given
+    assert "CREATE_HWCTX IOCTL failed (err=-22)" in finding["evidence"]
+    assert finding["cause"]
+    assert finding["fix"]
+    assert (second["verdict"], second["evidence"]) == (
+        "healthy",
+        "xrt-smi validate: 2 test(s) passed",
+    )
+    assert second["findings"] == []
+
+
+def test_doctor_json_on_an_unwritable_path_is_a_clear_error(
+    project_dir: Path, tmp_path: Path
+) -> None:
+    log = tmp_path / "x.log"
+    log.write_text("[xrt-smi] ERROR: No devices found.\n")
+    outcome = run_doit(project_dir, "doctor", f"--log={log}", f"--json={log}/x.json")
+    assert outcome.rc == 1
+    assert "cannot write" in outcome.output
     assert "Traceback" not in outcome.output

@@ -20,6 +20,7 @@ CROSS_CUTTING = {
     "config/test_golden.py": "every loader's rendered messages, compared with golden files",
     "diagnosis/test_generalisation.py": "doctor judged on logs left out of its knowledge",
     "diagnosis/test_shapes.py": "the output shapes of the NPU tools, read by readers and verdict",
+    "diagnosis/test_classes.py": "doctor on each class of real logs: build, kernel, module, IOMMU",
     "fleet/test_adapters.py": "the pure parts of all fleet adapters on recorded outputs",
 }
 

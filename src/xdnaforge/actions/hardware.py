@@ -38,9 +38,9 @@ def validate(project: Project, target: str) -> None:
 
 
 @guarded
-def doctor(project: Project, target: str, log: list[str]) -> None:
+def doctor(project: Project, target: str, log: list[str], json: str = "") -> None:
     if log:
-        stage_validate.doctor_logs(log)
+        stage_validate.doctor_logs(log, json)
         return
     host = read_host(project)
     try:
@@ -62,9 +62,9 @@ def doctor(project: Project, target: str, log: list[str]) -> None:
             # limits of a recipe picked at random
             resolved = of(project, sorted(project.recipes)[0], host)
             plan = stage_validate.without_recipe_limits(resolved.plan)
-            stage_validate.doctor(project, plan, resolved.workspace, unmatched=True)
+            stage_validate.doctor(project, plan, resolved.workspace, unmatched=True, json_out=json)
             return
-    stage_validate.doctor(project, plan, resolved.workspace)
+    stage_validate.doctor(project, plan, resolved.workspace, json_out=json)
 
 
 def _build(config: dict[str, Any], target: Target) -> str | None:

@@ -4,6 +4,12 @@ to. Pure.
 Journals repeat the same messages with new timestamps, so a line is classified once per
 message (the line without its dmesg/journal prefix) and the answer is cached: doctor reads
 a 200 MB journal in one pass with flat memory (bench/bench_doctor.py).
+
+Order of the diagnoses: root-most first. A failure that knowledge says follows from another
+one present (`after:`) ranks behind it; a driver error that reports the same errno as a
+driver error just before it is the caller passing the failure up (`Hardware init failed,
+ret -22` after `Power off failed, ret -22`) and ranks behind it; otherwise the family's
+place in the stack decides, then the line.
 """
 
 from __future__ import annotations
@@ -11,6 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from xdnaforge.diagnosis.errnos import NOT_FAILURES, decode
 from xdnaforge.diagnosis.knowledge import (
     ANNOTATION,
     FAILURE_RE,
@@ -23,12 +30,18 @@ from xdnaforge.diagnosis.knowledge import (
 )
 from xdnaforge.diagnosis.upstream import Message, catalogue
 
-# "[  5.57]", "[Tue Feb 10 10:42:10 2026]", "nov 04 13:18:03 host kernel: [  1.6]"
+# "[  5.57]", "[Tue Feb 10 10:42:10 2026]", "nov 04 13:18:03 host kernel: [  1.6]",
+# "2024-02-15T17:51:15.668676-08:00 host kernel: " (journalctl -o short-iso, syslog RFC 3339),
+# "Jul 13 22:00:51.952097 host kernel: " (journalctl -o short-precise)
 _PREFIX_RE = re.compile(
-    r"(?:[A-Za-z]{3} +\d+ [\d:]+ \S+ [^:\s]+: )?"
+    r"(?:(?:[A-Za-z]{3} +\d+ [\d:]+(?:\.\d+)?|\d{4}-\d\d-\d\dT[\d:.]+(?:[+-]\d\d:?\d\d|Z)?)"
+    r" \S+ [^:\s]+: )?"
     r"(?:(?:\[\s*\d+\.\d+\]|\[[A-Z][a-z]{2} [^\]]*\]) *)?"
 )
 _CACHE_LIMIT = 100_000
+_CHAIN_LINES = 6  # a caller logs its callee's errno within a few lines
+_PASS_MARK_RE = re.compile(r"\[(?:TEST )?PASS(?:ED)?\]")
+_FAIL_WORD_RE = re.compile(r"(?i)\bfail")
 
 
 def prefix_length(line: str) -> int:
@@ -87,6 +100,12 @@ class Classifier:
         driver_problem = located is not None and located.component == "amdxdna"
         if located is not None and located.level == "error" and driver_problem:
             failure = True  # an error message without a failure word ("Bad time quantum 5")
+        if failure and _PASS_MARK_RE.search(line) and not _FAIL_WORD_RE.search(line):
+            failure = False  # "[TEST PASS] AIE async error detected.": a test that passed
+        if failure:
+            errno = decode(line)
+            if errno is not None and errno.name in NOT_FAILURES:
+                failure = False  # "Hardware init failed, ret -517": a probe to retry later
         if specific or not self.generic or not (failure or driver_problem):
             # a driver problem at warning level ("Device isn't making progress") still names
             # its family; other lines must look like a failure to reach a generic entry
@@ -100,12 +119,20 @@ class Classifier:
         return LineClass(specific, catch, located, failure, catch is not None)
 
 
+@dataclass(frozen=True, slots=True)
+class _Found:
+    entry: Entry
+    number: int  # 0-based line of the first evidence
+    diagnosis: Diagnosis
+    driver: bool  # a driver (kernel) line: one link of an errno chain
+
+
 class Tally:
-    """Diagnoses of the lines fed so far: once per code, root-most family first."""
+    """Diagnoses of the lines fed so far: once per code, root-most first."""
 
     def __init__(self, classifier: Classifier) -> None:
         self.classifier = classifier
-        self._found: dict[str, tuple[int, int, Diagnosis]] = {}
+        self._found: dict[str, _Found] = {}
         self._specific_codes = {e.code for e in classifier.specific}
 
     def add(self, number: int, line: str, line_class: LineClass) -> None:
@@ -120,21 +147,68 @@ class Tally:
         if entry.code in self._found:
             return
         source = line_class.located.describe() if line_class.located else ""
-        place = (self.classifier.rank.get(entry.family, len(self.classifier.rank)), number)
-        self._found[entry.code] = (*place, make_diagnosis(entry, line.strip(), source))
+        text = line.strip()
+        shown = 0 if text.startswith("xdnaforge: ") else number + 1
+        diagnosis = make_diagnosis(entry, text, source, shown, message_of(text))
+        self._found[entry.code] = _Found(entry, number, diagnosis, _driver_line(line))
 
     def diagnoses(self) -> list[Diagnosis]:
-        found = self._found.values()
-        specific = {d.family for _, _, d in found if d.code in self._specific_codes}
+        found = list(self._found.values())
+        specific = {f.entry.family for f in found if f.entry.code in self._specific_codes}
         # a generic entry only speaks for a family no specific entry has named
         kept = [
-            i for i in found if i[2].code in self._specific_codes or i[2].family not in specific
+            f
+            for f in found
+            if f.entry.code in self._specific_codes or f.entry.family not in specific
         ]
-        return [diagnosis for _, _, diagnosis in sorted(kept, key=lambda item: item[:2])]
+        return [f.diagnosis for f in self._ordered(kept)]
+
+    def _ordered(self, kept: list[_Found]) -> list[_Found]:
+        by_line = sorted(kept, key=lambda f: f.number)
+        by_code = {f.entry.code: f for f in by_line}
+        # errno chains: a driver line passing up the errno of the driver line just before it
+        chained: dict[str, _Found] = {}
+        for index, item in enumerate(by_line):
+            chained[item.entry.code] = item
+            if not (item.driver and item.diagnosis.errno):
+                continue
+            for earlier in reversed(by_line[:index]):
+                if item.number - earlier.number > _CHAIN_LINES:
+                    break
+                if earlier.driver and earlier.diagnosis.errno == item.diagnosis.errno:
+                    chained[item.entry.code] = chained[earlier.entry.code]
+                    break
+
+        def root(item: _Found, seen: frozenset[str] = frozenset()) -> _Found:
+            after = item.entry.after
+            if "*" in after:  # a messenger (make, a runner): after whatever else failed
+                after = tuple(
+                    c for c in by_code if c != item.entry.code and "*" not in by_code[c].entry.after
+                )
+            causes = [by_code[c] for c in after if c in by_code and c not in seen]
+            if causes:
+                first = min(causes, key=lambda f: f.number)
+                return root(first, seen | {item.entry.code})
+            found = chained[item.entry.code]
+            return found if found is item else root(found, seen | {item.entry.code})
+
+        rank = self.classifier.rank
+        last = len(rank)
+
+        def key(item: _Found) -> tuple[int, int, bool, int]:
+            cause = root(item)  # a consequence right after its cause, whatever its line
+            return (
+                rank.get(cause.entry.family, last),
+                cause.number,
+                cause is not item,
+                item.number,
+            )
+
+        return sorted(kept, key=key)
 
 
 def diagnose(text: str, entries: tuple[Entry, ...] | None = None) -> list[Diagnosis]:
-    """Every known failure in `text` once per code: root-most family first, then by line."""
+    """Every known failure in `text` once per code, root-most first."""
     classifier = Classifier(load_knowledge() if entries is None else entries)
     tally = Tally(classifier)
     for number, line in enumerate(text.splitlines()):

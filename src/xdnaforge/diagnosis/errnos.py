@@ -40,10 +40,14 @@ NAMES = {
     95: ("EOPNOTSUPP", "Operation not supported"),
     110: ("ETIMEDOUT", "Connection timed out"),
     125: ("ECANCELED", "Operation canceled"),
+    # kernel-internal, never returned to userspace: a probe asks to be retried later
+    517: ("EPROBE_DEFER", "Driver requests probe retry"),
 }
+# errnos that say "not yet", not "failed": a line reporting only one of them is no failure
+NOT_FAILURES = frozenset({"EPROBE_DEFER"})
 _NUMBER_RE = re.compile(
-    r"(?:\bret(?:urn)?\s*[=:]?\s*|\berr(?:no)?\s*[=:]\s*|\bwith error\s+|\berror\s+|"
-    r"\bstatus\s+|, )(-?\d+)\b"
+    r"(?:\bret(?:urn)?\s*[=:]?\s*|\berr(?:no)?\s*[=:]?\s*|\bwith error\s+|\berror\s+|"
+    r"\bstatus\s+|\b(?:failed|returns?):?\s+|, )(-?\d+)\b"
 )
 _U32_RE = re.compile(r"\b0x(ffff[0-9a-f]{4})\b", re.IGNORECASE)
 

@@ -6,8 +6,12 @@ tests/fixtures/field) and/or its upstream source (file:function of a message tem
 data/upstream_messages.json). Specific entries name one failure; generic entries (one or
 more per family) catch the family's other messages, on error-level lines only, and so do
 lines whose upstream source file belongs to a family. Errno values in a line refine the
-cause. `diagnose` returns what it recognises, root-most family first; what it does not
-recognise is left to the verdict (diagnosis/log_verdict.py), never guessed.
+cause; an ioctl named in a line is decoded (ioctls.py); named groups of the matching
+signature fill `{name}` fields of the cause and fix (the header, symbol or module a line
+names), and a build line's header or symbol names the package that provides it
+(build_log.py). What is recognised is classified line by line in diagnosis/classify.py (which
+imports this module, never the other way round); what is not recognised is left to the
+verdict (diagnosis/log_verdict.py), never guessed.
 """
 
 from __future__ import annotations
@@ -17,7 +21,9 @@ import re
 from dataclasses import dataclass
 from importlib import resources
 
+from xdnaforge.diagnosis.build_log import provider
 from xdnaforge.diagnosis.errnos import NAMES, decode
+from xdnaforge.diagnosis.ioctls import describe_ioctl
 from xdnaforge.errors import ConfigError
 from xdnaforge.schema import Reader
 from xdnaforge.yamlfile import parse
@@ -28,10 +34,18 @@ SEVERITIES = ("error", "warning", "info")
 FAILURE_RE = re.compile(
     "|".join(
         (
-            r"\bERROR\b|\*ERROR\*|\b[Ee]rror:|\berror\b|\bfail(ed|ure|s)?\b|\bFAIL(ED)?\b",
+            r"\bERROR\b|\*ERROR\*|\b[Ee]rror[:!]|\berror\b|(?i:\bfail(ed|ure|s)?\b)",
             r"Error\(s\)\s*: \S|\bfatal\b|Traceback|[Pp]ermission denied|\bret -\d+|\(err=-?\d+\)",
-            r"\bInvalid\b|\bincompatible\b|\bnot alive\b|\bis not installed\b|\btimed out\b",
-            r"not available\. Skipping|\bunable to\b|\bcannot\b|\bCMake Error\b",
+            r"\bInvalid\b|\bincompatible\b|\bnot alive\b|\bis not installed\b|(?i:\btimed? ?out\b)",
+            r"not available\. Skipping|\bunable to\b|\b[Cc]annot\b|\bCMake Error\b",
+            # make, the C++ runtime and the shell say a step died without a failure word
+            r"\*\*\* .*\bError \d+|\bterminate called\b|\bAborted\b|\bcore dumped\b",
+            r"\bSegmentation fault\b|\*\*\*Exception|\bundefined reference\b|\bUnknown symbol\b",
+            r"^\s*what\(\): ",  # the message of an uncaught C++ exception
+            # the kernel: a WARNING, BUG or Oops with its call trace is never healthy
+            r"^WARNING: CPU: \d+ PID: |^WARNING: \S+:\d+ at |\bBUG: |\bOops\b|\bCall Trace:",
+            r"\bgeneral protection fault\b|\bcut here\b",
+            r"\bIO_PAGE_FAULT\b|\bpage fault\b|\bKernel panic\b",
         )
     )
 )
@@ -65,6 +79,7 @@ class Entry:
     upstream: tuple[str, ...] = ()  # "file:function" of upstream message templates
     generic: bool = False
     errno: tuple[tuple[str, str], ...] = ()  # (ENAME, refined cause)
+    after: tuple[str, ...] = ()  # codes whose failure this one follows from (ranked later)
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +94,8 @@ class Diagnosis:
     family: str = ""
     errno: str = ""  # "ENODEV (19: No such device)" when the line carries one
     source: str = ""  # upstream template of the evidence line, when located
+    ioctl: str = ""  # "DRM_IOCTL_AMDXDNA_CREATE_HWCTX (create a hardware context)"
+    line: int = 0  # 1-based line of the evidence in the log (0: not from a log line)
 
     def as_record(self) -> dict[str, object]:
         return {
@@ -90,7 +107,9 @@ class Diagnosis:
             "fix": self.fix,
             "references": list(self.references),
             "evidence": self.evidence,
+            "line": self.line,
             "errno": self.errno,
+            "ioctl": self.ioctl,
             "source": self.source,
         }
 
@@ -137,7 +156,7 @@ def parse_knowledge(text: str, source: str) -> tuple[Entry, ...]:
             item,
             path,
             required=("code", "severity", "title", "signatures", "cause", "fix"),
-            optional=("references", "family", "evidence", "upstream", "generic", "errno"),
+            optional=("references", "family", "evidence", "upstream", "generic", "errno", "after"),
         )
         if entry is None:
             continue
@@ -181,8 +200,12 @@ def parse_knowledge(text: str, source: str) -> tuple[Entry, ...]:
                     upstream=reader.strings(entry, "upstream", path),
                     generic=reader.boolean(entry, "generic", path, default=False),
                     errno=tuple(refinements),
+                    after=reader.strings(entry, "after", path),
                 )
             )
+    for index, found in enumerate(entries):
+        for code in set(found.after) - codes - {"*"}:
+            reader.problem(("entries", index, "after"), f"unknown code '{code}'")
     if reader.problems:
         raise ConfigError(reader.problems)
     return tuple(entries)
@@ -213,9 +236,35 @@ def by_code(code: str, evidence: str = "") -> Diagnosis:
     return make_diagnosis(entry, evidence)
 
 
-def make_diagnosis(entry: Entry, evidence: str, source: str = "") -> Diagnosis:
+class _Fields(dict[str, str]):
+    """Named groups of a signature match; a field the line did not name stays `{name}`."""
+
+    def __missing__(self, key: str) -> str:
+        return "{" + key + "}"
+
+
+def _fields(entry: Entry, evidence: str) -> _Fields:
+    found = _Fields()
+    for pattern in entry.signatures:
+        match = pattern.search(evidence)
+        if match:
+            found.update({k: v for k, v in match.groupdict().items() if v})
+            break
+    if "provider" not in found:
+        named = provider(found.get("header", ""), found.get("symbol", ""))
+        if named:
+            found["provider"] = named
+    return found
+
+
+def make_diagnosis(
+    entry: Entry, evidence: str, source: str = "", line: int = 0, message: str = ""
+) -> Diagnosis:
+    """`message`: the evidence without its journal prefix, which signatures anchor on."""
     errno = decode(evidence) if evidence else None
-    cause = entry.cause
+    fields = _fields(entry, message or evidence)
+    cause = entry.cause.format_map(fields) if "{" in entry.cause else entry.cause
+    fix = entry.fix.format_map(fields) if "{" in entry.fix else entry.fix
     refined = dict(entry.errno).get(errno.name) if errno else None
     if refined:
         cause = f"{refined} {cause}"
@@ -224,12 +273,14 @@ def make_diagnosis(entry: Entry, evidence: str, source: str = "") -> Diagnosis:
         severity=entry.severity,
         title=entry.title,
         cause=cause,
-        fix=entry.fix,
+        fix=fix,
         references=entry.references,
         evidence=evidence,
         family=entry.family,
         errno=errno.describe() if errno else "",
         source=source,
+        ioctl=describe_ioctl(evidence),
+        line=line,
     )
 
 

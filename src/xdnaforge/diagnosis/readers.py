@@ -3,7 +3,9 @@ working stack, and findings that need numbers compared (FastFlowLM's floors).
 
 Pure. Shapes read: xrt-smi/xbutil validate text (2.17 "Performance Mode" .. 2.21 "Power
 Mode", Linux and Windows) and JSON, xrt-smi examine (devices listed, "0 devices found"),
-`flm validate`, the xdna-driver example tests ("TEST PASSED!" with its latency). Findings
+`flm validate`, the xdna-driver example tests ("TEST PASSED!" with its latency), a
+FastFlowLM run that generated tokens, and in a kernel log the driver's probe: completed
+("[drm] Initialized amdxdna ..."), or deferred (EPROBE_DEFER) and then carried on. Findings
 are returned as `xdnaforge: ...` lines that knowledge.yaml entries match, so the knowledge
 base stays the one place that names causes and fixes.
 """
@@ -13,8 +15,9 @@ from __future__ import annotations
 import contextlib
 import re
 
-from xdnaforge.diagnosis.knowledge import ANNOTATION
+from xdnaforge.diagnosis.knowledge import ANNOTATION, FAILURE_RE
 from xdnaforge.tools.xrt_smi import (
+    Validation,
     parse_examine_text,
     parse_flm_validate,
     parse_validate_json,
@@ -26,6 +29,12 @@ FLM_FIRMWARE_FLOOR = (1, 1)
 FLM_DRIVER_FLOOR = (0, 6)
 _NOOP_LATENCY_RE = re.compile(r"Host test average latency: (\d+(?:\.\d+)?) us/iter")
 _NOOP_PASSED_RE = re.compile(r"^TEST PASSED!?\s*$", re.MULTILINE)
+# FastFlowLM (run, serve, bench) reports each generation's speed when it completed one
+_FLM_DECODED_RE = re.compile(r"(?i)\bdecoding speed:\s*([0-9.]+)\s*tokens?/s")
+# the driver's probe in a kernel log ("amdxdna 0000:c5:00.1: ..." or "amdxdna axi:ve2: ...")
+_PROBED_RE = re.compile(r"\[drm\] Initialized amdxdna\S* (\S+) for (\S+) on minor (\d+)")
+_DRIVER_DEVICE_RE = re.compile(r"\bamdxdna ([\w:.-]+): ")
+_DEFERRED_RE = re.compile(r"ret -517\b|(?i:deferring probe)")
 
 
 def _version(text: str | None) -> tuple[int, ...] | None:
@@ -50,17 +59,73 @@ def findings(text: str) -> list[str]:
     return lines
 
 
-def healthy_evidence(text: str) -> str | None:
-    """Positive signs of a working stack; without them a log is not called healthy."""
-    body = _body(text)
+class ProbeWatch:
+    """The driver's probe as a kernel log tells it, fed line by line (journals stream)."""
+
+    def __init__(self) -> None:
+        self.probed: str | None = None
+        self._deferred: set[str] = set()
+        self.retried: str | None = None
+
+    def feed(self, message: str) -> None:
+        """One kernel message (no dmesg/journal prefix) that names amdxdna."""
+        probed = _PROBED_RE.search(message)
+        if probed and self.probed is None:
+            self.probed = (
+                f"amdxdna {probed.group(1)} probed {probed.group(2)} (minor {probed.group(3)})"
+            )
+        device = _DRIVER_DEVICE_RE.search(message)
+        if device is None:
+            return
+        name = device.group(1)
+        if _DEFERRED_RE.search(message):
+            self._deferred.add(name)
+        elif name in self._deferred and not FAILURE_RE.search(message) and self.retried is None:
+            self.retried = (
+                f"amdxdna probe of {name} deferred (EPROBE_DEFER), then retried and carried on"
+            )
+
+    def evidence(self) -> str | None:
+        return self.probed or self.retried
+
+
+def _validation(body: str) -> Validation:
     validation = parse_validate_text(body)
     if "{" in body and not validation.tests:
         with contextlib.suppress(ValueError):
             validation = parse_validate_json(body[body.index("{") :])
+    return validation
+
+
+def skipped_messages(text: str) -> frozenset[str]:
+    """What validate said about the tests it skipped, when the others passed: a test whose
+    archive or xclbin this install lacks is not a failure of the NPU (its entry becomes a
+    warning); when nothing passed, the skips are the failure (validate-files)."""
+    validation = _validation(_body(text))
+    statuses = [t.status for t in validation.tests]
+    if not any(s.startswith("PASSED") for s in statuses) or any(
+        s in ("FAILED", "UNKNOWN") for s in statuses
+    ):
+        return frozenset()
+    return frozenset(
+        message
+        for test in validation.tests
+        if test.status == "SKIPPED"
+        for message in (*test.details, *test.errors)
+        if message
+    )
+
+
+def healthy_evidence(text: str, probe: ProbeWatch | None = None) -> str | None:
+    """Positive signs of a working stack; without them a log is not called healthy."""
+    body = _body(text)
+    validation = _validation(body)
     statuses = [t.status for t in validation.tests]
     passed = [s for s in statuses if s.startswith("PASSED")]
     if passed and not any(s in ("FAILED", "UNKNOWN") for s in statuses):
-        return f"xrt-smi validate: {len(passed)} test(s) passed"
+        skipped = statuses.count("SKIPPED")
+        also = f", {skipped} skipped" if skipped else ""
+        return f"xrt-smi validate: {len(passed)} test(s) passed{also}"
     # a JSON report cut off mid-way: count the statuses it did record
     recorded = [s.upper() for s in re.findall(r'"status":\s*"([\w ]+)"', body)]
     if recorded and all(s.startswith("PASSED") for s in recorded):
@@ -75,4 +140,7 @@ def healthy_evidence(text: str) -> str | None:
     flm = parse_flm_validate(body)
     if flm.node and not flm.errors:
         return f"flm validate: NPU {flm.node}, firmware {flm.firmware}"
-    return None
+    decoded = _FLM_DECODED_RE.search(body)
+    if decoded:
+        return f"FastFlowLM generated on the NPU (decoding {decoded.group(1)} tokens/s)"
+    return probe.evidence() if probe is not None else None

@@ -17,6 +17,11 @@ _PREFIX_RE = re.compile(r"\b([A-Za-z_]\w+): ")
 _WORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9_ .,'()/-]{5,}")
 
 
+@functools.cache
+def _compiled(regex: str) -> re.Pattern[str]:
+    return re.compile(regex, re.IGNORECASE)  # case changes between releases
+
+
 @dataclass(frozen=True, slots=True)
 class Message:
     component: str  # amdxdna, shim, xrt-smi
@@ -24,8 +29,13 @@ class Message:
     file: str
     function: str
     template: str
-    pattern: re.Pattern[str]
+    regex: str
     commits: tuple[str, ...]
+
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        """Compiled on first use: a log touches a few of the 1,500 templates."""
+        return _compiled(self.regex)
 
     def describe(self) -> str:
         """ "amdxdna aie2_pci.c:aie2_init: Enable PASID failed, ret %d"."""
@@ -74,16 +84,14 @@ def parse_catalogue(text: str) -> Catalogue:
                 file=item["file"],
                 function=item["function"],
                 template=item["template"],
-                pattern=re.compile(item["pattern"], re.IGNORECASE),  # case changes between releases
+                regex=item["pattern"],
                 commits=tuple(item["commits"]),
             )
         )
     by_function: dict[str, list[Message]] = {}
     anchored = []
     for message in messages:
-        if message.pattern.pattern.startswith(re.escape(message.function) + ": ") and (
-            message.function
-        ):
+        if message.regex.startswith(re.escape(message.function) + ": ") and (message.function):
             by_function.setdefault(message.function, []).append(message)
             continue
         pieces = _WORD_RE.findall(message.template.replace("%s", "\x00"))

@@ -11,7 +11,14 @@ from typing import Any
 
 from xdnaforge.config.project import Project
 from xdnaforge.diagnosis.knowledge import Diagnosis
-from xdnaforge.diagnosis.log_verdict import HEALTHY, UNKNOWN, UNKNOWN_FAILURE, Verdict, scan
+from xdnaforge.diagnosis.log_verdict import (
+    FAILURE,
+    HEALTHY,
+    UNKNOWN,
+    UNKNOWN_FAILURE,
+    Verdict,
+    scan_file,
+)
 from xdnaforge.diagnosis.readers import healthy_evidence
 from xdnaforge.errors import StageFailed
 from xdnaforge.hardware.gate_context import Context, Gate
@@ -63,6 +70,8 @@ def format_diagnosis(diagnosis: Diagnosis, indent: str = "") -> str:
     lines.append(f"  seen:  {diagnosis.evidence}")
     if diagnosis.source:
         lines.append(f"  from:  {diagnosis.source}")
+    if diagnosis.ioctl:
+        lines.append(f"  ioctl: {diagnosis.ioctl}")
     if diagnosis.errno:
         lines.append(f"  errno: {diagnosis.errno}")
     lines += [f"  cause: {diagnosis.cause}", f"  fix:   {diagnosis.fix}"]
@@ -186,20 +195,58 @@ def validate(
     print(f"validation of {plan.target}: every gate passed")
 
 
-def doctor_logs(files: list[str]) -> None:
-    """Diagnose saved logs or pasted xrt-smi output; unknown failures are said to be unknown."""
+# the verdict scripts read from `doit doctor --json OUT` (the text output's last line says it)
+VERDICTS = {
+    FAILURE: "failures",
+    UNKNOWN_FAILURE: "failures",
+    HEALTHY: "healthy",
+    UNKNOWN: "unknown",
+}
+
+
+def verdict_record(name: str, verdict: Verdict) -> dict[str, Any]:
+    """One log's findings and verdict as `doit doctor --json` writes them."""
+    return {
+        "file": name,
+        "verdict": VERDICTS[verdict.status],
+        "status": verdict.status,
+        "evidence": verdict.evidence,
+        "findings": [d.as_record() for d in verdict.diagnoses],
+        "unexplained": [
+            {"line": u.line, "source": u.source.describe() if u.source else None}
+            for u in verdict.unexplained
+        ],
+    }
+
+
+def doctor_logs(files: list[str], json_out: str = "") -> None:
+    """Diagnose saved logs or pasted xrt-smi output; unknown failures are said to be unknown.
+    `json_out`: also write the findings and verdicts there (record kind `doctor`)."""
     worst = False
+    records = []
     for name in files:
         path = Path(name)
         print(f"== {name}")
         try:
-            with path.open(encoding="utf-8", errors="replace") as stream:
-                verdict = scan(stream)  # streamed: journals can be hundreds of MB
+            verdict = scan_file(path)  # streamed: journals can be hundreds of MB
         except OSError as error:
             raise StageFailed(f"{name}: cannot read: {error.strerror}") from None
         worst |= _report(verdict)
+        records.append(verdict_record(name, verdict))
+    if json_out:
+        _write_doctor_record(Path(json_out), records)
     if worst:
         raise StageFailed("known or unknown failures found (see above)")
+
+
+def _write_doctor_record(path: Path, logs: list[dict[str, Any]]) -> None:
+    verdicts = {log["verdict"] for log in logs}
+    overall = next((v for v in ("failures", "unknown", "healthy") if v in verdicts), "unknown")
+    try:
+        write_record(path, "doctor", {"verdict": overall, "logs": logs})
+    except OSError as error:
+        raise StageFailed(f"{path}: cannot write: {error.strerror}") from None
+    print(f"findings written to {path}")
 
 
 def _report(verdict: Verdict) -> bool:
@@ -227,9 +274,12 @@ def without_recipe_limits(plan: Plan) -> Plan:
     return dataclasses.replace(plan, recipe=recipe)
 
 
-def doctor(project: Project, plan: Plan, space: Workspace, *, unmatched: bool = False) -> None:
+def doctor(
+    project: Project, plan: Plan, space: Workspace, *, unmatched: bool = False, json_out: str = ""
+) -> None:
     """The gates that need no build, and the kernel log read for known signatures;
-    `unmatched`: no matrix cell matches this host, which is a warning, not a pass."""
+    `unmatched`: no matrix cell matches this host, which is a warning, not a pass;
+    `json_out`: also write the gates' findings and the verdict there (record `doctor`)."""
     work = space.work / "doctor"
     work.mkdir(parents=True, exist_ok=True)
     user, running_as = speaking_for(project)
@@ -248,5 +298,16 @@ def doctor(project: Project, plan: Plan, space: Workspace, *, unmatched: bool = 
         elif gate.name in DOCTOR_GATES:
             print(format_gate(gate))
     failed = [g.name for g in gates if g.status == "fail"]
+    if json_out:
+        body = {
+            "verdict": "failures" if failed else "healthy",
+            "gates": [g.as_record() for g in gates if g.name in DOCTOR_GATES],
+            "findings": [d.as_record() for g in gates for d in g.diagnoses],
+        }
+        try:
+            write_record(Path(json_out), "doctor", body)
+        except OSError as error:
+            raise StageFailed(f"{json_out}: cannot write: {error.strerror}") from None
+        print(f"findings written to {json_out}")
     if failed:
         raise StageFailed(f"doctor found problems at: {', '.join(failed)}")

@@ -14,9 +14,12 @@ from pathlib import Path
 from typing import Any
 
 _KEY_VALUE_RE = re.compile(r"^\s{2,}(\S.*?)\s*: (.*?)\s*$")
-_ROW_RE = re.compile(
-    r"^\|\[?([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-9a-fA-F])\]?\s*\|([^|]*)\|"
-)
+_BDF = r"[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-9a-fA-F]"
+# "|[0000:c5:00.1]  |NPU Strix  |" (2.18 wrote "||Name", 2.25 adds Architecture, Topology)
+_ROW_RE = re.compile(rf"^\|\[?({_BDF})\]?\s*\|+\s*([^|]*?)\s*\|")
+# 2.17 "Devices present" list ("[0000:c7:00.1]  :  RyzenAI-npu1") and the header of an
+# `examine -r platform` report ("[0000:c5:00.1] : NPU Strix" between dashed lines)
+_LISTED_RE = re.compile(rf"^\[({_BDF})\]\s+:\s+(\S.*?)\s*$")
 _TEST_RE = re.compile(r"^Test \d+ \[(\S+)\]\s*: (\S+)")
 _STATUS_RE = re.compile(r"Test Status\s*: \[(PASSED|FAILED|SKIPPED|PASSED WITH WARNINGS)\]")
 _NUMBER = r"'?([0-9]+(?:\.[0-9]+)?)'?"
@@ -119,12 +122,12 @@ def parse_examine_text(text: str) -> Examine:
     drivers: dict[str, str] = {}
     devices = []
     for line in text.splitlines():
-        if line and not line.startswith((" ", "|", "WARNING")):
-            section = line.strip()
-            continue
-        row = _ROW_RE.match(line.strip())
+        row = _ROW_RE.match(line.strip()) or _LISTED_RE.match(line.strip())
         if row:
             devices.append(Device(bdf=row.group(1), name=row.group(2).strip()))
+            continue
+        if line and not line.startswith((" ", "|", "WARNING")):
+            section = line.strip()
             continue
         match = _KEY_VALUE_RE.match(line)
         if not match:

@@ -12,10 +12,12 @@ import pytest
 import yaml
 
 from tests.conftest import REPO
+from xdnaforge.diagnosis.evaluate import load_corpus
 from xdnaforge.diagnosis.knowledge import load_families, load_knowledge
 from xdnaforge.diagnosis.log_verdict import HEALTHY, judge
 
 FIELD = REPO / "tests/fixtures/field"
+CORPUS = REPO / "tests/fixtures/corpus"
 # the family each case's root cause belongs to (from its case.yaml root_cause and kind)
 FAMILY = {
     "001": "device-access",
@@ -108,6 +110,8 @@ def test_every_failing_case_has_a_family_and_every_family_two_threads() -> None:
         source = meta["source"]
         assert isinstance(source, dict)
         threads.setdefault(family, set()).add(str(source["url"]))
+    for corpus_case in load_corpus(CORPUS):  # issue 26's corpus: new families show there
+        threads.setdefault(corpus_case.expect, set()).add(corpus_case.source)
     families = {f.id for f in load_families()} - {"notes"}
     thin = {f: len(threads.get(f, ())) for f in families if len(threads.get(f, ())) < 2}
     assert thin == {}, f"families with fewer than two threads: {thin}"

@@ -7,6 +7,7 @@ import pytest
 from tests.conftest import REPO
 from xdnaforge.diagnosis.classify import diagnose
 from xdnaforge.diagnosis.errnos import decode
+from xdnaforge.diagnosis.evaluate import load_corpus
 from xdnaforge.diagnosis.knowledge import (
     known_codes,
     load_families,
@@ -20,10 +21,11 @@ from xdnaforge.diagnosis.upstream import catalogue
 from xdnaforge.stages.validate import healthy_evidence
 
 FIELD = REPO / "tests/fixtures/field"
+CORPUS = REPO / "tests/fixtures/corpus"
 EXPECTED = {
     "001": ["set-state-needs-root"],
     "002": ["cma-heap-bo"],
-    "003": ["iommu-pasid"],
+    "003": ["iommu-pasid", "kernel-call-trace"],  # the WARNING's trace after the probe
     "004": ["fw-not-alive", "smu-init-failed"],
     "005": ["fw-missing"],
     "006": ["fw-protocol-mismatch"],
@@ -35,7 +37,7 @@ EXPECTED = {
     "022": ["build-missing-cstdint"],
     "024": ["build-cmake3-required"],
     "026": ["build-boost-system"],
-    "027": ["build-pybind11-python-mix"],
+    "027": ["build-pybind11-python-mix", "build-dependency-api"],
     "033": ["dpm-hclock-timeout"],
     "035": ["sva-bind-unsupported"],
     "039": ["flm-firmware-floor"],
@@ -94,6 +96,8 @@ def test_a_cut_off_failing_log_is_not_called_healthy() -> None:
 
 def test_every_entry_is_exercised_by_a_log() -> None:
     seen = {code for codes in EXPECTED.values() for code in codes}
+    for case in load_corpus(CORPUS):  # the classes written for issue 26 show there
+        seen |= {d.code for d in diagnose(case.text)}
     synthetic = {  # entries whose evidence a gate or reader writes, or from driver source
         "no-plugin",
         "xrt-smi-hang",
@@ -118,6 +122,7 @@ def test_codes_are_stable_and_public() -> None:
 
 def test_every_entry_names_its_evidence_or_upstream_source() -> None:
     cases = {folder.name[:3] for folder in FIELD.iterdir() if folder.is_dir()}
+    cases |= {case.ident for case in load_corpus(CORPUS)}
     located = {f"{m.file.rsplit('/', 1)[-1]}:{m.function}" for m in catalogue().messages}
     families = {f.id for f in load_families()}
     for entry in load_knowledge():

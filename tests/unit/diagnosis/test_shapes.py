@@ -17,7 +17,10 @@ EXPECTED = {
     "xrt-smi-2.19-validate-text-nonroot.txt": (HEALTHY, "xrt-smi validate: 2 test(s) passed"),
     "xrt-smi-2.21-validate-text-windows.txt": (HEALTHY, "xrt-smi validate: 1 test(s) passed"),
     "example-noop-passed.txt": (HEALTHY, "example test PASSED, average latency 140 us"),
-    "xrt-smi-2.20-validate-json-skipped.json": (FAILURE, "validate-files"),
+    "xrt-smi-2.20-validate-json-skipped.json": (
+        HEALTHY,
+        "xrt-smi validate: 1 test(s) passed, 1 skipped",
+    ),
     "xrt-smi-2.21-validate-text-failed.txt": (FAILURE, "hwctx"),
     "xrt-smi-examine-0-devices.txt": (FAILURE, "device-access"),
     "example-noop-failed.txt": (FAILURE, "hwctx"),
@@ -48,10 +51,19 @@ def test_windows_quoted_figures_are_metrics() -> None:
     assert report.metrics() == {"latency_us": 127.2}
 
 
-def test_skipped_json_test_is_neither_passed_nor_healthy() -> None:
+def test_a_skipped_test_beside_passed_ones_is_a_warning_not_a_failure() -> None:
+    # issue 26: a run whose other tests pass is healthy; the skipped one is still shown
     text = (SHAPES / "xrt-smi-2.20-validate-json-skipped.json").read_text()
     assert [t.status for t in parse_validate_json(text).tests] == ["SKIPPED", "PASSED"]
     verdict = judge(text)
+    assert verdict.status == HEALTHY
+    assert [(d.code, d.severity) for d in verdict.diagnoses] == [
+        ("validate-xclbin-missing", "warning")
+    ]
+    # when nothing passed, the skips are the failure (field case 105)
+    nothing_passed = text.replace('"status": "passed"', '"status": "skipped"')
+    verdict = judge(nothing_passed)
+    assert verdict.status == FAILURE
     assert verdict.diagnoses[0].code == "validate-xclbin-missing"
 
 

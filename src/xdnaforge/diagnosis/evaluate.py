@@ -1,0 +1,139 @@
+"""How doctor does on real logs it was not written from: a corpus of public logs, each with
+its source thread and the expected answer, judged leave-one-source-out.
+
+Pure. A corpus case is a text file: `key: value` header lines (source, thread, expect),
+a line `---`, then the log as pasted. `expect` is a knowledge family id or `healthy`.
+Leave-one-source-out: a case is judged with the knowledge minus every entry whose
+evidence cites only cases of the same source thread, so a thread's logs never train
+and test at once. The tuning/held-out split is fixed by a hash of the source URL, not
+chosen by hand.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from xdnaforge.diagnosis import knowledge, log_verdict
+
+HEALTHY = "healthy"
+TARGET = 0.90
+
+
+@dataclass(frozen=True, slots=True)
+class Case:
+    ident: str  # "c012" (corpus) or "006" (field)
+    source: str  # the thread's URL
+    thread: str  # the thread's conclusion
+    expect: str  # a family id or "healthy"
+    text: str
+
+    @property
+    def split(self) -> str:
+        """'tune' or 'held-out', by the source URL's hash (a thread is never split)."""
+        digest = hashlib.sha256(self.source.encode()).digest()
+        return "tune" if digest[0] % 2 == 0 else "held-out"
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    case: Case
+    found: str  # family of the first error diagnosis, "healthy", or the verdict status
+
+    @property
+    def right(self) -> bool:
+        return self.found == self.case.expect
+
+    @property
+    def false_healthy(self) -> bool:
+        return self.found == HEALTHY and self.case.expect != HEALTHY
+
+
+def parse_case(text: str, ident: str) -> Case:
+    head, sep, body = text.partition("\n---\n")
+    if not sep:
+        raise ValueError(f"{ident}: no '---' line between the header and the log")
+    fields = {}
+    for line in head.splitlines():
+        key, _, value = line.partition(":")
+        fields[key.strip()] = value.strip()
+    missing = {"source", "thread", "expect"} - set(fields)
+    if missing:
+        raise ValueError(f"{ident}: header lacks {', '.join(sorted(missing))}")
+    return Case(ident, fields["source"], fields["thread"], fields["expect"], body)
+
+
+def load_corpus(folder: Path) -> list[Case]:
+    """The cases of a corpus folder (cNNN-*.txt), in name order."""
+    return [
+        parse_case(path.read_text(encoding="utf-8"), path.name.split("-", 1)[0])
+        for path in sorted(folder.glob("c*.txt"))
+    ]
+
+
+def judge_case(case: Case, entries: tuple[knowledge.Entry, ...]) -> Outcome:
+    verdict = log_verdict.judge(case.text, entries)
+    errors = [d for d in verdict.diagnoses if d.severity == "error"]
+    if verdict.status == log_verdict.HEALTHY:
+        found = HEALTHY
+    elif errors:
+        found = errors[0].family
+    else:
+        found = verdict.status
+    return Outcome(case, found)
+
+
+def leave_one_source_out(cases: Iterable[Case]) -> list[Outcome]:
+    cases = list(cases)
+    by_source: dict[str, set[str]] = {}
+    for case in cases:
+        by_source.setdefault(case.source, set()).add(case.ident)
+    entries = knowledge.load_knowledge()
+    outcomes = []
+    for case in cases:
+        same = by_source[case.source]
+        kept = tuple(e for e in entries if not e.evidence or not set(e.evidence) <= same)
+        outcomes.append(judge_case(case, kept))
+    return outcomes
+
+
+@dataclass(frozen=True, slots=True)
+class Score:
+    right: int
+    total: int
+    false_healthy: int
+
+    @property
+    def accuracy(self) -> float:
+        return self.right / self.total if self.total else 0.0
+
+    def describe(self) -> str:
+        return (
+            f"{self.right}/{self.total} right ({self.accuracy:.0%}), "
+            f"failing logs called healthy: {self.false_healthy}"
+        )
+
+
+def score(outcomes: Iterable[Outcome]) -> Score:
+    outcomes = list(outcomes)
+    return Score(
+        sum(o.right for o in outcomes),
+        len(outcomes),
+        sum(o.false_healthy for o in outcomes),
+    )
+
+
+def confusion_table(outcomes: Iterable[Outcome]) -> str:
+    """Per expected family: how many, how many right, and what the misses were called."""
+    outcomes = list(outcomes)
+    rows = []
+    for expect in sorted({o.case.expect for o in outcomes}):
+        mine = [o for o in outcomes if o.case.expect == expect]
+        right = sum(o.right for o in mine)
+        misses = Counter(o.found for o in mine if not o.right)
+        called = ", ".join(f"{name} {count}" for name, count in misses.most_common())
+        rows.append(f"  {expect:15} {right:3}/{len(mine):<3} {called}")
+    return "\n".join([f"  {'expected':15} right     misses called", *rows])

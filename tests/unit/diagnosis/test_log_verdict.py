@@ -1,0 +1,107 @@
+"""log_verdict's journal mode: a large file of journal lines is read through its NPU lines
+only, found by a block search; the verdict is the one of those lines read one by one."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from tests.conftest import REPO
+from xdnaforge.diagnosis.evaluate import load_corpus
+from xdnaforge.diagnosis.log_verdict import (
+    FAILURE,
+    HEALTHY,
+    JOURNAL_ANCHORS,
+    is_journal,
+    journal_lines,
+    scan,
+    scan_file,
+)
+
+CORPUS = REPO / "tests/fixtures/corpus"
+# ordinary lines of a machine's journal, none about the NPU (a failing unit among them)
+ORDINARY = (
+    "systemd[1]: Started Session {n} of User alice.",
+    "kernel: usb 1-{n}: new high-speed USB device number {n} using xhci_hcd",
+    "NetworkManager[812]: <info>  [{n}.5] device (wlp1s0): state change: activated",
+    "kernel: EXT4-fs (nvme0n1p{n}): mounted filesystem with ordered data mode",
+    "systemd[1]: Failed to start user-runtime-dir@{n}.service - User Runtime Directory.",
+    "CRON[{n}]: (root) CMD (command -v debian-sa1 > /dev/null && debian-sa1 1 1)",
+)
+
+
+def journal(path: Path, npu_lines: list[str], ordinary: int, seed: int = 0) -> list[str]:
+    """Write a journal: `npu_lines` in order among `ordinary` other lines; return it."""
+    rng = random.Random(seed)
+    lines = [rng.choice(ORDINARY).format(n=rng.randint(1, 9999)) for _ in range(ordinary)]
+    places = sorted(rng.sample(range(len(lines) + len(npu_lines)), len(npu_lines)))
+    for place, line in zip(places, npu_lines, strict=True):
+        lines.insert(place, line)
+    stamped = [
+        f"Nov 30 10:{i // 60 % 60:02}:{i % 60:02} npuhost {line}" for i, line in enumerate(lines)
+    ]
+    path.write_text("\n".join(stamped) + "\n")
+    return stamped
+
+
+def kernel_lines(ident: str) -> list[str]:
+    case = next(c for c in load_corpus(CORPUS) if c.ident == ident)
+    return [f"kernel: {line}" for line in case.text.splitlines() if line.strip()]
+
+
+def test_a_journal_is_read_through_its_npu_lines_with_their_line_numbers(tmp_path: Path) -> None:
+    path = tmp_path / "journal.log"
+    lines = journal(path, kernel_lines("c036") + kernel_lines("c046"), ordinary=5000)
+    found = list(journal_lines(path, block_size=4096))  # many block boundaries
+    expected = [
+        (number, line)
+        for number, line in enumerate(lines)
+        if any(anchor.decode() in line for anchor in JOURNAL_ANCHORS)
+    ]
+    assert found == expected
+    assert len(found) < 20  # the other 5000 lines were never split one by one
+
+
+def test_the_journal_verdict_is_the_one_of_its_npu_lines(tmp_path: Path) -> None:
+    path = tmp_path / "journal.log"
+    lines = journal(path, kernel_lines("c036"), ordinary=3000)
+    assert is_journal(path, min_bytes=1)
+    verdict = scan_file(path, journal_min_bytes=1)
+    npu_only = [line for line in lines if any(a.decode() in line for a in JOURNAL_ANCHORS)]
+    alone = scan(npu_only)
+    assert verdict.status == alone.status == FAILURE
+    assert [d.code for d in verdict.diagnoses] == [d.code for d in alone.diagnoses]
+    assert verdict.diagnoses[0].code == "fw-protocol-mismatch"
+    # its line is the line of the whole file (1-based)
+    assert lines[verdict.diagnoses[0].line - 1].endswith(verdict.diagnoses[0].evidence[-40:])
+
+
+def test_another_programs_failure_in_a_journal_is_not_the_npus(tmp_path: Path) -> None:
+    path = tmp_path / "journal.log"
+    journal(
+        path,
+        ["kernel: [drm] Initialized amdxdna_accel_driver 0.6.0 for 0000:c5:00.1 on minor 0"],
+        2000,
+    )
+    verdict = scan_file(path, journal_min_bytes=1)
+    assert (verdict.status, verdict.evidence) == (
+        HEALTHY,
+        "amdxdna 0.6.0 probed 0000:c5:00.1 (minor 0)",
+    )
+    # the same lines pasted as a small log are read one by one: the failing unit counts
+    assert scan_file(path).status == "unknown failure"
+
+
+def test_a_kernel_report_in_a_journal_is_found_by_its_frames(tmp_path: Path) -> None:
+    path = tmp_path / "journal.log"
+    journal(path, kernel_lines("c046"), ordinary=2000)
+    verdict = scan_file(path, journal_min_bytes=1)
+    assert verdict.status == FAILURE
+    assert verdict.diagnoses[0].code == "kernel-warning"
+
+
+def test_a_small_or_unprefixed_file_is_read_line_by_line(tmp_path: Path) -> None:
+    pasted = tmp_path / "pasted.log"
+    pasted.write_text(next(CORPUS.glob("c015-*")).read_text().split("\n---\n", 1)[1] * 2000)
+    assert not is_journal(pasted, min_bytes=1)  # a build log: no journal prefixes
+    assert scan_file(pasted, journal_min_bytes=1).diagnoses[0].code == "build-missing-header"
