@@ -44,6 +44,7 @@ if TYPE_CHECKING:
         stage_survey,
     )
     from . import install as install_module
+    from .stages import download as stage_download
 else:
     environment = lazy.module("xdnaforge.environment")
     stage_audit = lazy.module("xdnaforge.stage_audit")
@@ -55,6 +56,7 @@ else:
     stage_sources = lazy.module("xdnaforge.stage_sources")
     stage_survey = lazy.module("xdnaforge.stage_survey")
     install_module = lazy.module("xdnaforge.install")
+    stage_download = lazy.module("xdnaforge.stages.download")
 
 P = ParamSpec("P")
 StageBody = Callable[[Project, Plan, Workspace], None]
@@ -122,7 +124,7 @@ def make_plan(project: Project, target: str, *, probe: bool = True) -> Plan:
     recipe = project.recipes[target]
     distro = (host.distro_id or "unknown", host.distro_version or "unknown")
     spec = None
-    if recipe.kind != "prebuilt" and recipe.environment is not None:
+    if recipe.kind == "source" and recipe.environment is not None:
         # the recipe names where it builds; the site says how this machine provides it
         spec = choose_environment(recipe.environment, distro, project.site.environments)
     if spec is not None and spec.kind != "host":
@@ -158,11 +160,10 @@ def stage_body(stage_name: str, plan: Plan) -> StageBody:
         "fetch": stage_sources.fetch,
         "patch": stage_sources.patch,
         "deps": stage_deps.deps,
-        "package": (
-            stage_package.collect_prebuilt
-            if plan.recipe.kind == "prebuilt"
-            else stage_package.package
-        ),
+        "package": {
+            "prebuilt": stage_package.collect_prebuilt,
+            "distro": stage_download.collect_distro,
+        }.get(plan.recipe.kind, stage_package.package),
         "audit": stage_audit.audit_target,
         "report": stage_report.report,
     }
