@@ -9,13 +9,15 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from .consent import require, require_root
 from .debfile import DebError, read_deb
 from .errors import StepFailed
-from .host import read_text
+from .hardware.xrt_layout import find_layout, installed_files
+from .host import read_host_facts, read_text
 from .install_checks import (
     DISTRO_XRT_PACKAGES,
     MEMLOCK_FILES,
@@ -78,12 +80,21 @@ def _dpkg_failure(error: CommandFailed) -> str:
     return "dpkg failed (see above)"
 
 
-def preflight(plan: Plan, space: Workspace, root: Path, sysroot: Path) -> list[Check]:
+def preflight(
+    plan: Plan, space: Workspace, root: Path, sysroot: Path, distro_targets: Sequence[str] = ()
+) -> list[Check]:
     """Everything that must be said before anything changes."""
     installed = query_installed(
         DISTRO_XRT_PACKAGES, cwd=space.work, log_file=None, admindir=_admindir(root)
     )
-    checks = [distro_xrt(installed)]
+    checks = [
+        distro_xrt(
+            installed,
+            installed_files(root, installed),
+            installing_distro=plan.recipe.kind == "distro",
+            distro_targets=distro_targets,
+        )
+    ]
     if root == Path("/"):
         checks.append(stale_library_path(os.environ.get("LD_LIBRARY_PATH", "")))
     limits = parse_memlock(read_text(sysroot / "proc/self/limits") or "")
@@ -156,7 +167,14 @@ def _approved(plan: Plan, space: Workspace) -> list[dict[str, Any]]:
 def install(project: Project, plan: Plan, space: Workspace, root: Path, yes: bool) -> None:
     chosen = _approved(plan, space)
     admindir = _admindir(root)
-    checks = preflight(plan, space, root, project.site.sysroot)
+    host = read_host_facts(project.site.sysroot)
+    distro_targets = [
+        r.name
+        for r in project.recipes.values()
+        if r.kind == "distro"
+        and (r.hosts.distro_id, r.hosts.distro_version) == (host.distro_id, host.distro_version)
+    ]
+    checks = preflight(plan, space, root, project.site.sysroot, distro_targets)
     for check in checks:
         label = "BLOCKING" if check.blocking else "warning"
         print(f"{label} [{check.code}] {check.message}\n  fix: {check.fix}")
@@ -206,7 +224,7 @@ def install(project: Project, plan: Plan, space: Workspace, root: Path, yes: boo
             f"install failed and {outcome}: {_dpkg_failure(error)}\n{error.output.strip()}",
             hint=f"full log: {log}",
         ) from None
-    problems = verify(root, chosen, space)
+    problems = verify(root, chosen, space, plan.recipe.kind == "distro")
     for item in chosen:
         # what we installed is kept too, so a later upgrade can be rolled back to it
         target = keep_dir / Path(item["file"]).name
@@ -237,7 +255,9 @@ def install(project: Project, plan: Plan, space: Workspace, root: Path, yes: boo
         print(f"installed {item['package']} {item['version']}{was}")
 
 
-def verify(root: Path, chosen: list[dict[str, Any]], space: Workspace) -> list[str]:
+def verify(
+    root: Path, chosen: list[dict[str, Any]], space: Workspace, distro: bool = False
+) -> list[str]:
     """debsums-style: versions as expected, every file present with dpkg's recorded md5."""
     admindir = root / "var/lib/dpkg"
     names = [c["package"] for c in chosen]
@@ -253,10 +273,14 @@ def verify(root: Path, chosen: list[dict[str, Any]], space: Workspace) -> list[s
         # exactly this package's md5sums: a prefix glob would take xrt-base-dev's for xrt-base
         files = changed_files(root, admindir, name)
         problems.extend(files[1] if files else [])
-    if "xrt_plugin-amdxdna" in names and not list(
-        (root / "opt/xilinx/xrt/lib").glob("libxrt_driver_xdna.so*")
-    ):
-        problems.append("/opt/xilinx/xrt/lib holds no libxrt_driver_xdna.so*: XRT will find no NPU")
+    if "xrt_plugin-amdxdna" in names or distro:
+        # where the packages just installed put the plugin, as dpkg lists their files
+        layout = find_layout(root, names, site_prefix=None)
+        where = layout.plugin_dir or layout.lib_dir
+        if not list((root / where.relative_to("/")).glob("libxrt_driver_xdna.so*")):
+            problems.append(
+                f"{where} holds no libxrt_driver_xdna.so* ({layout.source}): XRT will find no NPU"
+            )
     return problems
 
 
