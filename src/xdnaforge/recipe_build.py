@@ -172,8 +172,9 @@ def parse_distro_stack(reader: Reader, value: Any, path: KeyPath) -> DistroArchi
         if name in seen:
             reader.problem((*at, "package"), f"'{name}' is listed twice")
             continue
-        if name and version and digest:
+        if name:
             seen.add(name)
+        if name and version and digest:
             packages.append(DistroPackage(package=name, version=version, sha256=digest))
     if "packages" in section and not packages and not reader.problems:
         reader.problem((*path, "packages"), "list at least one package")

@@ -106,12 +106,20 @@ def parse_recipe(document: Document, digest: str) -> tuple[Recipe | None, Reader
     validation = _validation(reader, top.get("validate"), ("validate",))
 
     produced = {p for step in steps for p in step.produces} | {p.package for p in prebuilt}
-    produced |= {p.package for p in stack.packages} if stack else set()
+    if distro_kind:  # every name listed, also of entries with their own problems
+        listed = (
+            (top.get("distro") or {}).get("packages") if isinstance(top.get("distro"), dict) else []
+        )
+        produced |= {
+            str(i["package"]) for i in listed or [] if isinstance(i, dict) and "package" in i
+        }
     for index, package in enumerate(install_order):
         if package not in produced:
             reader.problem(
                 ("install", "order", index),
-                f"'{package}' is not produced by any build step or prebuilt package",
+                f"'{package}' is not among distro.packages"
+                if distro_kind
+                else f"'{package}' is not produced by any build step or prebuilt package",
                 hint=f"the recipe produces: {', '.join(sorted(produced)) or 'nothing'}",
             )
     for index, waiver in enumerate(waivers):

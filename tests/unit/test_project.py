@@ -56,7 +56,8 @@ def test_shipped_configuration_loads_with_the_seed_facts() -> None:
     assert [p.package for p in vendor.prebuilt] == ["xrt-base", "xrt-npu", "xrt_plugin-amdxdna"]
     assert next(p.file for p in project.patches_for(compat)).startswith("0001-cmake-boost")
     forky = project.recipes["debian-forky-archive"]
-    assert forky.kind == "distro" and forky.distro is not None
+    assert forky.kind == "distro"
+    assert forky.distro is not None
     assert {p.version for p in forky.distro.packages} == {"1:2.25.0-4+b1"}
     assert all(len(p.sha256) == 64 for p in forky.distro.packages)  # pinned from Debian
     assert "xrt-xocl-dkms" in {p.package for p in forky.distro.left_out}
