@@ -247,7 +247,7 @@ def _download(recipe: Recipe, workspace: Workspace) -> Stage:
                     {"package": p.package, "version": p.version, "sha256": p.sha256}
                     for p in stack.packages
                 ],
-                "left_out": [p.package for p in stack.left_out],
+                "left_out": {p.package: p.version for p in stack.left_out},
             }
         },
     )

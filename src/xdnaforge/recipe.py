@@ -97,6 +97,8 @@ class LeftOut:
 
     package: str
     reason: str
+    # at this version it is downloaded too and audited (audit.json left_out), never installed
+    version: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -181,15 +181,18 @@ def parse_distro_stack(reader: Reader, value: Any, path: KeyPath) -> DistroArchi
     left_out = []
     for index, item in enumerate(reader.sequence(section, "left_out", path)):
         at = (*path, "left_out", index)
-        entry = reader.mapping(item, at, required=("package", "reason"))
+        entry = reader.mapping(item, at, required=("package", "reason"), optional=("version",))
         if entry is None:
             continue
         name = _package_name(reader, entry, at)
         reason = reader.string(entry, "reason", at)
+        version = reader.string(entry, "version", at)
+        if version is not None and not DEB_VERSION_RE.match(version):
+            reader.problem((*at, "version"), f"'{version}' is not a Debian version")
         if name in seen:
             reader.problem((*at, "package"), f"'{name}' is both taken and left out")
         elif name and reason:
-            left_out.append(LeftOut(package=name, reason=reason))
+            left_out.append(LeftOut(package=name, reason=reason, version=version))
     if archive is None:
         return None
     url = reader.string(archive, "url", here)

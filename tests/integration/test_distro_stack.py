@@ -113,7 +113,9 @@ def recipe(project: Path, archive: Path, pins: dict[str, str], version: str = VE
         f"distro:\n  archive:\n    url: file://{archive}\n    suite: forky\n"
         "  source_package: xrt\n"
         f"  packages:\n{listed}"
-        "  left_out:\n    - {package: xrt-xocl-dkms, reason: DKMS kernel modules}\n"
+        "  left_out:\n"
+        f'    - {{package: xrt-xocl-dkms, version: "{VERSION}", reason: DKMS kernel modules}}\n'
+        "    - {package: libxrt-utils-alveo, reason: Alveo board tools}\n"
         f"install:\n  order: [{', '.join(TAKEN)}]\n"
         "validate:\n  gates: [host, runtime, examine, validate, pyxrt]\n"
     )
@@ -149,20 +151,34 @@ def test_build_downloads_the_pinned_versions_then_audits_them(
     assert {(p["package"], p["version"], p["sha256"]) for p in packages["packages"]} == {
         (name, VERSION, digests[name]) for name in TAKEN
     }
-    assert packages["left_out"] == [
-        {"file": "(not downloaded)", "package": "xrt-xocl-dkms", "reason": "DKMS kernel modules"}
-    ]
+    dkms, alveo = packages["left_out"]
+    assert (dkms["package"], dkms["sha256"], dkms["reason"]) == (
+        "xrt-xocl-dkms",
+        digests["xrt-xocl-dkms"],
+        "DKMS kernel modules",
+    )
+    assert (project_dir / "artifacts/forkytest" / dkms["file"]).is_file()
+    assert alveo == {
+        "file": "(not downloaded)",
+        "package": "libxrt-utils-alveo",
+        "reason": "Alveo board tools",
+    }
     lock = record(project_dir, "lock")
-    assert {n: e["sha256"] for n, e in lock["packages"].items()} == {n: digests[n] for n in TAKEN}
+    assert {n: e["sha256"] for n, e in lock["packages"].items()} == {
+        n: digests[n] for n in [*TAKEN, "xrt-xocl-dkms"]
+    }
     assert lock["unpinned"] == TAKEN[1:]
     assert lock["packages"]["libxrt2"]["pinned_in_recipe"] is True
-    assert record(project_dir, "audit")["verdict"] == "pass"
+    # the six pass; the -dkms package of the same source package is audited and blocked,
+    # and, left out of the set, does not decide its verdict
+    audit = record(project_dir, "audit")
+    assert audit["verdict"] == "pass"
+    assert [p["package"] for p in audit["packages"]] == TAKEN
+    [blocked] = audit["left_out"]
+    assert (blocked["package"], blocked["verdict"]) == ("xrt-xocl-dkms", "block")
+    assert {f["rule"] for f in blocked["findings"]} >= {"DEP-001", "DKMS-001"}
+    assert "BLOCK xrt-xocl-dkms" in outcome.stdout
     assert (project_dir / "artifacts/forkytest/BUILD_REPORT.md").is_file()
-    # the -dkms package of the same archive is kernel payload: `doit audit` blocks it
-    dkms = next((folder / "pool").rglob("xrt-xocl-dkms_*.deb"))
-    blocked = doit(project_dir, "audit", "--deb", str(dkms))
-    assert blocked.rc == 1
-    assert "xrt-xocl-dkms" in blocked.output
 
 
 def test_a_version_the_archive_does_not_have_is_named_with_its_newest(
@@ -276,6 +292,4 @@ def test_installed_into_a_root_every_gate_reads_the_multiarch_layout(
     assert "ships no xrt-smi validate test data" in validate["summary"]
     assert "/usr/share/amdxdna/bins" in validate["summary"]
     assert fake_tools.calls("xrt-smi")
-    assert all(
-        "validate" not in c for c in fake_tools.calls("xrt-smi")
-    )
+    assert all("validate" not in c for c in fake_tools.calls("xrt-smi"))

@@ -29,6 +29,8 @@ from xdnaforge.records import read_record, write_record
 from xdnaforge.run import CommandFailed
 from xdnaforge.tools import apt
 
+LEFT_OUT = "left-out"  # under artifacts/<target>/: downloaded to be audited, never installed
+
 
 @dataclass(frozen=True, slots=True)
 class Origin:
@@ -62,6 +64,17 @@ def _origin(project: Project, stack: DistroArchive) -> Origin:
     return Origin(f"the directory {local} (the site's mirror)", None, local)
 
 
+def wanted(stack: DistroArchive) -> list[DistroPackage]:
+    """What to download: the stack's packages, and the left-out ones named at a version
+    (audited to show why they are left out; never installed)."""
+    extra = [
+        DistroPackage(package=p.package, version=p.version, sha256=UNPINNED)
+        for p in stack.left_out
+        if p.version is not None
+    ]
+    return [*stack.packages, *extra]
+
+
 def _missing_line(item: DistroPackage, offered: list[str], origin: Origin) -> str:
     if not offered:
         return f"{item.package} {item.version}: {origin.describe} has no package {item.package}"
@@ -74,7 +87,7 @@ def _missing_line(item: DistroPackage, offered: list[str], origin: Origin) -> st
 def _refuse_missing(stack: DistroArchive, origin: Origin, offers: dict[str, list[str]]) -> None:
     lines = [
         _missing_line(item, offers.get(item.package, []), origin)
-        for item in stack.packages
+        for item in wanted(stack)
         if item.version not in offers.get(item.package, [])
     ]
     if lines:
@@ -89,12 +102,11 @@ def _from_directory(stack: DistroArchive, origin: Origin) -> dict[str, tuple[Pat
     """The pinned packages among the .deb files of a directory (names are no contract: the
     control fields are read)."""
     assert origin.directory is not None
-    wanted = {p.package for p in stack.packages}
+    pins = {p.package: p.version for p in wanted(stack)}
     offers: dict[str, list[str]] = {}
     found: dict[str, tuple[Path, DebContents]] = {}
-    pins = {p.package: p.version for p in stack.packages}
     for path in sorted(origin.directory.rglob("*.deb")):
-        if path.name.split("_", 1)[0] not in wanted:
+        if path.name.split("_", 1)[0] not in pins:
             continue
         try:
             deb = read_deb(path, wants_text)
@@ -134,10 +146,11 @@ def _from_apt(
             f"and the keyring it names, or name a mirror in site.yaml; apt settings of this "
             f"machine (a proxy, Acquire::Check-Valid-Until) go in {config.parent}/etc/apt.conf.d/",
         ) from None
-    offers = apt.available_versions([p.package for p in stack.packages], config, downloads, log)
+    items = wanted(stack)
+    offers = apt.available_versions([p.package for p in items], config, downloads, log)
     _refuse_missing(stack, origin, offers)
     apt.run_apt(
-        apt.download_argv([(p.package, p.version) for p in stack.packages]),
+        apt.download_argv([(p.package, p.version) for p in items]),
         config,
         downloads,
         log,
@@ -180,7 +193,7 @@ def collect_distro(project: Project, plan: Plan, space: Workspace) -> None:
     files: list[Path] = []
     entries: list[dict[str, Any]] = []
     now = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
-    for item in stack.packages:
+    for item in wanted(stack):
         if item.package not in found:
             problems.append(f"{item.package} {item.version} did not arrive from {origin.describe}")
             continue
@@ -205,6 +218,7 @@ def collect_distro(project: Project, plan: Plan, space: Workspace) -> None:
             }
         files.append(path)
         entries.append(stage_package._entry(deb, path, "download"))
+    taken = len(stack.packages)
     if problems:
         raise StepFailed(
             "; ".join(problems),
@@ -236,8 +250,37 @@ def collect_distro(project: Project, plan: Plan, space: Workspace) -> None:
             f"  not pinned in the recipe: {', '.join(unpinned)}; their digests as first seen "
             f"are kept in {lock_path} and a different file for the same version is refused"
         )
-    left_out = [
-        {"file": "(not downloaded)", "package": p.package, "reason": p.reason}
-        for p in stack.left_out
-    ]
-    stage_package._publish(plan, space, files, entries, left_out)
+    left_out = _keep_left_out(space, stack, files[taken:], entries[taken:])
+    stage_package._publish(plan, space, files[:taken], entries[:taken], left_out)
+
+
+def _keep_left_out(
+    space: Workspace, stack: DistroArchive, files: list[Path], entries: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """The left-out packages for packages.json; those downloaded go to left-out/ beside the
+    packages, for the audit to show why (they are never installed)."""
+    folder = space.records / LEFT_OUT
+    if folder.exists():
+        shutil.rmtree(folder)
+    if files:
+        folder.mkdir(parents=True)
+    for path in files:
+        shutil.copy2(path, folder / path.name)
+    downloaded = {e["package"]: (path, e) for path, e in zip(files, entries, strict=True)}
+    result: list[dict[str, Any]] = []
+    for item in stack.left_out:
+        if item.package in downloaded:
+            path, entry = downloaded[item.package]
+            result.append(
+                {
+                    **entry,
+                    "file": f"{LEFT_OUT}/{path.name}",
+                    "reason": item.reason,
+                    "source": str(path),
+                }
+            )
+        else:
+            result.append(
+                {"file": "(not downloaded)", "package": item.package, "reason": item.reason}
+            )
+    return result
