@@ -178,7 +178,10 @@ def test_build_downloads_the_pinned_versions_then_audits_them(
     assert (blocked["package"], blocked["verdict"]) == ("xrt-xocl-dkms", "block")
     assert {f["rule"] for f in blocked["findings"]} >= {"DEP-001", "DKMS-001"}
     assert "BLOCK xrt-xocl-dkms" in outcome.stdout
-    assert (project_dir / "artifacts/forkytest/BUILD_REPORT.md").is_file()
+    report = (project_dir / "artifacts/forkytest/BUILD_REPORT.md").read_text()
+    assert f"the distribution's archive file://{folder} forky" in report
+    assert f"| libxrt-npu2 | {VERSION} | `{digests['libxrt-npu2']}` | first seen" in report
+    assert "left out of the set, never installed: xrt-xocl-dkms" in report
 
 
 def test_a_version_the_archive_does_not_have_is_named_with_its_newest(
