@@ -19,7 +19,11 @@ from .hardware.xrt_layout import PLUGIN_RE, layout_from_files
 XRT_LIB = "/opt/xilinx/xrt/lib"
 # Debian/Ubuntu's own XRT packages (source package xrt): they shadow or conflict with ours
 DISTRO_XRT_PACKAGES = (
+    "libxrt1",  # 2.13 (Debian 13)
     "libxrt2",
+    "libxrt-alveo2",
+    "libxrt-utils-alveo",
+    "python3-xrt",
     "libxrt-coreutil2",
     "libxrt-npu2",
     "libxrt-utils",

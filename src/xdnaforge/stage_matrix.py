@@ -153,6 +153,15 @@ def _failures(validation: Mapping[str, Any] | None) -> str:
     return "; ".join(f"{g['name']}: {g.get('summary', '')}" for g in gates) or "validate failed"
 
 
+def _skipped(validation: Mapping[str, Any] | None) -> list[str]:
+    """The recipe's gates that did not run: a skip is never a pass."""
+    return [
+        str(g["name"])
+        for g in (validation or {}).get("gates", [])
+        if g.get("status") == "skip" and not str(g.get("summary", "")).startswith("not in the")
+    ]
+
+
 def compare_stacks(
     rows: Sequence[Row],
     kinds: Mapping[str, str],
@@ -168,6 +177,9 @@ def compare_stacks(
         return []
 
     def said(row: Row) -> str:
+        skipped = _skipped(validations.get(row.recipe))
+        if row.validated == "pass" and skipped:
+            return f"{row.recipe} passes the gates that ran here ({', '.join(skipped)} skipped)"
         if row.validated == "pass":
             return f"{row.recipe} passes here"
         if row.validated == "fail":
@@ -177,7 +189,14 @@ def compare_stacks(
     built = "; ".join(said(r) for r in source)
     lines = []
     for row in distro:
-        if row.validated == "pass":
+        skipped = _skipped(validations.get(row.recipe))
+        if row.validated == "pass" and skipped:
+            lines.append(
+                f"not decided: the archive's stack ({row.recipe}) passes the gates that ran "
+                f"here, but {', '.join(skipped)} did not run (a skip is not a pass). Source "
+                f"builds: {built}"
+            )
+        elif row.validated == "pass":
             lines.append(
                 f"the archive's stack passes here ({row.recipe}); a source build is not "
                 f"needed. Source builds: {built}"

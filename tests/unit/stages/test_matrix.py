@@ -39,6 +39,25 @@ def test_the_archives_stack_passing_makes_the_source_build_unneeded() -> None:
     ]
 
 
+def test_a_skipped_validate_gate_decides_nothing() -> None:
+    rows = [
+        row("ubuntu26-npu4-archive", "ubuntu26-archive", "pass"),
+        row("ubuntu26-npu4", "ubuntu26-compat", "pass"),
+    ]
+    skipped = {
+        "gates": [
+            {"name": "runtime", "status": "pass", "summary": "ok"},
+            {"name": "validate", "status": "skip", "summary": "skipped: no test data"},
+            {"name": "bench", "status": "skip", "summary": "not in the recipe's gates"},
+        ]
+    }
+    [line] = compare_stacks(rows, KINDS, HERE, {"ubuntu26-archive": skipped})
+    assert line.startswith(
+        "not decided: the archive's stack (ubuntu26-archive) passes the gates that ran here, "
+        "but validate did not run (a skip is not a pass)"
+    )
+
+
 def test_a_failing_archive_stack_says_what_it_fails_with() -> None:
     rows = [
         row("ubuntu26-npu4-archive", "ubuntu26-archive", "fail"),
