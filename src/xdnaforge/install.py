@@ -31,6 +31,7 @@ from .npu_user import installing_user
 from .paths import Workspace
 from .plan import Plan
 from .project import Project
+from .recipe import Recipe
 from .records import read_record, write_atomic, write_record
 from .run import CommandFailed, run
 from .runtime_check import changed_files
@@ -81,12 +82,20 @@ def _dpkg_failure(error: CommandFailed) -> str:
 
 
 def preflight(
-    plan: Plan, space: Workspace, root: Path, sysroot: Path, distro_targets: Sequence[str] = ()
+    plan: Plan, space: Workspace, root: Path, sysroot: Path, distro: Sequence[Recipe] = ()
 ) -> list[Check]:
-    """Everything that must be said before anything changes."""
+    """Everything that must be said before anything changes; `distro`: the distro recipes
+    for this host, offered to keep a distribution stack that is installed."""
     installed = query_installed(
         DISTRO_XRT_PACKAGES, cwd=space.work, log_file=None, admindir=_admindir(root)
     )
+
+    # the recipe whose packages are the installed ones first
+    def fit(recipe: Recipe) -> tuple[int, int, str]:
+        order = set(recipe.install_order)
+        return (len(set(installed) - order), len(order - set(installed)), recipe.name)
+
+    distro_targets = [r.name for r in sorted(distro, key=fit)]
     checks = [
         distro_xrt(
             installed,
@@ -166,15 +175,16 @@ def _approved(plan: Plan, space: Workspace) -> list[dict[str, Any]]:
 
 def install(project: Project, plan: Plan, space: Workspace, root: Path, yes: bool) -> None:
     chosen = _approved(plan, space)
+    space.work.mkdir(parents=True, exist_ok=True)  # a prebuilt recipe's build made none
     admindir = _admindir(root)
     host = read_host_facts(project.site.sysroot)
-    distro_targets = [
-        r.name
+    distro = [
+        r
         for r in project.recipes.values()
         if r.kind == "distro"
         and (r.hosts.distro_id, r.hosts.distro_version) == (host.distro_id, host.distro_version)
     ]
-    checks = preflight(plan, space, root, project.site.sysroot, distro_targets)
+    checks = preflight(plan, space, root, project.site.sysroot, distro)
     for check in checks:
         label = "BLOCKING" if check.blocking else "warning"
         print(f"{label} [{check.code}] {check.message}\n  fix: {check.fix}")

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import require_tool
-from tests.debs import Spec, build_deb
+from tests.debs import Spec, build_deb, plugin, xrt_base, xrt_npu
 from tests.fakes.fixture import FakeTools
 from tests.integration.conftest import Outcome, run_doit
 from tests.integration.npu import npu_host, replay
@@ -296,3 +296,52 @@ def test_installed_into_a_root_every_gate_reads_the_multiarch_layout(
     assert "/usr/share/amdxdna/bins" in validate["summary"]
     assert fake_tools.calls("xrt-smi")
     assert all("validate" not in c for c in fake_tools.calls("xrt-smi"))
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="dpkg --root needs root")
+def test_our_build_beside_a_distro_stack_with_the_plugin_is_a_conflict_explained(
+    project_dir: Path, archive: tuple[Path, dict[str, str]], tmp_path: Path
+) -> None:
+    require_tool("dpkg")
+    folder, _ = archive
+    recipe(project_dir, folder, {})
+    root = project_dir / "sysroot"
+    for sub in ("var/lib/dpkg/info", "var/lib/dpkg/updates", "var/lib/dpkg/triggers", "etc"):
+        (root / sub).mkdir(parents=True, exist_ok=True)
+    (root / "var/lib/dpkg/status").write_text("")
+    (root / "etc/os-release").write_text("ID=debian\nVERSION_CODENAME=forky\n")
+    assert doit(project_dir, "build", "--target", "forkytest").rc == 0
+    done = doit(project_dir, "install", "--target", "forkytest", "--root", str(root), "--yes")
+    assert done.rc == 0, done.output
+    # a vendor's /opt/xilinx/xrt build of the same host: audited, then refused beside it
+    vendor = tmp_path / "vendor"
+    vendor.mkdir()
+    debs = {spec.package: build_deb(vendor, spec) for spec in (xrt_base(), xrt_npu(), plugin())}
+    listed = "".join(
+        f"    - {{file: {d.name}, package: {name}, "
+        f"sha256: {hashlib.sha256(d.read_bytes()).hexdigest()}}}\n"
+        for name, d in debs.items()
+    )
+    (project_dir / "recipes/ours.yaml").write_text(
+        "schema: 1\nname: ours\nkind: prebuilt\ndescription: an /opt build\n"
+        'hosts:\n  distro: {id: debian, version: forky}\n  kernel: ">=6.14"\n'
+        '  npu:\n    - {pci: "1022:17f0", revision: "0x10"}\n'
+        "driver:\n  driver: amdxdna (in-tree)\n"
+        f"prebuilt:\n  packages:\n{listed}"
+        "install:\n  order: [xrt-base, xrt-npu, xrt_plugin-amdxdna]\n"
+        "validate:\n  gates: [host]\n"
+    )
+    site = tmp_path / "site.yaml"
+    site.write_text(f"vendor_dirs: [{vendor}]\n")
+    env = {"XDNAFORGE_SITE": str(site)}
+    assert doit(project_dir, "build", "--target", "ours", env=env).rc == 0
+    refused = doit(
+        project_dir, "install", "--target", "ours", "--root", str(root), "--yes", env=env
+    )
+    assert refused.rc == 1
+    assert "BLOCKING [distro-xrt-stack]" in refused.output
+    assert f"plugin /{LIB}/libxrt_driver_xdna.so.2.25.00" in refused.output
+    assert f"programs load /{LIB}/libxrt_coreutil" in refused.output
+    assert "/usr/bin/xrt-smi comes first on PATH" in refused.output
+    assert "`doit build --target forkytest`" in refused.output
+    assert not (root / "opt/xilinx/xrt").exists()  # nothing changed
