@@ -181,7 +181,8 @@ def read_host_facts(sysroot: Path) -> HostFacts:
     return HostFacts(
         sysroot=str(sysroot),
         distro_id=values.get("ID"),
-        distro_version=values.get("VERSION_ID"),
+        # Debian testing (forky) and sid have no VERSION_ID, only the codename
+        distro_version=values.get("VERSION_ID") or values.get("VERSION_CODENAME"),
         distro_name=values.get("PRETTY_NAME"),
         kernel=_read(sysroot / "proc/sys/kernel/osrelease"),
         npus=read_pci_npus(sysroot),

@@ -62,8 +62,9 @@ def test_plan_for_an_unknown_target_lists_the_known_ones(project_dir: Path) -> N
     assert outcome.rc == 1
     assert "Traceback" not in outcome.output
     assert "unknown target 'nope'" in outcome.output
-    assert "targets: ryzen-ai-ubuntu24, ubuntu26-compat, upstream-main, xdna-2.21.75" in (
-        outcome.output
+    assert (
+        "targets: debian-forky-archive, ryzen-ai-ubuntu24, ubuntu26-archive, ubuntu26-compat, "
+        "upstream-main, xdna-2.21.75" in outcome.output
     )
 
 

@@ -70,7 +70,10 @@ def test_a_job_per_cell_that_lavas_schema_accepts(
         "ubuntu26-npu4-upstream-main",
         "zimaos17-npu5",
         "ubuntu24-npu4-ryzen-ai",
+        "debian-forky-npu4-archive",
+        "ubuntu26-npu4-archive",
     }
+    assert rendered["debian-forky-npu4-archive"]["tags"] == ["npu4", "debian-forky"]
     for job in rendered.values():
         lava_validate(job)
         assert job["device_type"] == "ssh"

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from xdnaforge.stages import audit as stage_audit
     from xdnaforge.stages import build as stage_build
     from xdnaforge.stages import deps as stage_deps
+    from xdnaforge.stages import download as stage_download
     from xdnaforge.stages import fetch as stage_fetch
     from xdnaforge.stages import package as stage_package
     from xdnaforge.stages import rebuild as stage_rebuild
@@ -50,6 +51,7 @@ else:
     stage_fetch = lazy.module("xdnaforge.stages.fetch")
     stage_survey = lazy.module("xdnaforge.stages.survey")
     install_module = lazy.module("xdnaforge.install.packages")
+    stage_download = lazy.module("xdnaforge.stages.download")
 
 P = ParamSpec("P")
 StageBody = Callable[[Project, Plan, Workspace], None]
@@ -85,11 +87,10 @@ def stage_body(stage_name: str, plan: Plan) -> StageBody:
         "fetch": stage_fetch.fetch,
         "patch": stage_fetch.patch,
         "deps": stage_deps.deps,
-        "package": (
-            stage_package.collect_prebuilt
-            if plan.recipe.kind == "prebuilt"
-            else stage_package.package
-        ),
+        "package": {
+            "prebuilt": stage_package.collect_prebuilt,
+            "distro": stage_download.collect_distro,
+        }.get(plan.recipe.kind, stage_package.package),
         "audit": stage_audit.audit_target,
         "report": stage_report.report,
     }

@@ -117,7 +117,7 @@ def _plan(project: Project, name: str, host: HostFacts, *, probe: bool) -> Plan:
     recipe = project.recipes[name]
     distro = (host.distro_id or "unknown", host.distro_version or "unknown")
     spec = None
-    if recipe.kind != "prebuilt" and recipe.environment is not None:
+    if recipe.kind == "source" and recipe.environment is not None:
         # the recipe names where it builds; the site says how this machine provides it
         spec = choose_environment(recipe.environment, distro, project.site.environments)
     if spec is not None and spec.kind != "host":

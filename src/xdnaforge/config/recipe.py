@@ -1,4 +1,5 @@
-"""Recipe models: one pinned userspace line (or a vendor's prebuilt packages) as frozen data.
+"""Recipe models: one pinned userspace line (a vendor's prebuilt packages, or a distribution's
+own XRT packages from its archive) as frozen data.
 
 Pure. Reading them from YAML is config/recipe_parse.py; cross-file checks are in config/project.py.
 """
@@ -12,7 +13,8 @@ from xdnaforge.config.proof import CompatChange
 
 GATES = ("host", "memlock", "device", "runtime", "examine", "validate", "pyxrt")
 PLACEHOLDERS = ("jobs",)
-KINDS = ("source", "prebuilt")  # built from pinned sources, or a vendor's .deb files
+# built from pinned sources, a vendor's .deb files, or a distribution archive's packages
+KINDS = ("source", "prebuilt", "distro")
 UNPINNED = "unpinned"
 
 
@@ -77,6 +79,48 @@ class PrebuiltPackage:
     file: str
     package: str
     sha256: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DistroPackage:
+    """A binary package of a distribution archive at one exact version (epoch included) and
+    its sha256 (UNPINNED until first seen: the target's lock.json then keeps it)."""
+
+    package: str
+    version: str
+    sha256: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LeftOut:
+    """A binary package of the same source package that the stack leaves out, and why."""
+
+    package: str
+    reason: str
+    # at this version it is downloaded too and audited (audit.json left_out), never installed
+    version: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DistroArchive:
+    """Where a distro stack comes from: an apt archive (or PPA) and the packages taken."""
+
+    url: str  # the archive's base URL (what a sources.list `deb` line names)
+    suite: str  # forky, resolute, noble, ...
+    components: tuple[str, ...]
+    signed_by: str | None  # the keyring apt checks the Release file with; None: unsigned
+    architecture: str
+    source_package: str | None  # the source package the binaries come from (xrt)
+    packages: tuple[DistroPackage, ...]
+    left_out: tuple[LeftOut, ...]
+
+    def sources_line(self, url: str | None = None) -> str:
+        """The sources.list line apt is given (`url` replaces the archive's: a mirror)."""
+        options = [f"arch={self.architecture}"]
+        options.append(f"signed-by={self.signed_by}" if self.signed_by else "trusted=yes")
+        return (
+            f"deb [{' '.join(options)}] {url or self.url} {self.suite} {' '.join(self.components)}"
+        )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -156,6 +200,7 @@ class Recipe:
     # (distro, release) the build runs in: `build.environment`; None = the hosts' distro
     environment: tuple[str, str] | None = None
     compat: tuple[CompatChange, ...] = ()  # flags and dependencies added for compatibility
+    distro: DistroArchive | None = None  # kind distro: the archive and its packages
 
     @property
     def build_distro(self) -> tuple[str, str]:
@@ -168,12 +213,14 @@ class Recipe:
     def pinned(self) -> Source:
         """The pinned source tree; only source recipes have one (plans never ask otherwise)."""
         if self.source is None:
-            raise TypeError(f"recipe {self.name} is prebuilt: it has no source tree")
+            raise TypeError(f"recipe {self.name} is {self.kind}: it has no source tree")
         return self.source
 
     def produced_packages(self) -> tuple[str, ...]:
         if self.kind == "prebuilt":
             return tuple(p.package for p in self.prebuilt)
+        if self.distro is not None:
+            return tuple(p.package for p in self.distro.packages)
         return tuple(name for step in self.steps for name in step.produces)
 
     def depends_for(self, distro_id: str, distro_version: str) -> tuple[str, ...] | None:

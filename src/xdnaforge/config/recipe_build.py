@@ -1,7 +1,7 @@
 """The source and build sections of a recipe from YAML data: the pinned source and its
-submodules, prebuilt packages, build steps (argv placeholders, ctest expectations, what to
-collect), build dependencies, known test failures, compatibility changes and the build
-environment; every problem collected with its key path.
+submodules, prebuilt packages, a distro stack's archive and packages, build steps (argv
+placeholders, ctest expectations, what to collect), build dependencies, known test failures,
+compatibility changes and the build environment; every problem collected with its key path.
 
 Pure, as config/recipe_parse.py, which reads the rest of a recipe and calls these.
 """
@@ -17,7 +17,10 @@ from xdnaforge.config.recipe import (
     UNPINNED,
     BuildStep,
     CtestExpectation,
+    DistroArchive,
+    DistroPackage,
     Justified,
+    LeftOut,
     PrebuiltPackage,
     Source,
     Submodule,
@@ -109,6 +112,106 @@ def parse_prebuilt(reader: Reader, value: Any, path: KeyPath) -> tuple[PrebuiltP
     if "packages" in section and not packages and not reader.problems:
         reader.problem((*path, "packages"), "list at least one package")
     return tuple(packages)
+
+
+# Debian policy 5.6.12: [epoch:]upstream[-revision]; the epoch is part of the pin
+DEB_VERSION_RE = re.compile(r"^([0-9]+:)?[0-9][A-Za-z0-9.+~:-]*$")
+_PACKAGE_RE = re.compile(r"^[a-z0-9][a-z0-9.+-]+$")
+_SHA256_RE = re.compile(r"^[0-9a-f]{64}$")
+
+
+def _package_name(reader: Reader, entry: dict[str, Any], path: KeyPath) -> str | None:
+    name = reader.string(entry, "package", path)
+    if name is not None and not _PACKAGE_RE.match(name):
+        reader.problem((*path, "package"), f"'{name}' is not a Debian package name")
+        return None
+    return name
+
+
+def parse_distro_stack(reader: Reader, value: Any, path: KeyPath) -> DistroArchive | None:
+    """`distro:` of a distro recipe: the archive, the exact binary packages, what is left out."""
+    section = reader.mapping(
+        value,
+        path,
+        required=("archive", "packages"),
+        optional=("architecture", "source_package", "left_out"),
+    )
+    if section is None:
+        return None
+    here = (*path, "archive")
+    archive = reader.mapping(
+        section.get("archive"),
+        here,
+        required=("url", "suite"),
+        optional=("components", "signed_by"),
+    )
+    packages: list[DistroPackage] = []
+    seen: set[str] = set()
+    for index, item in enumerate(reader.sequence(section, "packages", path)):
+        at = (*path, "packages", index)
+        entry = reader.mapping(item, at, required=("package", "version", "sha256"))
+        if entry is None:
+            continue
+        name = _package_name(reader, entry, at)
+        version = reader.string(entry, "version", at)
+        digest = reader.string(entry, "sha256", at)
+        if version is not None and not DEB_VERSION_RE.match(version):
+            reader.problem(
+                (*at, "version"),
+                f"'{version}' is not a Debian version ([epoch:]upstream[-revision])",
+                hint="copy it, epoch included, from `apt-cache policy` or the Packages file",
+            )
+            version = None
+        if digest is not None and digest != UNPINNED and not _SHA256_RE.match(digest):
+            reader.problem(
+                (*at, "sha256"),
+                f"'{digest}' is not a sha256 (64 lowercase hex)",
+                hint=f"or '{UNPINNED}' until first seen: the target's lock.json then keeps it",
+            )
+            digest = None
+        if name in seen:
+            reader.problem((*at, "package"), f"'{name}' is listed twice")
+            continue
+        if name:
+            seen.add(name)
+        if name and version and digest:
+            packages.append(DistroPackage(package=name, version=version, sha256=digest))
+    if "packages" in section and not packages and not reader.problems:
+        reader.problem((*path, "packages"), "list at least one package")
+    left_out = []
+    for index, item in enumerate(reader.sequence(section, "left_out", path)):
+        at = (*path, "left_out", index)
+        entry = reader.mapping(item, at, required=("package", "reason"), optional=("version",))
+        if entry is None:
+            continue
+        name = _package_name(reader, entry, at)
+        reason = reader.string(entry, "reason", at)
+        version = reader.string(entry, "version", at)
+        if version is not None and not DEB_VERSION_RE.match(version):
+            reader.problem((*at, "version"), f"'{version}' is not a Debian version")
+        if name in seen:
+            reader.problem((*at, "package"), f"'{name}' is both taken and left out")
+        elif name and reason:
+            left_out.append(LeftOut(package=name, reason=reason, version=version))
+    if archive is None:
+        return None
+    url = reader.string(archive, "url", here)
+    suite = reader.string(archive, "suite", here)
+    components = reader.strings(archive, "components", here) or ("main",)
+    if url is not None and not re.match(r"^(https?|file)://", url):
+        reader.problem((*here, "url"), f"'{url}' is not an http(s):// or file:// archive URL")
+    if url is None or suite is None:
+        return None
+    return DistroArchive(
+        url=url.rstrip("/"),
+        suite=suite,
+        components=components,
+        signed_by=reader.string(archive, "signed_by", here),
+        architecture=reader.string(section, "architecture", path) or "amd64",
+        source_package=reader.string(section, "source_package", path),
+        packages=tuple(packages),
+        left_out=tuple(left_out),
+    )
 
 
 def _step(reader: Reader, value: Any, path: KeyPath) -> BuildStep | None:

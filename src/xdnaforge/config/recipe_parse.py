@@ -26,6 +26,7 @@ from xdnaforge.config.recipe import (
 from xdnaforge.config.recipe_build import (
     NAME_RE,
     parse_build,
+    parse_distro_stack,
     parse_environment,
     parse_justified,
     parse_prebuilt,
@@ -41,9 +42,14 @@ _REVISION_RE = re.compile(r"^0x[0-9a-f]{2}$")
 def parse_recipe(document: Document, digest: str) -> tuple[Recipe | None, Reader]:
     """Validate one recipe document; the Reader holds every problem found."""
     reader = Reader(document)
-    prebuilt_kind = isinstance(document.data, dict) and document.data.get("kind") == "prebuilt"
-    # a prebuilt recipe names the vendor's files instead of sources and build steps
-    specific = ("prebuilt",) if prebuilt_kind else ("source", "build")
+    declared = document.data.get("kind") if isinstance(document.data, dict) else None
+    distro_kind = declared == "distro"
+    # a prebuilt recipe names the vendor's files instead of sources and build steps, a
+    # distro recipe the archive and its packages: neither compiles anything
+    prebuilt_kind = declared == "prebuilt" or distro_kind
+    specific = (
+        ("distro",) if distro_kind else ("prebuilt",) if prebuilt_kind else ("source", "build")
+    )
     top = reader.mapping(
         document.data,
         (),
@@ -72,10 +78,15 @@ def parse_recipe(document: Document, digest: str) -> tuple[Recipe | None, Reader
     hosts = _hosts(reader, top.get("hosts"), ("hosts",))
     driver = _driver(reader, top.get("driver"), ("driver",))
     source = None if prebuilt_kind else parse_source(reader, top.get("source"), ("source",))
-    prebuilt = parse_prebuilt(reader, top.get("prebuilt"), ("prebuilt",)) if prebuilt_kind else ()
+    prebuilt = (
+        parse_prebuilt(reader, top.get("prebuilt"), ("prebuilt",))
+        if prebuilt_kind and not distro_kind
+        else ()
+    )
+    stack = parse_distro_stack(reader, top.get("distro"), ("distro",)) if distro_kind else None
     patch_sets = reader.strings(top, "patches", ())
     if prebuilt_kind and patch_sets:
-        reader.problem(("patches",), "a prebuilt recipe has nothing to patch")
+        reader.problem(("patches",), f"a {declared} recipe has nothing to patch")
     steps, depends, known_failures, compat = (
         ((), (), (), ()) if prebuilt_kind else parse_build(reader, top.get("build"), ("build",))
     )
@@ -96,11 +107,20 @@ def parse_recipe(document: Document, digest: str) -> tuple[Recipe | None, Reader
     validation = _validation(reader, top.get("validate"), ("validate",))
 
     produced = {p for step in steps for p in step.produces} | {p.package for p in prebuilt}
+    if distro_kind:  # every name listed, also of entries with their own problems
+        listed = (
+            (top.get("distro") or {}).get("packages") if isinstance(top.get("distro"), dict) else []
+        )
+        produced |= {
+            str(i["package"]) for i in listed or [] if isinstance(i, dict) and "package" in i
+        }
     for index, package in enumerate(install_order):
         if package not in produced:
             reader.problem(
                 ("install", "order", index),
-                f"'{package}' is not produced by any build step or prebuilt package",
+                f"'{package}' is not among distro.packages"
+                if distro_kind
+                else f"'{package}' is not produced by any build step or prebuilt package",
                 hint=f"the recipe produces: {', '.join(sorted(produced)) or 'nothing'}",
             )
     for index, waiver in enumerate(waivers):
@@ -118,6 +138,7 @@ def parse_recipe(document: Document, digest: str) -> tuple[Recipe | None, Reader
         or hosts is None
         or driver is None
         or (source is None and not prebuilt_kind)
+        or (distro_kind and stack is None)
         or validation is None
     ):
         return None, reader
@@ -142,6 +163,7 @@ def parse_recipe(document: Document, digest: str) -> tuple[Recipe | None, Reader
             install_order=install_order,
             validation=validation,
             environment=environment,
+            distro=stack,
         ),
         reader,
     )

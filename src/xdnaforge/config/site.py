@@ -43,6 +43,8 @@ class Site:
     containment: str = "pid-namespace"
     npu_user: str | None = None  # whom validation runs as; None: the one install.json names
     environments: tuple[EnvironmentSpec, ...] = ()  # how this machine provides build distros
+    # site.yaml names xrt_prefix: it says where XRT is (else the installed packages say it)
+    xrt_prefix_given: bool = False
 
     def mirror_for(self, url: str) -> str | None:
         """The mirror for an upstream URL (`.git`, a trailing slash and host case ignored)."""
@@ -180,4 +182,5 @@ def load_site(project_root: Path, environ: Mapping[str, str]) -> Site:
         containment=containment or CONTAINMENTS[0],
         npu_user=npu_user,
         environments=environments,
+        xrt_prefix_given=prefix is not None,
     )

@@ -16,9 +16,12 @@ from xdnaforge.config.project import Project
 from xdnaforge.diagnosis.knowledge import Diagnosis
 from xdnaforge.hardware.bench import Metric
 from xdnaforge.hardware.npu_user import NpuUser, as_user
+from xdnaforge.hardware.xrt_layout import XrtLayout, find_layout
 from xdnaforge.host import HostFacts, read_text
 from xdnaforge.planning.plan import Plan
 from xdnaforge.process.run import CommandResult, run
+
+DEFAULT_BIN = ("/usr/bin", "/bin", "/usr/local/bin")
 
 
 @dataclass
@@ -66,6 +69,18 @@ class Context:
     running_as: str = ""  # who xdnaforge itself is ("root", "uid 1000")
     switched: bool = False  # the gate running now runs as `user`
     root_report: Path | None = None  # xrt-smi validate's report, made as root beforehand
+    layout: XrtLayout | None = None  # where the installed XRT lives; found on first use
+
+    def xrt(self) -> XrtLayout:
+        """The installed stack's layout: from its packages' file lists, or site.yaml."""
+        if self.layout is None:
+            site = self.project.site
+            self.layout = find_layout(
+                self.sysroot,
+                self.plan.recipe.install_order,
+                site_prefix=site.xrt_prefix if site.xrt_prefix_given else None,
+            )
+        return self.layout
 
     @property
     def facts(self) -> HostFacts:
@@ -89,8 +104,10 @@ class Context:
     ) -> CommandResult:
         """Run a tool; as the NPU's user when the gate running now speaks for them (unless
         `as_root`: the kernel log is not the user's to read)."""
-        prefix_bin = self.project.site.xrt_prefix / "bin"
-        path = f"{prefix_bin}:{os.environ.get('PATH', '/usr/bin:/bin')}"
+        path = os.environ.get("PATH", "/usr/bin:/bin")
+        prefix_bin = str(self.xrt().bin_dir)
+        if prefix_bin not in DEFAULT_BIN:  # /usr/bin is on PATH: putting it first shadows
+            path = f"{prefix_bin}:{path}"
         switch = self.user is not None and self.switched and not as_root
         prefix = as_user(self.user) if self.user is not None and switch else []
         return run(

@@ -14,6 +14,7 @@ from pathlib import Path
 from xdnaforge.config.matrix import USABLE
 from xdnaforge.config.project import Project
 from xdnaforge.hardware.npu_user import installing_user, named_user
+from xdnaforge.hardware.xrt_layout import find_layout
 from xdnaforge.host import HostFacts
 from xdnaforge.install.consent import require, require_root
 from xdnaforge.planning.plan import matching_cells
@@ -144,13 +145,13 @@ def record_decision(project: Project, decision: Decision, outcome: str) -> None:
         write_record(project.site.artifacts_dir / target / "kernel.json", "kernel", body)
 
 
-def hook_files(dodo_dir: Path, user: str, xrt_prefix: Path) -> dict[str, str]:
+def hook_files(dodo_dir: Path, user: str, xrt_smi: Path) -> dict[str, str]:
     values = {
         "state": STATE_DIR,
         "user": user,
         "project": str(dodo_dir),
         "python": sys.executable,
-        "xrt_smi": str(xrt_prefix / "bin/xrt-smi"),
+        "xrt_smi": str(xrt_smi),
         "report": f"{STATE_DIR}/validate-%v.json",
     }
     return {HOOK: HOOK_SCRIPT % values, UNIT: UNIT_FILE % values}
@@ -161,7 +162,14 @@ def install_hook(project: Project, dodo_dir: Path, root: Path, yes: bool) -> Non
     named = named_user(site.npu_user, site.artifacts_dir, site.sysroot)
     user, source = named or (installing_user(), "who runs this")
     print(f"the revalidation runs as the NPU's user {user} (from {source})")
-    files = hook_files(dodo_dir, user, site.xrt_prefix)
+    # the installed stack's xrt-smi: /opt/xilinx/xrt/bin for ours, /usr/bin for a distro's
+    layout = find_layout(
+        root,
+        [name for recipe in project.recipes.values() for name in recipe.install_order],
+        site_prefix=site.xrt_prefix if site.xrt_prefix_given else None,
+    )
+    print(f"xrt-smi validate runs as {layout.xrt_smi} ({layout.source})")
+    files = hook_files(dodo_dir, user, layout.xrt_smi)
     for path, text in files.items():
         print(f"--- {root / path}\n{text}")
     print(f"--- {root / WANTS} -> ../xdnaforge-revalidate.service (enables the unit)")

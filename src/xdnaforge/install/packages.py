@@ -9,10 +9,12 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from xdnaforge.config.project import Project
+from xdnaforge.config.recipe import Recipe
 from xdnaforge.debs.debfile import DebError, read_deb
 from xdnaforge.errors import StageFailed
 from xdnaforge.hardware.host_checks import (
@@ -26,6 +28,7 @@ from xdnaforge.hardware.host_checks import (
 )
 from xdnaforge.hardware.npu_user import installing_user
 from xdnaforge.hardware.package_check import changed_files
+from xdnaforge.hardware.xrt_layout import find_layout, installed_files
 from xdnaforge.host import read_text
 from xdnaforge.install.consent import require, require_root
 from xdnaforge.planning.plan import Plan
@@ -73,12 +76,29 @@ def _dpkg_failure(error: CommandFailed) -> str:
     return "dpkg failed (see above)"
 
 
-def preflight(plan: Plan, space: Workspace, root: Path, sysroot: Path) -> list[Check]:
-    """Everything that must be said before anything changes."""
+def preflight(
+    plan: Plan, space: Workspace, root: Path, sysroot: Path, distro: Sequence[Recipe] = ()
+) -> list[Check]:
+    """Everything that must be said before anything changes; `distro`: the distro recipes
+    for this host, offered to keep a distribution stack that is installed."""
     installed = query_installed(
         DISTRO_XRT_PACKAGES, cwd=space.work, log_file=None, admindir=_admindir(root)
     )
-    checks = [distro_xrt(installed)]
+
+    # the recipe whose packages are the installed ones first
+    def fit(recipe: Recipe) -> tuple[int, int, str]:
+        order = set(recipe.install_order)
+        return (len(set(installed) - order), len(order - set(installed)), recipe.name)
+
+    distro_targets = [r.name for r in sorted(distro, key=fit)]
+    checks = [
+        distro_xrt(
+            installed,
+            installed_files(root, installed),
+            installing_distro=plan.recipe.kind == "distro",
+            distro_targets=distro_targets,
+        )
+    ]
     if root == Path("/"):
         checks.append(stale_library_path(os.environ.get("LD_LIBRARY_PATH", "")))
     limits = parse_memlock(read_text(sysroot / "proc/self/limits") or "")
@@ -150,8 +170,16 @@ def _approved(plan: Plan, space: Workspace) -> list[dict[str, Any]]:
 
 def install(project: Project, plan: Plan, space: Workspace, root: Path, yes: bool) -> None:
     chosen = _approved(plan, space)
+    space.work.mkdir(parents=True, exist_ok=True)  # a prebuilt recipe's build made none
     admindir = _admindir(root)
-    checks = preflight(plan, space, root, project.site.sysroot)
+    host = plan.host
+    distro = [
+        r
+        for r in project.recipes.values()
+        if r.kind == "distro"
+        and (r.hosts.distro_id, r.hosts.distro_version) == (host.distro_id, host.distro_version)
+    ]
+    checks = preflight(plan, space, root, project.site.sysroot, distro)
     for check in checks:
         label = "BLOCKING" if check.blocking else "warning"
         print(f"{label} [{check.code}] {check.message}\n  fix: {check.fix}")
@@ -201,7 +229,7 @@ def install(project: Project, plan: Plan, space: Workspace, root: Path, yes: boo
             f"install failed and {outcome}: {_dpkg_failure(error)}\n{error.output.strip()}",
             hint=f"full log: {log}",
         ) from None
-    problems = verify(root, chosen, space)
+    problems = verify(root, chosen, space, plan.recipe.kind == "distro")
     for item in chosen:
         # what we installed is kept too, so a later upgrade can be rolled back to it
         target = keep_dir / Path(item["file"]).name
@@ -232,7 +260,9 @@ def install(project: Project, plan: Plan, space: Workspace, root: Path, yes: boo
         print(f"installed {item['package']} {item['version']}{was}")
 
 
-def verify(root: Path, chosen: list[dict[str, Any]], space: Workspace) -> list[str]:
+def verify(
+    root: Path, chosen: list[dict[str, Any]], space: Workspace, distro: bool = False
+) -> list[str]:
     """debsums-style: versions as expected, every file present with dpkg's recorded md5."""
     admindir = root / "var/lib/dpkg"
     names = [c["package"] for c in chosen]
@@ -248,10 +278,14 @@ def verify(root: Path, chosen: list[dict[str, Any]], space: Workspace) -> list[s
         # exactly this package's md5sums: a prefix glob would take xrt-base-dev's for xrt-base
         files = changed_files(root, admindir, name)
         problems.extend(files[1] if files else [])
-    if "xrt_plugin-amdxdna" in names and not list(
-        (root / "opt/xilinx/xrt/lib").glob("libxrt_driver_xdna.so*")
-    ):
-        problems.append("/opt/xilinx/xrt/lib holds no libxrt_driver_xdna.so*: XRT will find no NPU")
+    if "xrt_plugin-amdxdna" in names or distro:
+        # where the packages just installed put the plugin, as dpkg lists their files
+        layout = find_layout(root, names, site_prefix=None)
+        where = layout.plugin_dir or layout.lib_dir
+        if not list((root / where.relative_to("/")).glob("libxrt_driver_xdna.so*")):
+            problems.append(
+                f"{where} holds no libxrt_driver_xdna.so* ({layout.source}): XRT will find no NPU"
+            )
     return problems
 
 

@@ -132,6 +132,10 @@ def plan_target(
             },
         )
         return _finish(recipe, workspace, [], package, patches, (distro, toolchain, host), None)
+    if recipe.distro is not None:
+        return _finish(
+            recipe, workspace, [], _download(recipe, workspace), (), (distro, {}, host), None
+        )
     source = recipe.pinned
     fetch = _stage(
         "fetch",
@@ -223,6 +227,35 @@ def plan_target(
     )
     return _finish(
         recipe, workspace, stages, package, patches, (distro, toolchain, host), environment
+    )
+
+
+def _download(recipe: Recipe, workspace: Workspace) -> Stage:
+    """A distro stack's package stage: nothing to fetch, patch or build; downloaded."""
+    stack = recipe.distro
+    assert stack is not None
+    records = workspace.records
+    return _stage(
+        "package",
+        f"download the pinned versions from {stack.url} {stack.suite} (or the site's mirror) "
+        "and check each against the sha256 of the recipe or lock.json",
+        [f"{p.package}={p.version} (sha256 {p.sha256})" for p in stack.packages],
+        [str(workspace.packages), str(records / "packages.json"), str(records / "lock.json")],
+        "packages",
+        {
+            "distro": {
+                "url": stack.url,
+                "suite": stack.suite,
+                "components": list(stack.components),
+                "signed_by": stack.signed_by,
+                "architecture": stack.architecture,
+                "packages": [
+                    {"package": p.package, "version": p.version, "sha256": p.sha256}
+                    for p in stack.packages
+                ],
+                "left_out": {p.package: p.version for p in stack.left_out},
+            }
+        },
     )
 
 

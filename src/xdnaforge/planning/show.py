@@ -85,7 +85,12 @@ def format_plan(
     for cell in cells:
         reason = f": {cell.reason.strip()}" if cell.reason else ""
         lines.append(f"  matrix cell {cell.name}: {cell.expectation()}{reason}")
-    if source is None:
+    if recipe.distro is not None:
+        stack = recipe.distro
+        lines += ["", f"the distribution's packages (nothing to build): {stack.sources_line()}"]
+        lines.extend(f"  {p.package} {p.version} sha256 {p.sha256}" for p in stack.packages)
+        lines.extend(f"  left out: {p.package}: {p.reason.strip()}" for p in stack.left_out)
+    elif source is None:
         lines += ["", "prebuilt packages (nothing to build)"]
         lines.extend(f"  {p.package}: {p.file} sha256 {p.sha256}" for p in recipe.prebuilt)
     else:

@@ -170,6 +170,11 @@ def build_model(
         "host": build.get("host") or (validation or {}).get("host") or {},
         "toolchain": sorted((build.get("toolchain") or {}).items()),
         "sources": lock.get("repositories", []),
+        # a distro stack: the archive and each package's digest as pinned or first seen
+        "archive": lock.get("archive"),
+        "archive_packages": sorted((lock.get("packages") or {}).items()),
+        "left_out": packages.get("left_out") or [],
+        "left_out_audit": audit.get("left_out") or [],
         "unused_submodules": lock.get("unused_submodules", []),
         "missing_files": sorted((lock.get("missing_files") or {}).items()),
         "patches": lock.get("patches", []),

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from xdnaforge.config.project import Project
 from xdnaforge.debs.debfile import DebError, read_deb
@@ -34,8 +35,10 @@ def audit_files(
     return verdicts, errors
 
 
-def _conclude(verdicts: list[Verdict], errors: list[tuple[str, str]]) -> None:
+def _conclude(verdicts: list[Verdict], errors: list[tuple[str, str]], after: str = "") -> None:
     print(format_verdicts(verdicts, errors))
+    if after:
+        print(after)
     if errors:
         raise StageFailed(
             f"{len(errors)} file(s) could not be audited: "
@@ -106,6 +109,9 @@ def audit_target(project: Project, plan: Plan, workspace: Workspace) -> None:
     body["waivers"] = [
         {"rule": w.rule, "package": w.package, "justification": w.justification} for w in waivers
     ]
+    left_out, shown = _audit_left_out(workspace, packages, waivers, _host(project, workspace))
+    if left_out:
+        body["left_out"] = left_out
     # a blocked or unreadable set is recorded (install reads it and refuses), but without
     # a fingerprint, so the stage is never "up to date" with a failing verdict
     passed = body["verdict"] == "pass"
@@ -114,7 +120,36 @@ def audit_target(project: Project, plan: Plan, workspace: Workspace) -> None:
     write_record(workspace.record("audit"), "audit", body)
     if passed and plan.recipe.hosts.runtime == "container":
         _write_runtime_container(plan, workspace, body)
-    _conclude(verdicts, errors)
+    _conclude(verdicts, errors, shown)
+
+
+def _audit_left_out(
+    workspace: Workspace,
+    packages: dict[str, Any],
+    waivers: Sequence[Waiver],
+    host: HostPaths,
+) -> tuple[list[dict[str, Any]], str]:
+    """A distro stack's left-out packages that were downloaded (a -dkms package of the same
+    source package): audited to show why they are left out; their verdict is not the set's.
+    Returns their audit entries and the text to show."""
+    entries = [e for e in packages.get("left_out", []) if e.get("sha256")]
+    if not entries:
+        return [], ""
+    verdicts, errors = audit_files([workspace.records / e["file"] for e in entries], waivers, host)
+    lines = ["left out of the set, never installed (audited to show why):"]
+    lines += [
+        line
+        for line in format_verdicts(verdicts, errors).splitlines()
+        if not line.startswith("audit")  # the set's summary line is the one that counts
+    ]
+    reasons = {e["package"]: e.get("reason", "") for e in entries}
+    body = audit_body(verdicts, errors)["packages"]
+    assert isinstance(body, list)
+    for entry in body:
+        entry["file"] = str(Path(entry["file"]).relative_to(workspace.records))
+        entry["reason"] = reasons.get(entry["package"], "")
+        lines.append(f"      left out: {entry['reason']}")
+    return body, "\n".join(lines)
 
 
 def _write_runtime_container(plan: Plan, workspace: Workspace, audit: dict[str, object]) -> None:

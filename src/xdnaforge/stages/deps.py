@@ -22,8 +22,8 @@ from xdnaforge.tools.dpkg import install_command, query_installed
 
 
 def _depends(plan: Plan) -> tuple[str, ...]:
-    if plan.recipe.kind == "prebuilt":
-        return ()  # nothing is built from a vendor's packages
+    if plan.recipe.kind != "source":
+        return ()  # nothing is built from a vendor's or a distribution's packages
     packages = plan.recipe.depends_for(*plan.distro)
     if packages is None:
         known = ", ".join(key for key, _ in plan.recipe.build_depends) or "none"
@@ -112,8 +112,8 @@ def deps(project: Project, plan: Plan, space: Workspace) -> None:
 def install_deps(project: Project, plan: Plan, space: Workspace, yes: bool) -> None:
     """`doit deps --target T [--yes]`: show, and with authorisation run, the apt-get command."""
     space.work.mkdir(parents=True, exist_ok=True)
-    if plan.recipe.kind == "prebuilt":
-        print(f"{plan.target} is prebuilt: nothing to build, no build dependencies")
+    if plan.recipe.kind != "source":
+        print(f"{plan.target} is {plan.recipe.kind}: nothing to build, no build dependencies")
         return
     if plan.environment is not None and plan.environment.kind != "host":
         print(

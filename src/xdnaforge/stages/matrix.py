@@ -149,7 +149,78 @@ def format_table(rows: Sequence[Row]) -> str:
     return "\n".join(lines)
 
 
-def _record(rows: Sequence[Row], workspace: Callable[[str], Workspace], host: str) -> None:
+def _failures(validation: Mapping[str, Any] | None) -> str:
+    gates = [g for g in (validation or {}).get("gates", []) if g.get("status") == "fail"]
+    return "; ".join(f"{g['name']}: {g.get('summary', '')}" for g in gates) or "validate failed"
+
+
+def _skipped(validation: Mapping[str, Any] | None) -> list[str]:
+    """The recipe's gates that did not run: a skip is never a pass."""
+    return [
+        str(g["name"])
+        for g in (validation or {}).get("gates", [])
+        if g.get("status") == "skip" and not str(g.get("summary", "")).startswith("not in the")
+    ]
+
+
+def compare_stacks(
+    rows: Sequence[Row],
+    kinds: Mapping[str, str],
+    applying: set[str],
+    validations: Mapping[str, Mapping[str, Any] | None],
+) -> list[str]:
+    """For this host, when a distro cell and a source cell both apply: which of them passed,
+    as evidence (validation on this host), never as advice."""
+    here = [r for r in rows if r.cell in applying]
+    distro = [r for r in here if kinds.get(r.recipe) == "distro"]
+    source = [r for r in here if kinds.get(r.recipe) == "source"]
+    if not distro or not source:
+        return []
+
+    def said(row: Row) -> str:
+        skipped = _skipped(validations.get(row.recipe))
+        if row.validated == "pass" and skipped:
+            return f"{row.recipe} passes the gates that ran here ({', '.join(skipped)} skipped)"
+        if row.validated == "pass":
+            return f"{row.recipe} passes here"
+        if row.validated == "fail":
+            return f"{row.recipe} fails here ({_failures(validations.get(row.recipe))})"
+        return f"{row.recipe} is not validated here ({row.validated})"
+
+    built = "; ".join(said(r) for r in source)
+    lines = []
+    for row in distro:
+        skipped = _skipped(validations.get(row.recipe))
+        if row.validated == "pass" and skipped:
+            lines.append(
+                f"not decided: the archive's stack ({row.recipe}) passes the gates that ran "
+                f"here, but {', '.join(skipped)} did not run (a skip is not a pass). Source "
+                f"builds: {built}"
+            )
+        elif row.validated == "pass":
+            lines.append(
+                f"the archive's stack passes here ({row.recipe}); a source build is not "
+                f"needed. Source builds: {built}"
+            )
+        elif row.validated == "fail":
+            lines.append(
+                f"the archive's stack fails here ({row.recipe}: "
+                f"{_failures(validations.get(row.recipe))}). Source builds: {built}"
+            )
+        else:
+            lines.append(
+                f"not compared: the archive's stack {row.recipe} is not validated here "
+                f"({row.validated}). Source builds: {built}"
+            )
+    return lines
+
+
+def _record(
+    rows: Sequence[Row],
+    workspace: Callable[[str], Workspace],
+    host: str,
+    comparison: Sequence[str] = (),
+) -> None:
     """Each target's verdicts in its matrix.json, then its report again (it shows them)."""
     now = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
     for recipe in sorted({r.recipe for r in rows}):
@@ -162,6 +233,7 @@ def _record(rows: Sequence[Row], workspace: Callable[[str], Workspace], host: st
                 "time": now,
                 "host": host,
                 "cells": [r.as_record() for r in rows if r.recipe == recipe],
+                "comparison": list(comparison),
             },
         )
         write_report(recipe, space)
@@ -201,8 +273,12 @@ def run_matrix(
         )
         for cell in cells
     ]
-    _record(rows, workspace, host.describe())
+    kinds = {name: recipe.kind for name, recipe in project.recipes.items()}
+    comparison = compare_stacks(rows, kinds, applying, validations)
+    _record(rows, workspace, host.describe(), comparison)
     print(format_table(rows))
+    for line in comparison:
+        print(f"distro stack vs source build: {line}")
     news = [r for r in rows if r.verdict.news]
     for row in news:
         print(f"!!! {row.cell}: {row.verdict.text}")

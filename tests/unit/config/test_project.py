@@ -18,6 +18,8 @@ def test_shipped_configuration_loads_with_the_seed_facts() -> None:
         "upstream-main",
         "xdna-2.21.75",
         "ryzen-ai-ubuntu24",
+        "debian-forky-archive",
+        "ubuntu26-archive",
     }
     compat = project.recipes["ubuntu26-compat"]
     assert compat.pinned.commit == "f0b7bd5fbc9d45892d050cb55701541350390b99"
@@ -41,6 +43,8 @@ def test_shipped_configuration_loads_with_the_seed_facts() -> None:
         "upstream-main": "known-broken",
         "xdna-2.21.75": "partial",
         "ryzen-ai-ubuntu24": "unverified",
+        "debian-forky-archive": "unverified",
+        "ubuntu26-archive": "unverified",
     }
     expected = {c.name: c.expectation() for c in project.cells()}
     assert expected["ubuntu26-npu4-upstream-main"] == (
@@ -51,6 +55,16 @@ def test_shipped_configuration_loads_with_the_seed_facts() -> None:
     assert vendor.kind == "prebuilt"
     assert [p.package for p in vendor.prebuilt] == ["xrt-base", "xrt-npu", "xrt_plugin-amdxdna"]
     assert next(p.file for p in project.patches_for(compat)).startswith("0001-cmake-boost")
+    forky = project.recipes["debian-forky-archive"]
+    assert forky.kind == "distro"
+    assert forky.distro is not None
+    assert {p.version for p in forky.distro.packages} == {"1:2.25.0-4+b1"}
+    assert all(len(p.sha256) == 64 for p in forky.distro.packages)  # pinned from Debian
+    assert "xrt-xocl-dkms" in {p.package for p in forky.distro.left_out}
+    ubuntu = project.recipes["ubuntu26-archive"]
+    assert ubuntu.distro is not None
+    assert {p.sha256 for p in ubuntu.distro.packages} == {"unpinned"}  # archive not reachable
+    assert {p.version for p in ubuntu.distro.packages} == {"1:2.21.75+dfsg-4"}
 
 
 def test_every_shipped_backport_names_its_upstream_commit() -> None:

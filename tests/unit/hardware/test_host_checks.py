@@ -37,7 +37,41 @@ def test_distro_xrt_blocks_with_the_remove_command() -> None:
     assert check is not None
     assert check.blocking
     assert check.fix == "remove it first: sudo apt-get remove libxrt2"
+    assert "without the amdxdna plugin" in check.message
     assert distro_xrt({"xrt-base": "2.20.0"}) is None
+
+
+FORKY_FILES = {
+    "libxrt2": ["/usr/lib/x86_64-linux-gnu/libxrt_coreutil.so.2"],
+    "libxrt-npu2": ["/usr/lib/x86_64-linux-gnu/libxrt_driver_xdna.so.2"],
+    "libxrt-utils": ["/usr/bin/xrt-smi"],
+}
+
+
+def test_a_distro_stack_with_the_plugin_is_a_stack_ours_would_conflict_with() -> None:
+    installed = dict.fromkeys(FORKY_FILES, "1:2.25.0-4+b1")
+    check = distro_xrt(installed, FORKY_FILES, distro_targets=("debian-forky-archive",))
+    assert check is not None
+    assert check.code == "distro-xrt-stack"
+    assert "plugin /usr/lib/x86_64-linux-gnu/libxrt_driver_xdna.so.2" in check.message
+    assert "programs load /usr/lib/x86_64-linux-gnu/libxrt_coreutil" in check.message
+    assert "/usr/bin/xrt-smi comes first on PATH" in check.message
+    assert check.fix.startswith(
+        "to keep it, validate it instead of installing this build: "
+        "`doit build --target debian-forky-archive`"
+    )
+    assert check.fix.endswith("sudo apt-get remove libxrt-npu2 libxrt-utils libxrt2")
+    # installing the distro stack itself (or upgrading it) is no conflict
+    assert distro_xrt(installed, FORKY_FILES, installing_distro=True) is None
+
+
+def test_the_same_names_without_the_plugin_are_the_no_devices_trap() -> None:
+    # Ubuntu 25.10's 2.19 (field log 045): judged by the files, not the names
+    files = {k: v for k, v in FORKY_FILES.items() if k != "libxrt-npu2"}
+    check = distro_xrt(dict.fromkeys(files, "2.19.0-1"), files)
+    assert check is not None
+    assert check.code == "distro-xrt"
+    assert "xrt-smi finds no devices" in check.message
 
 
 def test_memlock_parsing_and_verdicts() -> None:
