@@ -159,3 +159,36 @@ def kernel_hook(project: Project, dodo_dir: str, install: bool, yes: bool, root:
         print(f"kernel hook: {state} ({target}); `doit kernel-hook --install --yes` installs it")
         return
     kernel_upgrade.install_hook(project, Path(dodo_dir), Path(root).resolve(), yes)
+
+
+def compat(project: Project, target: str, facts: str, json: str) -> None:
+    """Print (and record) the compat verdict of this host or of a facts file; exit 0/1/3."""
+    import json as json_module
+    import sys
+
+    from .compat import facts as compat_facts
+    from .compat import observe, render, resolver
+    from .errors import ConfigError
+    from .records import write_atomic
+
+    try:
+        host = (
+            compat_facts.load_facts(Path(facts))
+            if facts
+            else observe.observe(project.site.sysroot)
+        )
+    except ConfigError as error:
+        print(str(error), file=sys.stderr)
+        raise SystemExit(3) from None
+    recipes = [project.recipes[target]] if target else list(project.recipes.values())
+    if target and target not in project.recipes:
+        raise SystemExit(f"unknown target {target!r}; targets: {', '.join(sorted(project.recipes))}")
+    verdict = resolver.resolve(host, compat_facts.load_upstream(), recipes)
+    print(render.format_verdict(verdict))
+    text = json_module.dumps(verdict.as_record(), indent=1, sort_keys=True) + "\n"
+    outputs = [project.site.artifacts_dir / "compat.json"] + ([Path(json)] if json else [])
+    for output in outputs:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(output, text)
+    if not verdict.ok:
+        raise SystemExit(1)
