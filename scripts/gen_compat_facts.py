@@ -99,9 +99,15 @@ XDNA_LABELS = {
     "main-pin": "main (upstream-main)",
 }
 
-NPU_NAMES = {"dev_npu1_info": "npu1", "dev_npu2_info": "npu2", "dev_npu4_info": "npu4",
-             "dev_npu5_info": "npu5", "dev_npu6_info": "npu6", "dev_npu3_pf_info": "npu3 (PF)",
-             "dev_npu3_vf_info": "npu3 (VF)"}
+NPU_NAMES = {
+    "dev_npu1_info": "npu1",
+    "dev_npu2_info": "npu2",
+    "dev_npu4_info": "npu4",
+    "dev_npu5_info": "npu5",
+    "dev_npu6_info": "npu6",
+    "dev_npu3_pf_info": "npu3 (PF)",
+    "dev_npu3_vf_info": "npu3 (VF)",
+}
 SIZES = {"SZ_4K": 4096, "SZ_32K": 32768, "SZ_64K": 65536, "SZ_1M": 1048576, "SZ_2M": 2097152}
 
 _SOURCE_RE = re.compile(r"^//\s*source:\s*(\S+)\s+(\S+)\s+(\S+)\s*(.*)$")
@@ -199,8 +205,9 @@ def parse_regs(text: str) -> dict[str, Any]:
     if rows and not major and not min_fw:
         lowest: dict[int, int] = {}
         for row_major_value, row_minor_value in rows:
-            lowest[row_major_value] = min(lowest.get(row_major_value, row_minor_value),
-                                          row_minor_value)
+            lowest[row_major_value] = min(
+                lowest.get(row_major_value, row_minor_value), row_minor_value
+            )
         rules = [
             {"kind": "feature-table", "major": m, "min_minor": n} for m, n in sorted(lowest.items())
         ]
@@ -244,8 +251,14 @@ def parse_observations(text: str, source: str) -> tuple[list[dict[str, Any]], li
             continue
         parts = line.split(None, 3)
         if parts[0] == "link" and len(parts) == 4:
-            links.append({"dir": parts[1], "name": parts[2], "target": parts[3],
-                          "source": "linux-firmware 58cf579b, as compat-facts.md records it"})
+            links.append(
+                {
+                    "dir": parts[1],
+                    "name": parts[2],
+                    "target": parts[3],
+                    "source": "linux-firmware 58cf579b, as compat-facts.md records it",
+                }
+            )
             continue
         if len(parts) < 4:
             raise ValueError(f"{source}:{number}: expected '<version> <dir> <protocol> <source>'")
@@ -274,8 +287,11 @@ def parse_floors(text: str) -> dict[str, Any]:
     drm = re.search(r"version_major\s*==\s*(\d+)\s*&&\s*drm_v\.version_minor\s*>=\s*(\d+)", text)
     if drm:
         floors["drm_version"] = f"{drm.group(1)}.{drm.group(2)}"
-    fw = re.search(r"query_fw_version\.major\s*==\s*(\d+)\s*&&\s*query_fw_version\.minor\s*>=\s*"
-                   r"(\d+)", text)
+    fw = re.search(
+        r"query_fw_version\.major\s*==\s*(\d+)\s*&&\s*query_fw_version\.minor\s*>=\s*"
+        r"(\d+)",
+        text,
+    )
     if fw:
         floors["firmware"] = f"{fw.group(1)}.{fw.group(2)}.0.0"
     cols = re.search(r"cols\s*<\s*(\d+)", text)
@@ -300,6 +316,12 @@ class Sources:
 
 def _read(path: Path) -> str | None:
     return path.read_text(encoding="utf-8", errors="replace") if path.is_file() else None
+
+
+def _missing(spec: dict[str, Any], question: str) -> dict[str, Any]:
+    where = spec.get("files", {}).get(question)
+    raise ValueError(f"DRM {spec['drm_version']}: no file answers {question}"
+                     + (f" (expected under linux/{where}/)" if where else ""))
 
 
 def linux_generation(
@@ -327,13 +349,20 @@ def linux_generation(
     def carried(question: str) -> dict[str, Any] | None:
         parent = inherit.get(question)
         if parent is None:
+            if question in files:
+                raise ValueError(f"linux/{files[question]}/: the file answering {question} of "
+                                 f"DRM {spec['drm_version']} is missing")
             return None
-        inferred.append(f"{question}: carried over from in-tree-{parent} (no file of this "
-                        "generation was read for it)")
+        inferred.append(
+            f"{question}: carried over from in-tree-{parent} (no file of this "
+            "generation was read for it)"
+        )
         return done[parent]
 
     # PCI ids, devices, firmware directories
-    ids_text, ids_key = text_of(files["ids"], "amdxdna_pci_drv.c") if "ids" in files else (None, None)
+    ids_text, ids_key = (
+        text_of(files["ids"], "amdxdna_pci_drv.c") if "ids" in files else (None, None)
+    )
     if ids_text is not None:
         drv = parse_pci_drv(ids_text)
         if drv["drm_version"] != spec["drm_version"]:
@@ -341,15 +370,24 @@ def linux_generation(
                 f"linux/{files['ids']}/amdxdna_pci_drv.c defines DRM {drv['drm_version']}, "
                 f"the generation says {spec['drm_version']}"
             )
-        out.update(pci_ids=drv["pci_ids"], devices=drv["devices"],
-                   module_firmware=drv["module_firmware"], ids_from=ids_key)
+        out.update(
+            pci_ids=drv["pci_ids"],
+            devices=drv["devices"],
+            module_firmware=drv["module_firmware"],
+            ids_from=ids_key,
+        )
     else:
-        parent = carried("ids")
-        assert parent is not None, spec
-        out.update(pci_ids=parent["pci_ids"], devices=parent["devices"],
-                   module_firmware=parent["module_firmware"], ids_from=parent["ids_from"])
+        parent = carried("ids") or _missing(spec, "ids")
+        out.update(
+            pci_ids=parent["pci_ids"],
+            devices=parent["devices"],
+            module_firmware=parent["module_firmware"],
+            ids_from=parent["ids_from"],
+        )
     # firmware names, in the order the driver requests them
-    names_text, names_key = text_of(files["names"], "aie2_pci.c") if "names" in files else (None, None)
+    names_text, names_key = (
+        text_of(files["names"], "aie2_pci.c") if "names" in files else (None, None)
+    )
     if names_text is not None:
         order = parse_npu_fw(names_text)
         out["firmware_names"] = order or ["npu.sbin"]
@@ -359,8 +397,7 @@ def linux_generation(
         out["firmware_names_from"] = out["ids_from"]
         inferred.append("firmware names: the MODULE_FIRMWARE names (aie2_pci.c not read)")
     else:
-        parent = carried("names")
-        assert parent is not None, spec
+        parent = carried("names") or _missing(spec, "names")
         out["firmware_names"] = parent["firmware_names"]
         out["firmware_names_from"] = parent["firmware_names_from"]
     # protocol rules per firmware directory
@@ -372,19 +409,25 @@ def linux_generation(
             key = sources.add(f"linux/{files['protocol']}/{path.name}", source_of(text, path.name))
             regs = parse_regs(text)
             npu = regs["npu"] or re.sub(r"^.*?(npu\d)_regs\.c$", r"\1", path.name)
-            protocol[npu] = {"rules": regs["rules"], "from": key,
-                             "firmware_dir": regs["firmware_dir"]}
+            protocol[npu] = {
+                "rules": regs["rules"],
+                "from": key,
+                "firmware_dir": regs["firmware_dir"],
+            }
         aie2, aie2_key = text_of(files["protocol"], "aie2_pci.c")
         if aie2 is not None and _EXACT_CHECK_RE.search(aie2):
-            out["check"] = {"text": "major == protocol_major and minor >= protocol_minor",
-                            "from": aie2_key}
+            out["check"] = {
+                "text": "major == protocol_major and minor >= protocol_minor",
+                "from": aie2_key,
+            }
     else:
-        parent = carried("protocol")
-        assert parent is not None, spec
+        parent = carried("protocol") or _missing(spec, "protocol")
         protocol = parent["protocol"]
     if files.get("protocol") == "patches":
-        inferred.append("protocol: npu4's table from f1eac46fe5f7, npu1's from its fix; npu5 "
-                        "and npu6 follow npu4 (the commit changes their files alike; not read)")
+        inferred.append(
+            "protocol: npu4's table from f1eac46fe5f7, npu1's from its fix; npu5 "
+            "and npu6 follow npu4 (the commit changes their files alike; not read)"
+        )
         if "npu4" in protocol:
             for npu in ("npu5", "npu6"):
                 protocol.setdefault(npu, {**protocol["npu4"], "inferred": True})
@@ -408,8 +451,10 @@ def linux_generation(
         out["cmd_bo_limit_bytes"] = None
         out["cmd_bo_limit_known"] = False
         out["cmd_bo_from"] = None
-        inferred.append("command BO limit: unknown (a dri-devel patch removes the 32 KiB cap; "
-                        "the release it landed in was not read)")
+        inferred.append(
+            "command BO limit: unknown (a dri-devel patch removes the 32 KiB cap; "
+            "the release it landed in was not read)"
+        )
     out["inferred"] = inferred
     return out
 
@@ -422,8 +467,10 @@ def xdna_entry(upstream: Path, label: str, sources: Sources) -> dict[str, Any] |
     entry: dict[str, Any] = {"label": XDNA_LABELS.get(label, label), "commit": commit}
     info_text = _read(root / "tools/info.json") or _read(root / "info.json")
     if info_text:
-        key = sources.add(f"xdna-driver/{label}/tools/info.json",
-                          {"repo": "amd/xdna-driver", "commit": commit, "path": "tools/info.json"})
+        key = sources.add(
+            f"xdna-driver/{label}/tools/info.json",
+            {"repo": "amd/xdna-driver", "commit": commit, "path": "tools/info.json"},
+        )
         info = json.loads(info_text)
         entry["xrt_version"] = info.get("xrt", {}).get("version")
         entry["firmware"] = [
@@ -441,30 +488,44 @@ def xdna_entry(upstream: Path, label: str, sources: Sources) -> dict[str, Any] |
         driver: dict[str, Any] = {"protocol": {}, "firmware_names": []}
         for path in sorted(regs_dir.glob("npu*_regs.c")):
             text = path.read_text(encoding="utf-8", errors="replace")
-            key = sources.add(f"xdna-driver/{label}/src/driver/amdxdna/{path.name}",
-                              {"repo": "amd/xdna-driver", "commit": commit,
-                               "path": f"src/driver/amdxdna/{path.name}"})
+            key = sources.add(
+                f"xdna-driver/{label}/src/driver/amdxdna/{path.name}",
+                {
+                    "repo": "amd/xdna-driver",
+                    "commit": commit,
+                    "path": f"src/driver/amdxdna/{path.name}",
+                },
+            )
             regs = parse_regs(text)
             npu = path.name.split("_")[0]
             if regs["rules"]:
-                driver["protocol"][npu] = {"rules": regs["rules"], "from": key,
-                                           "firmware_dir": regs["firmware_dir"]}
+                driver["protocol"][npu] = {
+                    "rules": regs["rules"],
+                    "from": key,
+                    "firmware_dir": regs["firmware_dir"],
+                }
             if regs["firmware_file"] and regs["firmware_file"] not in driver["firmware_names"]:
                 driver["firmware_names"].append(regs["firmware_file"])
         gem = _read(regs_dir / "amdxdna_gem.c")
         if gem is not None:
-            key = sources.add(f"xdna-driver/{label}/src/driver/amdxdna/amdxdna_gem.c",
-                              {"repo": "amd/xdna-driver", "commit": commit,
-                               "path": "src/driver/amdxdna/amdxdna_gem.c"})
+            key = sources.add(
+                f"xdna-driver/{label}/src/driver/amdxdna/amdxdna_gem.c",
+                {
+                    "repo": "amd/xdna-driver",
+                    "commit": commit,
+                    "path": "src/driver/amdxdna/amdxdna_gem.c",
+                },
+            )
             driver["cmd_bo_limit_bytes"] = parse_cmd_bo(gem)
             driver["cmd_bo_limit_known"] = True
             driver["cmd_bo_from"] = key
         entry["out_of_tree_driver"] = driver
     hwq = _read(root / "src/shim/umq/hwq.cpp")
     if hwq is not None:
-        key = sources.add(f"xdna-driver/{label}/src/shim/umq/hwq.cpp",
-                          {"repo": "amd/xdna-driver", "commit": commit,
-                           "path": "src/shim/umq/hwq.cpp"})
+        key = sources.add(
+            f"xdna-driver/{label}/src/shim/umq/hwq.cpp",
+            {"repo": "amd/xdna-driver", "commit": commit, "path": "src/shim/umq/hwq.cpp"},
+        )
         entry["userspace"] = {
             "cmd_bo_bytes": parse_umq(hwq),
             "from": key,
@@ -485,17 +546,30 @@ def generate(upstream: Path) -> dict[str, Any]:
         drivers.append(done[spec["drm_version"]])
     lines = [e for label in XDNA_LABELS if (e := xdna_entry(upstream, label, sources))]
     observations = upstream / "firmware/observations.txt"
-    blobs, links = parse_observations(observations.read_text(encoding="utf-8"),
-                                      "firmware/observations.txt")
-    sources.add("firmware/observations.txt",
-                {"repo": "(reports)", "commit": "-", "path": "firmware/observations.txt",
-                 "note": "each row names its report"})
+    blobs, links = parse_observations(
+        observations.read_text(encoding="utf-8"), "firmware/observations.txt"
+    )
+    sources.add(
+        "firmware/observations.txt",
+        {
+            "repo": "(reports)",
+            "commit": "-",
+            "path": "firmware/observations.txt",
+            "note": "each row names its report",
+        },
+    )
     consumers = []
     for path in sorted((upstream / "fastflowlm").glob("*.cpp")):
         text = path.read_text(encoding="utf-8", errors="replace")
         key = sources.add(f"fastflowlm/{path.name}", source_of(text, path.name))
-        consumers.append({"name": "FastFlowLM", "command": "flm validate",
-                          "floors": parse_floors(text), "from": key})
+        consumers.append(
+            {
+                "name": "FastFlowLM",
+                "command": "flm validate",
+                "floors": parse_floors(text),
+                "from": key,
+            }
+        )
     return {
         "schema": 1,
         "generated_by": "scripts/gen_compat_facts.py",

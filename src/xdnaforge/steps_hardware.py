@@ -161,6 +161,7 @@ def kernel_hook(project: Project, dodo_dir: str, install: bool, yes: bool, root:
     kernel_upgrade.install_hook(project, Path(dodo_dir), Path(root).resolve(), yes)
 
 
+@guarded
 def compat(project: Project, target: str, facts: str, json: str) -> None:
     """Print (and record) the compat verdict of this host or of a facts file; exit 0/1/3."""
     import json as json_module
@@ -180,9 +181,10 @@ def compat(project: Project, target: str, facts: str, json: str) -> None:
     except ConfigError as error:
         print(str(error), file=sys.stderr)
         raise SystemExit(3) from None
-    recipes = [project.recipes[target]] if target else list(project.recipes.values())
     if target and target not in project.recipes:
-        raise SystemExit(f"unknown target {target!r}; targets: {', '.join(sorted(project.recipes))}")
+        known = ", ".join(sorted(project.recipes))
+        raise UsageError(f"unknown target {target!r}; the targets are {known}")
+    recipes = [project.recipes[target]] if target else list(project.recipes.values())
     verdict = resolver.resolve(host, compat_facts.load_upstream(), recipes)
     print(render.format_verdict(verdict))
     text = json_module.dumps(verdict.as_record(), indent=1, sort_keys=True) + "\n"

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .. import yamlfile
-from ..errors import ConfigError, Problem
+from xdnaforge import yamlfile
+from xdnaforge.errors import ConfigError, Problem
 
 DATA_FILE = Path(__file__).resolve().parent / "data" / "compat_facts.json"
 DRIVER_SOURCES = ("in-tree", "dkms")
@@ -79,8 +79,16 @@ class HostCompat:
             driver["version"] = self.driver_version
         record["driver"] = driver
         record["firmware"] = [
-            {k: v for k, v in (("path", f.path), ("target", f.target), ("version", f.version),
-                               ("protocol", f.protocol)) if v is not None}
+            {
+                k: v
+                for k, v in (
+                    ("path", f.path),
+                    ("target", f.target),
+                    ("version", f.version),
+                    ("protocol", f.protocol),
+                )
+                if v is not None
+            }
             for f in self.firmware
         ]
         if self.running_firmware:
@@ -112,9 +120,16 @@ class _Reader:
 
     def problem(self, path: tuple[str | int, ...], message: str, hint: str | None = None) -> None:
         line, column = self.document.where(path)
-        self.problems.append(Problem(source=self.document.source, line=line, column=column,
-                                     key_path=yamlfile.format_path(path), message=message,
-                                     hint=hint))
+        self.problems.append(
+            Problem(
+                source=self.document.source,
+                line=line,
+                column=column,
+                key_path=yamlfile.format_path(path),
+                message=message,
+                hint=hint,
+            )
+        )
 
     def mapping(self, value: Any, path: tuple[str | int, ...]) -> dict[str, Any]:
         if value is None:
@@ -124,15 +139,19 @@ class _Reader:
             return {}
         return value
 
-    def string(self, data: dict[str, Any], key: str, path: tuple[str | int, ...],
-               version: bool = False) -> str | None:
+    def string(
+        self, data: dict[str, Any], key: str, path: tuple[str | int, ...], version: bool = False
+    ) -> str | None:
         value = data.get(key)
         if value is None:
             return None
         if not isinstance(value, str):
             written = self.document.scalars.get((*path, key), str(value))
-            self.problem((*path, key), f"expected a string, got {type(value).__name__} {value!r}",
-                         hint=f'quote it: "{written}"')
+            self.problem(
+                (*path, key),
+                f"expected a string, got {type(value).__name__} {value!r}",
+                hint=f'quote it: "{written}"',
+            )
             return None
         if version and version_tuple(value) is None:
             self.problem((*path, key), f"'{value}' is not a version like 1.1.2.65 or 0.7.0")
@@ -164,8 +183,9 @@ def parse_facts(document: yamlfile.Document) -> HostCompat:
     driver = reader.mapping(top.get("driver"), (*base, "driver"))
     source = reader.string(driver, "source", (*base, "driver"))
     if source is not None and source not in DRIVER_SOURCES:
-        reader.problem((*base, "driver", "source"),
-                       f"'{source}' is not one of {', '.join(DRIVER_SOURCES)}")
+        reader.problem(
+            (*base, "driver", "source"), f"'{source}' is not one of {', '.join(DRIVER_SOURCES)}"
+        )
     pci = reader.string(npu, "pci", (*base, "npu"))
     if pci is not None and not re.fullmatch(r"[0-9a-fA-F]{4}:[0-9a-fA-F]{4}", pci):
         reader.problem((*base, "npu", "pci"), f"'{pci}' is not a PCI id like 1022:17f0")
@@ -184,10 +204,14 @@ def parse_facts(document: yamlfile.Document) -> HostCompat:
         if name is None:
             reader.problem(path, "a firmware entry needs `path` (relative to /lib/firmware)")
             continue
-        files.append(FirmwareFile(path=name.lstrip("/").removeprefix("lib/firmware/"),
-                                  target=reader.string(item, "target", path),
-                                  version=reader.string(item, "version", path, version=True),
-                                  protocol=reader.string(item, "protocol", path)))
+        files.append(
+            FirmwareFile(
+                path=name.lstrip("/").removeprefix("lib/firmware/"),
+                target=reader.string(item, "target", path),
+                version=reader.string(item, "version", path, version=True),
+                protocol=reader.string(item, "protocol", path),
+            )
+        )
     userspace = reader.mapping(top.get("userspace"), (*base, "userspace"))
     facts = HostCompat(
         kernel=reader.string(top, "kernel", base),
@@ -215,6 +239,15 @@ def load_facts(path: Path, source: str | None = None) -> HostCompat:
     try:
         document = yamlfile.load(path, source)
     except OSError as error:
-        raise ConfigError([Problem(source=str(path), line=1, column=1, key_path="",
-                                   message=f"cannot read the facts file: {error.strerror}")])
+        raise ConfigError(
+            [
+                Problem(
+                    source=str(path),
+                    line=1,
+                    column=1,
+                    key_path="",
+                    message=f"cannot read the facts file: {error.strerror}",
+                )
+            ]
+        ) from None
     return parse_facts(document)

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import fcntl
 import lzma
-import os
 import re
 import struct
 from pathlib import Path
 
-from .. import host as host_facts
+from xdnaforge import host as host_facts
+
 from .facts import FirmwareFile, HostCompat
 
 _RELEASE_RE = re.compile(rb"Release (\d+\.\d+\.\d+\.\d+)")
@@ -63,7 +63,7 @@ def read_firmware(sysroot: Path) -> tuple[FirmwareFile, ...]:
         for entry in sorted(root.glob("*/*")):
             relative = entry.relative_to(base).as_posix()
             if entry.is_symlink():
-                target = os.readlink(entry)
+                target = str(entry.readlink())
                 version = None
                 if entry.exists():
                     version, _ = blob_version(entry.resolve())
@@ -123,7 +123,8 @@ def observe(sysroot: Path, kernel_log: str | None = None) -> HostCompat:
     base = host_facts.read_host_facts(sysroot)
     npu = next((n for n in base.npus if n.driver == "amdxdna"), base.npus[0] if base.npus else None)
     source, module_version = driver_source(sysroot, base.kernel)
-    accel = sorted((sysroot / "dev/accel").glob("accel*")) if (sysroot / "dev/accel").is_dir() else []
+    nodes = sysroot / "dev/accel"
+    accel = sorted(nodes.glob("accel*")) if nodes.is_dir() else []
     drm = (drm_version_ioctl(accel[0]) if accel else None) or drm_version_from_log(kernel_log)
     running = None
     for node in sorted((sysroot / "sys/class/accel").glob("accel*/device/fw_version")):

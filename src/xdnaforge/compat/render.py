@@ -42,6 +42,8 @@ def plan_line(verdict: Verdict, recipe: str) -> str:
     firmware = _STATE[verdict.firmware.accepted]
     why = "; ".join(fits.why) if fits and fits.ok is not True else ""
     line = f"compat (this host): {recipe} fits: {state}; firmware accepted: {firmware}"
-    return line + (f" ({why})" if why else "") + (
-        f"; fix: {verdict.fix}" if verdict.fix and verdict.firmware.accepted is False else ""
+    return (
+        line
+        + (f" ({why})" if why else "")
+        + (f"; fix: {verdict.fix}" if verdict.fix and verdict.firmware.accepted is False else "")
     )

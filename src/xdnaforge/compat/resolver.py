@@ -10,8 +10,9 @@ import posixpath
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import recipe as recipe_model
-from ..kernel import parse_range
+from xdnaforge import recipe as recipe_model
+from xdnaforge.kernel import parse_range
+
 from .facts import FirmwareFile, HostCompat, at_least, version_tuple
 
 
@@ -51,12 +52,19 @@ class Verdict:
         fw = self.firmware
         return {
             "facts": self.facts.as_record(),
-            "firmware": {"driver": fw.driver, "tried": list(fw.tried), "loads": fw.loads,
-                         "version": fw.version, "protocol": fw.protocol,
-                         "accepted": fw.accepted, "why": list(fw.why)},
+            "firmware": {
+                "driver": fw.driver,
+                "tried": list(fw.tried),
+                "loads": fw.loads,
+                "version": fw.version,
+                "protocol": fw.protocol,
+                "accepted": fw.accepted,
+                "why": list(fw.why),
+            },
             "recipes": {n: {"fits": f.ok, "why": list(f.why)} for n, f in self.recipes.items()},
-            "consumers": {n: {"ready": f.ok, "why": list(f.why)}
-                          for n, f in self.consumers.items()},
+            "consumers": {
+                n: {"ready": f.ok, "why": list(f.why)} for n, f in self.consumers.items()
+            },
             "fix": self.fix,
             "notes": list(self.notes),
             "ok": self.ok,
@@ -79,8 +87,10 @@ def find_driver(host: HostCompat, upstream: dict[str, Any]) -> tuple[dict[str, A
             label = str(line["label"])
             if driver and host.driver_version and label.split(" ")[0] == host.driver_version:
                 return {**driver, "id": f"out-of-tree {label}", "source": "dkms"}, ""
-        return None, (f"out-of-tree amdxdna {host.driver_version or '(version unknown)'}: no "
-                      "xdna-driver line in the facts matches it")
+        return None, (
+            f"out-of-tree amdxdna {host.driver_version or '(version unknown)'}: no "
+            "xdna-driver line in the facts matches it"
+        )
     wanted = _major_minor(host.drm_version)
     if wanted is not None:
         for generation in upstream["drivers"]:
@@ -90,8 +100,10 @@ def find_driver(host: HostCompat, upstream: dict[str, Any]) -> tuple[dict[str, A
     if host.kernel:
         for generation in upstream["drivers"]:
             if parse_range(generation["kernels"]).contains(host.kernel):
-                return generation, (f"kernel {host.kernel} (DRM version unknown: a vendor kernel "
-                                    "with backports can carry another generation)")
+                return generation, (
+                    f"kernel {host.kernel} (DRM version unknown: a vendor kernel "
+                    "with backports can carry another generation)"
+                )
     return None, "neither the DRM driver version nor a known kernel release is given"
 
 
@@ -117,8 +129,12 @@ def _device(driver: dict[str, Any], host: HostCompat) -> tuple[str | None, str |
 
 def search_order(names: list[str], directory: str, upstream: dict[str, Any]) -> list[str]:
     order = upstream["search_order"]
-    return [f"{prefix}amdnpu/{directory}/{name}{suffix}"
-            for name in names for suffix in order["compressed"] for prefix in order["prefixes"]]
+    return [
+        f"{prefix}amdnpu/{directory}/{name}{suffix}"
+        for name in names
+        for suffix in order["compressed"]
+        for prefix in order["prefixes"]
+    ]
 
 
 def _blob(host: HostCompat, path: str) -> FirmwareFile | None:
@@ -137,8 +153,9 @@ def _resolve_version(host: HostCompat, found: FirmwareFile) -> tuple[str | None,
     return None, found
 
 
-def protocol_of(version: str | None, directory: str, upstream: dict[str, Any],
-                given: str | None = None) -> tuple[int, int | None, bool] | None:
+def protocol_of(
+    version: str | None, directory: str, upstream: dict[str, Any], given: str | None = None
+) -> tuple[int, int | None, bool] | None:
     """(major, minor, minor is a lower bound) of a firmware version, from the facts."""
     if given:
         parsed = version_tuple(given.rstrip("+"))
@@ -180,23 +197,46 @@ def _protocol_text(protocol: tuple[int, int | None, bool] | None) -> str | None:
 def judge_firmware(host: HostCompat, upstream: dict[str, Any]) -> FirmwareVerdict:
     driver, how = find_driver(host, upstream)
     if driver is None:
-        return FirmwareVerdict(driver=None, tried=(), loads=None, version=None, protocol=None,
-                               accepted=None, why=(how,))
+        return FirmwareVerdict(
+            driver=None,
+            tried=(),
+            loads=None,
+            version=None,
+            protocol=None,
+            accepted=None,
+            why=(how,),
+        )
     npu, directory, problem = _device(driver, host)
     if directory is None:
         accepted = False if "binds no device" in problem else None
-        return FirmwareVerdict(driver=driver["id"], tried=(), loads=None, version=None,
-                               protocol=None, accepted=accepted, why=(how, problem))
+        return FirmwareVerdict(
+            driver=driver["id"],
+            tried=(),
+            loads=None,
+            version=None,
+            protocol=None,
+            accepted=accepted,
+            why=(how, problem),
+        )
     tried = search_order(list(driver["firmware_names"]), directory, upstream)
     loads = next((path for path in tried if _blob(host, path) is not None), None)
     why = [f"driver: {driver['id']} (from {how})"]
     if loads is None:
         listed = "nothing" if not host.firmware else ", ".join(f.path for f in host.firmware)
-        why.append(f"none of {', '.join(tried[:2])} ... exists (found: {listed}); the probe "
-                   "fails with request_firmware -2")
+        why.append(
+            f"none of {', '.join(tried[:2])} ... exists (found: {listed}); the probe "
+            "fails with request_firmware -2"
+        )
         accepted = False if host.firmware else None  # no file listed: unknown, not absent
-        return FirmwareVerdict(driver=driver["id"], tried=tuple(tried), loads=None, version=None,
-                               protocol=None, accepted=accepted, why=tuple(why))
+        return FirmwareVerdict(
+            driver=driver["id"],
+            tried=tuple(tried),
+            loads=None,
+            version=None,
+            protocol=None,
+            accepted=accepted,
+            why=tuple(why),
+        )
     found = _blob(host, loads)
     assert found is not None
     version, blob = _resolve_version(host, found)
@@ -220,23 +260,40 @@ def judge_firmware(host: HostCompat, upstream: dict[str, Any]) -> FirmwareVerdic
             for r in rules
         )
         verb = {True: "accepts", False: "rejects", None: "may accept"}[accepted]
-        why.append(f"{driver['id']} {verb} protocol {_protocol_text(protocol)} of firmware "
-                   f"{version} (it takes {wanted} for {npu})")
-    return FirmwareVerdict(driver=driver["id"], tried=tuple(tried), loads=loads, version=version,
-                           protocol=_protocol_text(protocol), accepted=accepted, why=tuple(why))
+        why.append(
+            f"{driver['id']} {verb} protocol {_protocol_text(protocol)} of firmware "
+            f"{version} (it takes {wanted} for {npu})"
+        )
+    return FirmwareVerdict(
+        driver=driver["id"],
+        tried=tuple(tried),
+        loads=loads,
+        version=version,
+        protocol=_protocol_text(protocol),
+        accepted=accepted,
+        why=tuple(why),
+    )
 
 
-def judge_recipe(recipe: recipe_model.Recipe, host: HostCompat, fw: FirmwareVerdict,
-                 upstream: dict[str, Any]) -> Finding:
+def judge_recipe(
+    recipe: recipe_model.Recipe, host: HostCompat, fw: FirmwareVerdict, upstream: dict[str, Any]
+) -> Finding:
     """The recipe's `driver:` contract and its NPU list held against the host."""
     contract = recipe.driver
     fails: list[str] = []
     unknown: list[str] = []
     passes: list[str] = []
     if host.pci is not None:
-        wanted = [n for n in recipe.hosts.npus if n.pci == host.pci
-                  and (n.revision is None or host.revision is None
-                       or int(n.revision, 16) == int(host.revision, 16))]
+        wanted = [
+            n
+            for n in recipe.hosts.npus
+            if n.pci == host.pci
+            and (
+                n.revision is None
+                or host.revision is None
+                or int(n.revision, 16) == int(host.revision, 16)
+            )
+        ]
         if not wanted:
             listed = ", ".join(f"{n.pci} rev {n.revision or 'any'}" for n in recipe.hosts.npus)
             fails.append(f"made for NPU {listed}, this one is {host.pci} rev {host.revision}")
@@ -248,44 +305,65 @@ def judge_recipe(recipe: recipe_model.Recipe, host: HostCompat, fw: FirmwareVerd
         elif state:
             passes.append(f"DRM driver {host.drm_version} >= {contract.drm_version}")
         else:
-            fails.append(f"needs DRM driver >= {contract.drm_version}, the host has "
-                         f"{host.drm_version}")
+            fails.append(
+                f"needs DRM driver >= {contract.drm_version}, the host has {host.drm_version}"
+            )
     if contract.firmware_protocol_major is not None:
         proto = version_tuple(fw.protocol.rstrip("+")) if fw.protocol else None
         if proto is None:
-            unknown.append(f"needs firmware protocol {contract.firmware_protocol_major}; the "
-                           "loaded firmware's is unknown")
+            unknown.append(
+                f"needs firmware protocol {contract.firmware_protocol_major}; the "
+                "loaded firmware's is unknown"
+            )
         elif proto[0] != contract.firmware_protocol_major:
-            fails.append(f"needs firmware protocol {contract.firmware_protocol_major}, "
-                         f"{fw.loads} speaks {fw.protocol}")
+            fails.append(
+                f"needs firmware protocol {contract.firmware_protocol_major}, "
+                f"{fw.loads} speaks {fw.protocol}"
+            )
         else:
             passes.append(f"firmware protocol {fw.protocol}")
     if contract.cmd_bo_max_bytes is not None:
         if driver is None or not driver.get("cmd_bo_limit_known"):
-            unknown.append(f"creates command BOs of {contract.cmd_bo_max_bytes} bytes; this "
-                           "driver's limit is unknown")
+            unknown.append(
+                f"creates command BOs of {contract.cmd_bo_max_bytes} bytes; this "
+                "driver's limit is unknown"
+            )
         elif driver.get("cmd_bo_limit_bytes") is None:
             passes.append("the driver caps no command BO")
         elif contract.cmd_bo_max_bytes > driver["cmd_bo_limit_bytes"]:
-            fails.append(f"creates command BOs of {contract.cmd_bo_max_bytes} bytes, "
-                         f"{driver['id']} rejects those over {driver['cmd_bo_limit_bytes']} "
-                         "(DRM_IOCTL_AMDXDNA_CREATE_BO / EXEC_CMD EINVAL)")
+            fails.append(
+                f"creates command BOs of {contract.cmd_bo_max_bytes} bytes, "
+                f"{driver['id']} rejects those over {driver['cmd_bo_limit_bytes']} "
+                "(DRM_IOCTL_AMDXDNA_CREATE_BO / EXEC_CMD EINVAL)"
+            )
         else:
-            passes.append(f"command BOs of {contract.cmd_bo_max_bytes} bytes <= the driver's "
-                          f"{driver['cmd_bo_limit_bytes']}")
+            passes.append(
+                f"command BOs of {contract.cmd_bo_max_bytes} bytes <= the driver's "
+                f"{driver['cmd_bo_limit_bytes']}"
+            )
     if contract.firmware_version and fw.version and fw.version != contract.firmware_version:
-        passes.append(f"(proven with firmware {contract.firmware_version}; this host loads "
-                      f"{fw.version})")
+        passes.append(
+            f"(proven with firmware {contract.firmware_version}; this host loads {fw.version})"
+        )
     if fails:
         return Finding(ok=False, why=tuple(fails + unknown))
     if unknown or not passes:
-        return Finding(ok=None, why=tuple(unknown or ["the recipe's driver contract states no "
-                                                      "DRM version, protocol or command BO size"]))
+        return Finding(
+            ok=None,
+            why=tuple(
+                unknown
+                or [
+                    "the recipe's driver contract states no "
+                    "DRM version, protocol or command BO size"
+                ]
+            ),
+        )
     return Finding(ok=True, why=tuple(passes))
 
 
-def judge_consumers(host: HostCompat, fw: FirmwareVerdict,
-                    upstream: dict[str, Any]) -> dict[str, Finding]:
+def judge_consumers(
+    host: HostCompat, fw: FirmwareVerdict, upstream: dict[str, Any]
+) -> dict[str, Finding]:
     found: dict[str, Finding] = {}
     for consumer in upstream["consumers"]:
         floors = consumer["floors"]
@@ -306,8 +384,10 @@ def judge_consumers(host: HostCompat, fw: FirmwareVerdict,
                 fails.append(f"{name} {value} < {floor}")
         if "firmware" in floors:
             if fw.accepted is False:
-                fails.append(f"no running firmware: the driver rejects {fw.loads or 'any'} "
-                             f"(needs >= {floors['firmware']})")
+                fails.append(
+                    f"no running firmware: the driver rejects {fw.loads or 'any'} "
+                    f"(needs >= {floors['firmware']})"
+                )
             elif running is None:
                 unknown.append(f"running firmware unknown (needs >= {floors['firmware']})")
             elif not at_least(running, floors["firmware"]):
@@ -322,8 +402,9 @@ def judge_consumers(host: HostCompat, fw: FirmwareVerdict,
     return found
 
 
-def choose_fix(host: HostCompat, fw: FirmwareVerdict, recipes: dict[str, Finding],
-               upstream: dict[str, Any]) -> str | None:
+def choose_fix(
+    host: HostCompat, fw: FirmwareVerdict, recipes: dict[str, Finding], upstream: dict[str, Any]
+) -> str | None:
     """The one change that makes it work, most specific first."""
     if fw.accepted is False and fw.loads is not None and fw.driver is not None:
         driver = next((d for d in upstream["drivers"] if d["id"] == fw.driver), None)
@@ -337,25 +418,33 @@ def choose_fix(host: HostCompat, fw: FirmwareVerdict, recipes: dict[str, Finding
             proto = protocol_of(blob.version, directory, upstream, blob.protocol)
             if proto and rules and accepts(rules, proto):
                 name = posixpath.basename(blob.path)
-                return (f"restore the link the driver loads: ln -sf {name} /lib/firmware/"
-                        f"{fw.loads} (firmware {blob.version}, protocol "
-                        f"{_protocol_text(proto)}, which {fw.driver} accepts)")
+                return (
+                    f"restore the link the driver loads: ln -sf {name} /lib/firmware/"
+                    f"{fw.loads} (firmware {blob.version}, protocol "
+                    f"{_protocol_text(proto)}, which {fw.driver} accepts)"
+                )
         # 2. a firmware version the driver accepts, from the facts
         for blob in upstream["firmware"]:
             proto = protocol_of(blob["version"], directory, upstream)
             if blob["dir"] == directory and proto and rules and accepts(rules, proto):
-                return (f"install firmware {blob['version']} for {directory} as "
-                        f"/lib/firmware/{fw.loads} (protocol {_protocol_text(proto)}, which "
-                        f"{fw.driver} accepts; linux-firmware ships it as npu.sbin since 58cf579b)")
+                return (
+                    f"install firmware {blob['version']} for {directory} as "
+                    f"/lib/firmware/{fw.loads} (protocol {_protocol_text(proto)}, which "
+                    f"{fw.driver} accepts; linux-firmware ships it as npu.sbin since 58cf579b)"
+                )
         # 3. a kernel from which on the driver takes this firmware
         proto = protocol_of(fw.version, directory, upstream)
         for later in upstream["drivers"]:
             later_rules = later.get("protocol", {}).get(npu or "", {}).get("rules", [])
             if proto and later_rules and accepts(later_rules, proto):
-                return (f"a kernel whose amdxdna reports DRM >= {later['drm_version']} (reported "
-                        f"on Linux {later['kernels']}) takes firmware {fw.version}")
-        return ("last resort: xdna-driver's out-of-tree amdxdna (DKMS) accepts protocol >= "
-                "6.12; it is a kernel payload xdnaforge never installs")
+                return (
+                    f"a kernel whose amdxdna reports DRM >= {later['drm_version']} (reported "
+                    f"on Linux {later['kernels']}) takes firmware {fw.version}"
+                )
+        return (
+            "last resort: xdna-driver's out-of-tree amdxdna (DKMS) accepts protocol >= "
+            "6.12; it is a kernel payload xdnaforge never installs"
+        )
     if fw.accepted and not any(f.ok for f in recipes.values()):
         return None
     if fw.accepted:
@@ -364,13 +453,20 @@ def choose_fix(host: HostCompat, fw: FirmwareVerdict, recipes: dict[str, Finding
     return None
 
 
-def resolve(host: HostCompat, upstream: dict[str, Any],
-            recipes: list[recipe_model.Recipe]) -> Verdict:
+def resolve(
+    host: HostCompat, upstream: dict[str, Any], recipes: list[recipe_model.Recipe]
+) -> Verdict:
     fw = judge_firmware(host, upstream)
     judged = {r.name: judge_recipe(r, host, fw, upstream) for r in recipes}
     consumers = judge_consumers(host, fw, upstream)
     notes = []
     if host.cmdline and ("amd_iommu=off" in host.cmdline or "iommu=off" in host.cmdline):
         notes.append("the kernel command line turns the IOMMU off: amdxdna needs it (SVA/PASID)")
-    return Verdict(facts=host, firmware=fw, recipes=judged, consumers=consumers,
-                   fix=choose_fix(host, fw, judged, upstream), notes=tuple(notes))
+    return Verdict(
+        facts=host,
+        firmware=fw,
+        recipes=judged,
+        consumers=consumers,
+        fix=choose_fix(host, fw, judged, upstream),
+        notes=tuple(notes),
+    )
