@@ -26,6 +26,12 @@ _INITIALIZED_RE = re.compile(r"Initialized amdxdna_accel_driver (\d+\.\d+\.\d+)"
 # DRM_IOCTL_VERSION = _IOWR('d', 0x00, struct drm_version) with a 64-byte struct on LP64
 _DRM_IOCTL_VERSION = 0xC0406400
 _BLOB_HEAD = 1 << 20  # the Release string sits in the first KiBs of the blob
+_MODULE_PLACES = (
+    ("updates/dkms/amdxdna.ko*", "dkms"),
+    ("updates/amdxdna.ko*", "dkms"),
+    ("extra/amdxdna.ko*", "dkms"),
+    ("kernel/drivers/accel/amdxdna/amdxdna.ko*", "in-tree"),
+)
 _XRT_PACKAGES = ("xrt-base", "xrt-npu", "xrt_plugin-amdxdna", "libxrt2", "libxrt-npu2")
 
 
@@ -96,12 +102,10 @@ def driver_source(sysroot: Path, kernel: str | None) -> tuple[str | None, str | 
     version = host_facts.read_text(sysroot / "sys/module/amdxdna/version")
     modules = sysroot / "lib/modules" / (kernel or "")
     if kernel and modules.is_dir():
-        for path in sorted(modules.rglob("amdxdna.ko*")):
-            relative = path.relative_to(modules).as_posix()
-            if relative.startswith(("updates/", "extra/")) or "/dkms/" in relative:
-                return "dkms", version
-            if relative.startswith("kernel/drivers/accel/amdxdna/"):
-                return "in-tree", version
+        # depmod's search order: updates/ (DKMS installs there) before the kernel's own tree
+        for pattern, source in _MODULE_PLACES:
+            if any(modules.glob(pattern)):
+                return source, version
     if version:  # in-tree amdxdna sets no MODULE_VERSION; the out-of-tree one does
         return "dkms", version
     return None, None
