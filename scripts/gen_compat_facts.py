@@ -430,11 +430,12 @@ def linux_generation(
         )
         if "npu4" in protocol:
             for npu in ("npu5", "npu6"):
-                protocol.setdefault(npu, {**protocol["npu4"], "inferred": True})
+                protocol.setdefault(npu, {**protocol["npu4"], "inferred": True,
+                                          "firmware_dir": None})
     elif "npu5" in protocol:
         for npu in ("npu4", "npu6"):
             if npu not in protocol:
-                protocol[npu] = {**protocol["npu5"], "inferred": True}
+                protocol[npu] = {**protocol["npu5"], "inferred": True, "firmware_dir": None}
                 inferred.append(f"protocol: {npu} follows npu5 (its regs file was not read)")
     out["protocol"] = protocol
     # command BO limit
@@ -443,10 +444,10 @@ def linux_generation(
         out["cmd_bo_limit_bytes"] = parse_cmd_bo(gem)
         out["cmd_bo_limit_known"] = True
         out["cmd_bo_from"] = gem_key
-    elif (parent := carried("cmd_bo")) is not None:
-        out["cmd_bo_limit_bytes"] = parent["cmd_bo_limit_bytes"]
+    elif (from_parent := carried("cmd_bo")) is not None:
+        out["cmd_bo_limit_bytes"] = from_parent["cmd_bo_limit_bytes"]
         out["cmd_bo_limit_known"] = True
-        out["cmd_bo_from"] = parent["cmd_bo_from"]
+        out["cmd_bo_from"] = from_parent["cmd_bo_from"]
     else:
         out["cmd_bo_limit_bytes"] = None
         out["cmd_bo_limit_known"] = False
@@ -544,6 +545,19 @@ def generate(upstream: Path) -> dict[str, Any]:
         done[spec["drm_version"]] = linux_generation(upstream, spec, done, sources)
     for spec in GENERATIONS:
         drivers.append(done[spec["drm_version"]])
+    # an NPU's firmware directory is in its npu*_regs.c; where a generation's file for it was
+    # not read, take the directory another generation's file names (and say so)
+    directories = {
+        npu: rule["firmware_dir"]
+        for driver in drivers
+        for npu, rule in driver["protocol"].items()
+        if rule.get("firmware_dir") and not rule.get("inferred")
+    }
+    for driver in drivers:
+        for npu, rule in driver["protocol"].items():
+            if not rule.get("firmware_dir") and npu in directories:
+                rule["firmware_dir"] = directories[npu]
+                rule["firmware_dir_inferred"] = "from another generation's regs file"
     lines = [e for label in XDNA_LABELS if (e := xdna_entry(upstream, label, sources))]
     observations = upstream / "firmware/observations.txt"
     blobs, links = parse_observations(

@@ -61,7 +61,9 @@ def synthetic(root: Path) -> Path:
         PCI_DRV.format(sha="d" * 40, extra='MODULE_FIRMWARE("amdnpu/17f0_11/npu_7.sbin");',
                        minor=10)
     )
-    (new / "aie2_pci.c").write_text('static char *npu_fw[] = {\n\t"npu_7.sbin",\n\t"npu.sbin"\n};\n')
+    (new / "aie2_pci.c").write_text(
+        'static char *npu_fw[] = {\n\t"npu_7.sbin",\n\t"npu.sbin"\n};\n'
+    )
     (patches / "x-npu4_regs.c").write_text(
         "const struct aie2_fw_feature_tbl npu4_fw_feature_table[] = {\n"
         "\t{ .major = 6, .min_minor = 12 },\n"
@@ -96,7 +98,8 @@ def synthetic(root: Path) -> Path:
     (root / "fastflowlm/main.cpp").write_text(
         "// source: example/flm f" + " src/main.cpp\n"
         "    bool kernel_ok = (major > 6) || (major == 6 && minor >= 17);\n"
-        "if (!(drm_v.version_major > 0 || (drm_v.version_major == 0 && drm_v.version_minor >= 6)))\n"
+        "if (!(drm_v.version_major > 0 || "
+        "(drm_v.version_major == 0 && drm_v.version_minor >= 6)))\n"
         "bool fw_ok = (query_fw_version.major > 1 || (query_fw_version.major == 1 && "
         "query_fw_version.minor >= 1));\n"
         "if (query_aie_metadata.cols < 8) {\n"
@@ -144,19 +147,19 @@ def test_a_generation_whose_file_says_another_drm_version_is_refused(tmp_path: P
     root = synthetic(tmp_path)
     (root / "linux/drm-0.1/amdxdna_pci_drv.c").write_text(PCI_DRV.format(sha="a", extra="",
                                                                            minor=2))
-    with pytest.raises(ValueError, match="defines DRM 0.2, the generation says 0.1"):
+    with pytest.raises(ValueError, match=r"defines DRM 0\.2, the generation says 0\.1"):
         generator().generate(root)
 
 
 def test_a_missing_generation_file_is_named(tmp_path: Path) -> None:
     root = synthetic(tmp_path)
     (root / "linux/drm-0.6/amdxdna_pci_drv.c").unlink()
-    with pytest.raises(ValueError, match="the file answering ids of DRM 0.6 is missing"):
+    with pytest.raises(ValueError, match=r"the file answering ids of DRM 0\.6 is missing"):
         generator().generate(root)
 
 
 def test_a_bad_observation_line_names_its_line() -> None:
-    with pytest.raises(ValueError, match="obs.txt:2: expected"):
+    with pytest.raises(ValueError, match=r"obs\.txt:2: expected"):
         generator().parse_observations("# c\n1.1.2.65 17f0_11\n", "obs.txt")
 
 
@@ -164,7 +167,8 @@ def test_the_shipped_data_file_names_a_source_for_every_fact() -> None:
     data = facts.load_upstream()
     keys = {s["key"] for s in data["sources"]}
     for driver in data["drivers"]:
-        assert driver["ids_from"] in keys and driver["firmware_names_from"] in keys
+        assert driver["ids_from"] in keys
+        assert driver["firmware_names_from"] in keys
         assert all(rule["from"] in keys for rule in driver["protocol"].values())
         assert driver["cmd_bo_from"] in keys | {None}
         assert driver["inferred"], "kernel ranges come from reports: said as inferred"

@@ -100,7 +100,8 @@ def test_an_updates_copy_wins_over_the_distribution_blob() -> None:
 def test_missing_firmware_is_a_rejection_with_what_was_tried() -> None:
     text = UBUNTU.split("firmware:")[0] + "firmware:\n  - {path: amdnpu/1502_00/npu.sbin}\n"
     fw = judge(text).firmware
-    assert fw.loads is None and fw.accepted is False
+    assert fw.loads is None
+    assert fw.accepted is False
     assert "request_firmware -2" in fw.why[-1]
 
 
@@ -131,7 +132,9 @@ def test_dkms_driver_uses_the_out_of_tree_rule_and_file_name() -> None:
 
 
 def test_a_device_the_driver_does_not_bind_is_not_accepted() -> None:
-    text = (ZIMA % "1.1.2.65").replace('"1022:17f0", revision: "0x11"', '"1022:17f2", revision: "0x10"')
+    text = (ZIMA % "1.1.2.65").replace(
+        '"1022:17f0", revision: "0x11"', '"1022:17f2", revision: "0x10"'
+    )
     assert judge(text).firmware.accepted is False
 
 
@@ -202,3 +205,26 @@ def test_a_blob_without_a_release_string_is_named_by_its_file(tmp_path: Path) ->
     assert observe.blob_version(tmp_path / "npu.sbin.1.0.0.63.zst") == ("1.0.0.63", "file name")
     (tmp_path / "npu.sbin").write_bytes(b"no version here")
     assert observe.blob_version(tmp_path / "npu.sbin") == (None, "unknown")
+
+
+def test_what_if_the_zimaos_machine_ran_7_0_it_would_load_npu_7_and_be_ready() -> None:
+    text = (ZIMA % "1.0.0.166").replace('"6.18.9"', '"7.0.0"').replace('"0.1"', '"0.7.0"')
+    verdict = judge(text)
+    assert verdict.firmware.loads == "amdnpu/17f0_11/npu_7.sbin"
+    assert (verdict.firmware.version, verdict.firmware.accepted) == ("1.1.2.65", True)
+    assert verdict.consumers["FastFlowLM"].ok is True
+
+
+def test_without_an_accepted_blob_on_disk_the_fix_is_the_version_to_install() -> None:
+    text = "\n".join(line for line in (ZIMA % "1.1.2.65").splitlines() if "1.0.0.166" not in line)
+    fix = judge(text + "\n").fix
+    assert fix is not None
+    assert fix.startswith("install firmware 1.0.0.166 for 17f0_11")
+
+
+def test_npu4_on_6_18_looks_in_its_own_directory() -> None:
+    text = (ZIMA % "1.1.2.65").replace('revision: "0x11"', 'revision: "0x10"')
+    fw = judge(text).firmware
+    assert fw.tried[0] == "updates/amdnpu/17f0_10/npu.sbin"
+    assert fw.loads is None
+    assert fw.accepted is False
