@@ -196,7 +196,7 @@ def judge_firmware(host: HostCompat, upstream: dict[str, Any]) -> FirmwareVerdic
     link = f" -> {found.target}" if found.target else ""
     why.append(f"it requests {loads} first among those present{link}")
     rules = driver.get("protocol", {}).get(npu or "", {}).get("rules")
-    if version is None:
+    if version is None and protocol is None:
         why.append("the blob's version is unknown (no `Release x.y.z.w` read, no version given)")
         accepted = None
     elif protocol is None:
@@ -214,7 +214,7 @@ def judge_firmware(host: HostCompat, upstream: dict[str, Any]) -> FirmwareVerdic
         verb = {True: "accepts", False: "rejects", None: "may accept"}[accepted]
         why.append(
             f"{driver['id']} {verb} protocol {protocol_text(protocol)} of firmware "
-            f"{version} (it takes {wanted} for {npu})"
+            f"{version or '(version unknown)'} (it takes {wanted} for {npu})"
         )
     return FirmwareVerdict(
         driver=driver["id"],

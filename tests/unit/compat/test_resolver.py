@@ -228,3 +228,36 @@ def test_npu4_on_6_18_looks_in_its_own_directory() -> None:
     assert fw.tried[0] == "updates/amdnpu/17f0_10/npu.sbin"
     assert fw.loads is None
     assert fw.accepted is False
+
+
+FIXTURES = REPO / "tests/fixtures/compat"
+
+
+def field(case: str) -> resolver.Verdict:
+    path = next(FIXTURES.glob(f"{case}-*.yaml"))
+    return resolver.resolve(facts.load_facts(path), UPSTREAM, RECIPES)
+
+
+def test_field_006_protocol_7_3_on_6_19_is_rejected_with_a_firmware_fix() -> None:
+    verdict = field("006")
+    assert verdict.firmware.accepted is False
+    assert verdict.firmware.protocol == "7.3"
+    assert verdict.fix is not None
+    assert verdict.fix.startswith("install firmware 1.0.0.166 for 17f0_11")
+
+
+def test_field_016_healthy_flm_validate_is_ready() -> None:
+    verdict = field("016")
+    assert verdict.consumers["FastFlowLM"].ok is True
+    # no firmware files were shown: the verdict on them stays unknown
+    assert verdict.firmware.accepted is None
+
+
+def test_field_039_6_19_loads_npu_sbin_and_fastflowlm_wants_1_1() -> None:
+    verdict = field("039")
+    fw = verdict.firmware
+    # 6.19 asks for npu.sbin only: the protocol-7 npu_7.sbin beside it is never loaded
+    assert (fw.loads, fw.version, fw.accepted) == ("amdnpu/17f0_10/npu.sbin.zst", "1.0.0.63", True)
+    flm = verdict.consumers["FastFlowLM"]
+    assert flm.ok is False
+    assert flm.why == ("firmware 1.0.0.63 < 1.1.0.0",)
