@@ -62,6 +62,7 @@ def doctor(project: Project, target: str, log: list[str]) -> None:
             name = sorted(project.recipes)[0]
             plan = stage_validate.without_recipe_limits(make_plan(project, name))
             unmatched = True
+    _compat_summary(project)
     stage_validate.doctor(project, plan, workspace(project, name), unmatched=unmatched)
 
 
@@ -127,6 +128,21 @@ def matrix(namespace: dict[str, Any], project: Project, matrix: str, stop_stale:
 @guarded
 def kernel_check(project: Project, kernel: str) -> None:
     print(kernel_upgrade.decide(project, kernel or None).message)
+    if kernel:
+        from .compat import facts, observe, resolver
+
+        host = observe.observe(project.site.sysroot)
+        print(resolver.after_kernel(host, kernel, facts.load_upstream()))
+
+
+def _compat_summary(project: Project) -> None:
+    """The compat verdict of the live host, for doctor (it never decides doctor's exit)."""
+    from .compat import facts, observe, render, resolver
+
+    verdict = resolver.resolve(
+        observe.observe(project.site.sysroot), facts.load_upstream(), list(project.recipes.values())
+    )
+    print(render.format_verdict(verdict))
 
 
 @guarded

@@ -6,7 +6,7 @@ Pure: data in, a Verdict out. Unknown facts stay unknown (None): a verdict is ne
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from xdnaforge import recipe as recipe_model
@@ -71,3 +71,28 @@ def resolve(
         fix=choose_fix(host, fw, judged, upstream),
         notes=tuple(notes),
     )
+
+
+def after_kernel(host: HostCompat, release: str, upstream: dict[str, Any]) -> str:
+    """What booting another kernel does to the firmware (the in-tree driver of that release
+    requests other names: 6.19 -> 7.0 loads npu_7.sbin when it is there)."""
+    if host.driver_source == "dkms":
+        return (
+            f"compat: kernel {release}: the out-of-tree amdxdna is rebuilt for it by DKMS; "
+            "its firmware rule does not change"
+        )
+    if host.pci is None:
+        return f"compat: kernel {release}: no NPU found here, nothing to load"
+    then = replace(host, kernel=release, drm_version=None, driver_source="in-tree")
+    fw = judge_firmware(then, upstream)
+    if fw.driver is None:
+        return f"compat: kernel {release}: no in-tree driver generation is known for it"
+    now = judge_firmware(host, upstream)
+    loads = (
+        f"{fw.loads} ({fw.version or '?'}, protocol {fw.protocol or '?'})"
+        if fw.loads
+        else "nothing"
+    )
+    state = {True: "accepted", False: "NOT accepted", None: "acceptance unknown"}[fw.accepted]
+    change = "" if now.loads == fw.loads else f" (today: {now.loads or 'nothing'})"
+    return f"compat: kernel {release} ({fw.driver}, by release) would load {loads}{change}: {state}"

@@ -261,3 +261,13 @@ def test_field_039_6_19_loads_npu_sbin_and_fastflowlm_wants_1_1() -> None:
     flm = verdict.consumers["FastFlowLM"]
     assert flm.ok is False
     assert flm.why == ("firmware 1.0.0.63 < 1.1.0.0",)
+
+
+def test_a_6_19_to_7_0_upgrade_switches_to_npu_7() -> None:
+    host = facts.load_facts(next(FIXTURES.glob("039-*.yaml")))
+    line = resolver.after_kernel(host, "7.0.0-27-generic", UPSTREAM)
+    assert line == (
+        "compat: kernel 7.0.0-27-generic (in-tree-0.7, by release) would load "
+        "amdnpu/17f0_10/npu_7.sbin.zst (1.1.2.64, protocol 7.2) "
+        "(today: amdnpu/17f0_10/npu.sbin.zst): accepted"
+    )
