@@ -12,6 +12,9 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from .compat.facts import load_upstream
+from .compat.observe import observe
+from .compat.resolver import resolve
 from .consent import require, require_root
 from .debfile import DebError, read_deb
 from .errors import StepFailed
@@ -20,6 +23,7 @@ from .install_checks import (
     DISTRO_XRT_PACKAGES,
     MEMLOCK_FILES,
     Check,
+    compat_warnings,
     distro_xrt,
     memlock,
     parse_memlock,
@@ -88,7 +92,11 @@ def preflight(plan: Plan, space: Workspace, root: Path, sysroot: Path) -> list[C
         checks.append(stale_library_path(os.environ.get("LD_LIBRARY_PATH", "")))
     limits = parse_memlock(read_text(sysroot / "proc/self/limits") or "")
     checks.append(memlock(limits, plan.recipe.validation.memlock_min_kib))
-    return [c for c in checks if c is not None]
+    found = [c for c in checks if c is not None]
+    if root == Path("/"):
+        verdict = resolve(observe(sysroot), load_upstream(), [plan.recipe])
+        found.extend(compat_warnings(verdict, plan.recipe.name))
+    return found
 
 
 def _kept_versions(space: Workspace) -> dict[tuple[str, str], Path]:
