@@ -64,10 +64,22 @@ def test_compat_reads_a_fake_sysroot(project_dir: Path) -> None:
     (firmware / "npu.sbin.1.1.2.64").write_bytes(b"\0" * 32 + b"Release 1.1.2.64\0")
     (firmware / "npu_7.sbin").symlink_to("npu.sbin.1.1.2.64")
     outcome = run_doit(project_dir, "compat", "--target=ubuntu26-compat")
-    # the DRM version cannot be asked of a fake node: unknown, so the recipe is not proven
+    # no accel node to ask, no kernel log: the DRM version is unknown, so nothing is judged
     assert outcome.rc == 1, outcome.output
-    assert "firmware: loads amdnpu/17f0_10/npu_7.sbin (1.1.2.64, protocol 7.2)" in outcome.stdout
+    assert "firmware: loads nothing; accepted: unknown" in outcome.stdout
     assert "needs DRM driver >= 0.7.0; the host's is unknown" in outcome.stdout
+    # the kernel log a syslog daemon kept says which driver it is
+    (root / "var/log").mkdir(parents=True)
+    (root / "var/log/kern.log").write_text(
+        "Dec  1 08:00:01 host kernel: [drm] Initialized amdxdna_accel_driver 0.7.0 for "
+        "0000:c5:00.1 on minor 0\n"
+    )
+    outcome = run_doit(project_dir, "compat", "--target=ubuntu26-compat")
+    assert outcome.rc == 0, outcome.output
+    assert "firmware: loads amdnpu/17f0_10/npu_7.sbin (1.1.2.64, protocol 7.2); accepted: yes" in (
+        outcome.stdout
+    )
+    assert "ubuntu26-compat: fits yes" in outcome.stdout
 
 
 def test_check_rejects_a_contract_field_the_resolver_cannot_read(project_dir: Path) -> None:

@@ -30,9 +30,13 @@ def _major_minor(text: str | None) -> tuple[int, int] | None:
     return parsed[0], parsed[1] if len(parsed) > 1 else 0
 
 
-def find_driver(host: HostCompat, upstream: dict[str, Any]) -> tuple[dict[str, Any] | None, str]:
-    """The driver the host runs: an in-tree generation by DRM version (vendor kernels
-    backport, so the release alone is a weaker guess), or an out-of-tree xdna-driver line."""
+def find_driver(
+    host: HostCompat, upstream: dict[str, Any], by_release: bool = False
+) -> tuple[dict[str, Any] | None, str]:
+    """The driver the host runs: an in-tree generation by the DRM version it reports, or an
+    out-of-tree xdna-driver line. The kernel release alone decides only when asked
+    (`by_release`: what another kernel would do); otherwise it is named, not judged, since
+    vendor kernels backport (Ubuntu's 6.17 OEM kernel reports 0.6)."""
     if host.driver_source == "dkms":
         for line in upstream["xdna_driver"]:
             driver = line.get("out_of_tree_driver")
@@ -52,9 +56,12 @@ def find_driver(host: HostCompat, upstream: dict[str, Any]) -> tuple[dict[str, A
     if host.kernel:
         for generation in upstream["drivers"]:
             if parse_range(generation["kernels"]).contains(host.kernel):
-                return generation, (
-                    f"kernel {host.kernel} (DRM version unknown: a vendor kernel "
-                    "with backports can carry another generation)"
+                if by_release:
+                    return generation, f"kernel {host.kernel}, by release"
+                return None, (
+                    f"the DRM driver version is unknown; by its release, kernel {host.kernel} "
+                    f"would carry {generation['id']}, but vendor kernels backport, so that is "
+                    "not judged (give driver.drm_version)"
                 )
     return None, "neither the DRM driver version nor a known kernel release is given"
 
@@ -146,8 +153,10 @@ def protocol_text(protocol: tuple[int, int | None, bool] | None) -> str | None:
     return f"{major}" if minor is None else f"{major}.{minor}{'+' if lower else ''}"
 
 
-def judge_firmware(host: HostCompat, upstream: dict[str, Any]) -> FirmwareVerdict:
-    driver, how = find_driver(host, upstream)
+def judge_firmware(
+    host: HostCompat, upstream: dict[str, Any], by_release: bool = False
+) -> FirmwareVerdict:
+    driver, how = find_driver(host, upstream, by_release)
     if driver is None:
         return FirmwareVerdict(
             driver=None,

@@ -27,6 +27,8 @@ def judge_recipe(
     fails: list[str] = []
     unknown: list[str] = []
     passes: list[str] = []
+    if host.pci is None:
+        return Finding(ok=None, why=("no NPU is known on this host",))
     if host.pci is not None:
         wanted = [
             n

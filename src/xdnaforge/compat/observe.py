@@ -2,7 +2,8 @@
 
 The NPU (sysfs, through host.py), which amdxdna is loaded and from where (/sys/module, the
 module file under lib/modules), its DRM driver version (DRM_IOCTL_VERSION on the accel node,
-else the kernel log's `Initialized amdxdna_accel_driver X.Y.Z`), the firmware files under
+else the kernel log's `Initialized amdxdna_accel_driver X.Y.Z`: the log handed in, or
+var/log/kern.log / var/log/dmesg), the firmware files under
 lib/firmware/{updates/,}amdnpu/ with their links and the `Release x.y.z.w` inside each blob
 (.xz read with lzma; .zst by name only), the running firmware (sysfs fw_version),
 /proc/cmdline and the installed XRT packages (dpkg's status file).
@@ -26,6 +27,7 @@ _INITIALIZED_RE = re.compile(r"Initialized amdxdna_accel_driver (\d+\.\d+\.\d+)"
 # DRM_IOCTL_VERSION = _IOWR('d', 0x00, struct drm_version) with a 64-byte struct on LP64
 _DRM_IOCTL_VERSION = 0xC0406400
 _BLOB_HEAD = 1 << 20  # the Release string sits in the first KiBs of the blob
+_LOG_TAIL = 4 << 20  # the last boot's lines are at the end of a long kern.log
 _MODULE_PLACES = (
     ("updates/dkms/amdxdna.ko*", "dkms"),
     ("updates/amdxdna.ko*", "dkms"),
@@ -97,6 +99,21 @@ def drm_version_from_log(text: str | None) -> str | None:
     return found[-1] if found else None
 
 
+def saved_kernel_log(sysroot: Path) -> str | None:
+    """The tail of a kernel log a syslog daemon or the boot wrote (var/log/kern.log,
+    var/log/dmesg), when no log was handed in: read as a file, no process."""
+    for name in ("var/log/kern.log", "var/log/dmesg"):
+        path = sysroot / name
+        try:
+            with path.open("rb") as stream:
+                size = path.stat().st_size
+                stream.seek(max(0, size - _LOG_TAIL))
+                return stream.read().decode("utf-8", errors="replace")
+        except OSError:
+            continue
+    return None
+
+
 def driver_source(sysroot: Path, kernel: str | None) -> tuple[str | None, str | None]:
     """('in-tree' | 'dkms', the module's own version) from where amdxdna.ko lives."""
     version = host_facts.read_text(sysroot / "sys/module/amdxdna/version")
@@ -129,7 +146,9 @@ def observe(sysroot: Path, kernel_log: str | None = None) -> HostCompat:
     source, module_version = driver_source(sysroot, base.kernel)
     nodes = sysroot / "dev/accel"
     accel = sorted(nodes.glob("accel*")) if nodes.is_dir() else []
-    drm = (drm_version_ioctl(accel[0]) if accel else None) or drm_version_from_log(kernel_log)
+    drm = (drm_version_ioctl(accel[0]) if accel else None) or drm_version_from_log(
+        kernel_log if kernel_log is not None else saved_kernel_log(sysroot)
+    )
     running = None
     for node in sorted((sysroot / "sys/class/accel").glob("accel*/device/fw_version")):
         running = host_facts.read_text(node)

@@ -31,7 +31,12 @@ def format_verdict(verdict: Verdict) -> str:
     for name, finding in sorted(verdict.consumers.items()):
         lines.extend(_finding(name, finding, "ready"))
     lines.extend(f"note: {note}" for note in verdict.notes)
-    lines.append(f"fix: {verdict.fix or 'nothing to change'}")
+    if verdict.fix:
+        lines.append(f"fix: {verdict.fix}")
+    elif verdict.ok:
+        lines.append("fix: nothing to change")
+    else:
+        lines.append("fix: none known: the facts said as unknown above decide it")
     return "\n".join(lines)
 
 

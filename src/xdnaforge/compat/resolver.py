@@ -84,9 +84,10 @@ def after_kernel(host: HostCompat, release: str, upstream: dict[str, Any]) -> st
     if host.pci is None:
         return f"compat: kernel {release}: no NPU found here, nothing to load"
     then = replace(host, kernel=release, drm_version=None, driver_source="in-tree")
-    fw = judge_firmware(then, upstream)
+    fw = judge_firmware(then, upstream, by_release=True)
     if fw.driver is None:
         return f"compat: kernel {release}: no in-tree driver generation is known for it"
+    fw_text = f"{fw.driver}, by release"
     now = judge_firmware(host, upstream)
     loads = (
         f"{fw.loads} ({fw.version or '?'}, protocol {fw.protocol or '?'})"
@@ -95,4 +96,4 @@ def after_kernel(host: HostCompat, release: str, upstream: dict[str, Any]) -> st
     )
     state = {True: "accepted", False: "NOT accepted", None: "acceptance unknown"}[fw.accepted]
     change = "" if now.loads == fw.loads else f" (today: {now.loads or 'nothing'})"
-    return f"compat: kernel {release} ({fw.driver}, by release) would load {loads}{change}: {state}"
+    return f"compat: kernel {release} ({fw_text}) would load {loads}{change}: {state}"

@@ -113,11 +113,18 @@ def test_unknown_facts_stay_unknown() -> None:
     assert judge(unknown_drm).firmware.accepted is None
 
 
-def test_a_kernel_release_alone_picks_a_generation_and_says_so() -> None:
+def test_a_kernel_release_alone_is_named_but_not_judged() -> None:
     text = (ZIMA % "1.1.2.65").replace(', drm_version: "0.1"', "")
-    fw = judge(text).firmware
-    assert fw.driver == "in-tree-0.1"
-    assert "vendor kernel" in fw.why[0]
+    verdict = judge(text)
+    assert verdict.firmware.driver is None
+    assert verdict.firmware.accepted is None
+    assert "would carry in-tree-0.1, but vendor kernels backport" in verdict.firmware.why[0]
+    assert "fix: none known" in render.format_verdict(verdict)
+
+
+def test_without_an_npu_no_recipe_is_judged() -> None:
+    verdict = judge('kernel: "6.18.9"\ndriver: {drm_version: "0.1"}\n')
+    assert {f.ok for f in verdict.recipes.values()} == {None}
 
 
 def test_dkms_driver_uses_the_out_of_tree_rule_and_file_name() -> None:
