@@ -61,6 +61,9 @@ class HostCompat:
     drm_version: str | None = None
     driver_version: str | None = None  # a DKMS module's own version
     firmware: tuple[FirmwareFile, ...] = ()
+    firmware_listed: bool = (
+        False  # the list is complete (read from disk, or given): absent = absent
+    )
     running_firmware: str | None = None
     userspace: dict[str, str] = field(default_factory=dict)
     columns: int | None = None
@@ -78,19 +81,20 @@ class HostCompat:
         if self.driver_version:
             driver["version"] = self.driver_version
         record["driver"] = driver
-        record["firmware"] = [
-            {
-                k: v
-                for k, v in (
-                    ("path", f.path),
-                    ("target", f.target),
-                    ("version", f.version),
-                    ("protocol", f.protocol),
-                )
-                if v is not None
-            }
-            for f in self.firmware
-        ]
+        if self.firmware_listed or self.firmware:
+            record["firmware"] = [
+                {
+                    k: v
+                    for k, v in (
+                        ("path", f.path),
+                        ("target", f.target),
+                        ("version", f.version),
+                        ("protocol", f.protocol),
+                    )
+                    if v is not None
+                }
+                for f in self.firmware
+            ]
         if self.running_firmware:
             record["running_firmware"] = self.running_firmware
         if self.userspace:
@@ -223,6 +227,7 @@ def parse_facts(document: yamlfile.Document) -> HostCompat:
         drm_version=reader.string(driver, "drm_version", (*base, "driver"), version=True),
         driver_version=reader.string(driver, "version", (*base, "driver")),
         firmware=tuple(files),
+        firmware_listed="firmware" in top,
         running_firmware=reader.string(top, "running_firmware", base, version=True),
         userspace={str(k): str(v) for k, v in userspace.items()},
         columns=reader.integer(top, "columns", base),

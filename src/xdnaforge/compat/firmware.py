@@ -188,7 +188,7 @@ def judge_firmware(
             f"none of {', '.join(tried[:2])} ... exists (found: {listed}); the probe "
             "fails with request_firmware -2"
         )
-        accepted = False if host.firmware else None  # no file listed: unknown, not absent
+        accepted = False if host.firmware_listed else None  # not listed: unknown, not absent
         return FirmwareVerdict(
             driver=driver["id"],
             tried=tuple(tried),

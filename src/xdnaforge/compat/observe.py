@@ -59,10 +59,17 @@ def blob_version(path: Path) -> tuple[str | None, str]:
     return None, "unknown"
 
 
+def firmware_root(sysroot: Path) -> Path | None:
+    for base in (sysroot / "lib/firmware", sysroot / "usr/lib/firmware"):
+        if base.is_dir():
+            return base
+    return None
+
+
 def read_firmware(sysroot: Path) -> tuple[FirmwareFile, ...]:
-    base = sysroot / "lib/firmware"
-    if not base.is_dir():
-        base = sysroot / "usr/lib/firmware"
+    base = firmware_root(sysroot)
+    if base is None:
+        return ()
     found = []
     for top in ("updates/amdnpu", "amdnpu"):
         root = base / top
@@ -163,6 +170,7 @@ def observe(sysroot: Path, kernel_log: str | None = None) -> HostCompat:
         drm_version=drm,
         driver_version=module_version if source == "dkms" else None,
         firmware=read_firmware(sysroot),
+        firmware_listed=firmware_root(sysroot) is not None,
         running_firmware=running,
         userspace=read_userspace(sysroot),
         cmdline=host_facts.read_text(sysroot / "proc/cmdline"),

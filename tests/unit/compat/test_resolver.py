@@ -278,3 +278,13 @@ def test_a_6_19_to_7_0_upgrade_switches_to_npu_7() -> None:
         "amdnpu/17f0_10/npu_7.sbin.zst (1.1.2.64, protocol 7.2) "
         "(today: amdnpu/17f0_10/npu.sbin.zst): accepted"
     )
+
+
+def test_an_empty_firmware_list_is_absence_a_missing_one_is_unknown() -> None:
+    base = 'kernel: "6.18.9"\nnpu: {pci: "1022:17f0", revision: "0x11"}\n'
+    base += 'driver: {source: in-tree, drm_version: "0.1"}\n'
+    assert judge(base).firmware.accepted is None
+    assert judge(base + "firmware: []\n").firmware.accepted is False
+    # and the record keeps the difference when fed back
+    unknown = judge(base)
+    assert "firmware" not in unknown.facts.as_record()
