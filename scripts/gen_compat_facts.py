@@ -55,6 +55,19 @@ GENERATIONS: list[dict[str, Any]] = [
         ),
     },
     {
+        "drm_version": "0.6",
+        "id": "in-tree-0.6-7.0",
+        "files": {},
+        "seen_in": "drm-0.6-7.0",
+        "inherit": {"ids": "0.6", "names": "0.10", "protocol": "0.10", "cmd_bo": "0.1"},
+        "kernels": ">=7.0, <7.1",
+        "kernels_evidence": (
+            "mainline 7.0 took f1eac46fe5f7 and the npu_7.sbin fallback while the DRM version "
+            "was still 0.6 (the 0.7 bump was posted on 2026-02-28 on top of the npu_7.sbin "
+            "names); a Fedora 7.0.9 note reports 0.6"
+        ),
+    },
+    {
         "drm_version": "0.7",
         "files": {},
         "inherit": {"ids": "0.6", "names": "0.10", "protocol": "0.10", "cmd_bo": "0.1"},
@@ -332,7 +345,7 @@ def linux_generation(
     inherit: dict[str, str] = spec.get("inherit", {})
     inferred: list[str] = [f"kernel releases: {spec['kernels_evidence']}"]
     out: dict[str, Any] = {
-        "id": f"in-tree-{spec['drm_version']}",
+        "id": spec.get("id", f"in-tree-{spec['drm_version']}"),
         "source": "in-tree",
         "drm_version": spec["drm_version"],
         "kernels": spec["kernels"],
@@ -456,6 +469,21 @@ def linux_generation(
             "command BO limit: unknown (a dri-devel patch removes the 32 KiB cap; "
             "the release it landed in was not read)"
         )
+    if "seen_in" in spec:
+        # a file that shows this generation exists (its DRM version and what it requests)
+        # without holding the facts themselves: checked, and named as the evidence
+        seen, seen_key = text_of(spec["seen_in"], "amdxdna_pci_drv.c")
+        if seen is None:
+            raise ValueError(f"linux/{spec['seen_in']}/amdxdna_pci_drv.c is missing")
+        drv = parse_pci_drv(seen)
+        if drv["drm_version"] != spec["drm_version"]:
+            raise ValueError(f"linux/{spec['seen_in']}/amdxdna_pci_drv.c defines DRM "
+                             f"{drv['drm_version']}, the generation says {spec['drm_version']}")
+        missing = [n for n in drv["module_firmware"] if n not in out["firmware_names"]]
+        if missing:
+            raise ValueError(f"linux/{spec['seen_in']}/amdxdna_pci_drv.c names {missing}, "
+                             f"which the carried-over firmware names lack")
+        out["seen_in"] = seen_key
     out["inferred"] = inferred
     return out
 
@@ -542,9 +570,9 @@ def generate(upstream: Path) -> dict[str, Any]:
     # generations that others inherit from are read first (0.10 before 0.7 and 0.8)
     order = sorted(GENERATIONS, key=lambda g: 0 if not g.get("inherit") else 1)
     for spec in order:
-        done[spec["drm_version"]] = linux_generation(upstream, spec, done, sources)
+        done[spec.get("id", spec["drm_version"])] = linux_generation(upstream, spec, done, sources)
     for spec in GENERATIONS:
-        drivers.append(done[spec["drm_version"]])
+        drivers.append(done[spec.get("id", spec["drm_version"])])
     # an NPU's firmware directory is in its npu*_regs.c; where a generation's file for it was
     # not read, take the directory another generation's file names (and say so)
     directories = {

@@ -49,10 +49,22 @@ def find_driver(
         )
     wanted = _major_minor(host.drm_version)
     if wanted is not None:
-        for generation in upstream["drivers"]:
-            if _major_minor(generation["drm_version"]) == wanted:
-                return generation, f"DRM driver version {host.drm_version}"
-        return None, f"no in-tree driver generation reports DRM version {host.drm_version}"
+        same = [g for g in upstream["drivers"] if _major_minor(g["drm_version"]) == wanted]
+        if len(same) == 1:
+            return same[0], f"DRM driver version {host.drm_version}"
+        if not same:
+            return None, f"no in-tree driver generation reports DRM version {host.drm_version}"
+        # one DRM version, several drivers (mainline 7.0 still said 0.6): the release decides
+        inside = [
+            g for g in same if host.kernel and parse_range(g["kernels"]).contains(host.kernel)
+        ]
+        if len(inside) == 1:
+            return inside[0], f"DRM driver version {host.drm_version} on kernel {host.kernel}"
+        names = " or ".join(f"{g['id']} (Linux {g['kernels']})" for g in same)
+        return None, (
+            f"DRM driver version {host.drm_version} is {names}; kernel "
+            f"{host.kernel or '(unknown)'} does not say which"
+        )
     if host.kernel:
         for generation in upstream["drivers"]:
             if parse_range(generation["kernels"]).contains(host.kernel):

@@ -55,6 +55,11 @@ def synthetic(root: Path) -> Path:
         "\t.protocol_major = 0x6,\n\t.protocol_minor = 12,\n"
     )
     (old / "amdxdna_gem.c").write_text("#define XDNA_MAX_CMD_BO_SIZE\tSZ_32K\n")
+    (linux / "drm-0.6-7.0").mkdir()
+    (linux / "drm-0.6-7.0/amdxdna_pci_drv.c").write_text(
+        'MODULE_FIRMWARE("amdnpu/17f0_11/npu_7.sbin");\n'
+        "#define AMDXDNA_DRIVER_MAJOR\t\t0\n#define AMDXDNA_DRIVER_MINOR\t\t6\n"
+    )
     (linux / "drm-0.6").mkdir()
     (linux / "drm-0.6/amdxdna_pci_drv.c").write_text(PCI_DRV.format(sha="6", extra="", minor=6))
     (new / "amdxdna_pci_drv.c").write_text(
@@ -148,6 +153,20 @@ def test_a_generation_whose_file_says_another_drm_version_is_refused(tmp_path: P
     (root / "linux/drm-0.1/amdxdna_pci_drv.c").write_text(PCI_DRV.format(sha="a", extra="",
                                                                            minor=2))
     with pytest.raises(ValueError, match=r"defines DRM 0\.2, the generation says 0\.1"):
+        generator().generate(root)
+
+
+def test_a_file_that_only_shows_a_generation_must_agree_with_it(tmp_path: Path) -> None:
+    root = synthetic(tmp_path)
+    data = generator().generate(root)
+    mainline = next(d for d in data["drivers"] if d["id"] == "in-tree-0.6-7.0")
+    assert mainline["seen_in"] == "linux/drm-0.6-7.0/amdxdna_pci_drv.c"
+    assert mainline["firmware_names"] == ["npu_7.sbin", "npu.sbin"]
+    (root / "linux/drm-0.6-7.0/amdxdna_pci_drv.c").write_text(
+        'MODULE_FIRMWARE("amdnpu/17f0_11/npu_9.sbin");\n'
+        "#define AMDXDNA_DRIVER_MAJOR\t\t0\n#define AMDXDNA_DRIVER_MINOR\t\t6\n"
+    )
+    with pytest.raises(ValueError, match=r"npu_9\.sbin"):
         generator().generate(root)
 
 

@@ -274,7 +274,7 @@ def test_a_6_19_to_7_0_upgrade_switches_to_npu_7() -> None:
     host = facts.load_facts(next(FIXTURES.glob("039-*.yaml")))
     line = resolver.after_kernel(host, "7.0.0-27-generic", UPSTREAM)
     assert line == (
-        "compat: kernel 7.0.0-27-generic (in-tree-0.7, by release) would load "
+        "compat: kernel 7.0.0-27-generic (in-tree-0.6-7.0, by release) would load "
         "amdnpu/17f0_10/npu_7.sbin.zst (1.1.2.64, protocol 7.2) "
         "(today: amdnpu/17f0_10/npu.sbin.zst): accepted"
     )
@@ -288,3 +288,15 @@ def test_an_empty_firmware_list_is_absence_a_missing_one_is_unknown() -> None:
     # and the record keeps the difference when fed back
     unknown = judge(base)
     assert "firmware" not in unknown.facts.as_record()
+
+
+def test_drm_0_6_is_6_19_or_mainline_7_0_and_the_release_decides() -> None:
+    on_619 = field("039")
+    assert on_619.firmware.driver == "in-tree-0.6"
+    text = UBUNTU.replace('"0.7.0"', '"0.6.0"').replace("7.0.0-27-generic", "7.0.9-200.fc44")
+    assert judge(text).firmware.driver == "in-tree-0.6-7.0"
+    assert judge(text).firmware.loads == "amdnpu/17f0_10/npu_7.sbin.zst"
+    # a vendor 6.17 kernel with backports reporting 0.6: neither, so not judged
+    oem = judge(text.replace("7.0.9-200.fc44", "6.17.0-1025-oem"))
+    assert oem.firmware.driver is None
+    assert "does not say which" in oem.firmware.why[0]
