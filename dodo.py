@@ -232,7 +232,7 @@ def task_compat() -> dict[str, Any]:
         steps_hardware.compat,
         PROJECT,
         params=(
-            TARGET,
+            {**TARGET, "help": "judge only this recipe (default: every recipe)"},
             _option("facts", str, "", "judge the host a facts file describes (YAML) instead"),
             _option("json", str, "", "also write the verdict as JSON to this file"),
         ),
