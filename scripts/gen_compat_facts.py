@@ -333,8 +333,10 @@ def _read(path: Path) -> str | None:
 
 def _missing(spec: dict[str, Any], question: str) -> dict[str, Any]:
     where = spec.get("files", {}).get(question)
-    raise ValueError(f"DRM {spec['drm_version']}: no file answers {question}"
-                     + (f" (expected under linux/{where}/)" if where else ""))
+    raise ValueError(
+        f"DRM {spec['drm_version']}: no file answers {question}"
+        + (f" (expected under linux/{where}/)" if where else "")
+    )
 
 
 def linux_generation(
@@ -363,8 +365,10 @@ def linux_generation(
         parent = inherit.get(question)
         if parent is None:
             if question in files:
-                raise ValueError(f"linux/{files[question]}/: the file answering {question} of "
-                                 f"DRM {spec['drm_version']} is missing")
+                raise ValueError(
+                    f"linux/{files[question]}/: the file answering {question} of "
+                    f"DRM {spec['drm_version']} is missing"
+                )
             return None
         inferred.append(
             f"{question}: carried over from in-tree-{parent} (no file of this "
@@ -443,8 +447,9 @@ def linux_generation(
         )
         if "npu4" in protocol:
             for npu in ("npu5", "npu6"):
-                protocol.setdefault(npu, {**protocol["npu4"], "inferred": True,
-                                          "firmware_dir": None})
+                protocol.setdefault(
+                    npu, {**protocol["npu4"], "inferred": True, "firmware_dir": None}
+                )
     elif "npu5" in protocol:
         for npu in ("npu4", "npu6"):
             if npu not in protocol:
@@ -477,12 +482,16 @@ def linux_generation(
             raise ValueError(f"linux/{spec['seen_in']}/amdxdna_pci_drv.c is missing")
         drv = parse_pci_drv(seen)
         if drv["drm_version"] != spec["drm_version"]:
-            raise ValueError(f"linux/{spec['seen_in']}/amdxdna_pci_drv.c defines DRM "
-                             f"{drv['drm_version']}, the generation says {spec['drm_version']}")
+            raise ValueError(
+                f"linux/{spec['seen_in']}/amdxdna_pci_drv.c defines DRM "
+                f"{drv['drm_version']}, the generation says {spec['drm_version']}"
+            )
         missing = [n for n in drv["module_firmware"] if n not in out["firmware_names"]]
         if missing:
-            raise ValueError(f"linux/{spec['seen_in']}/amdxdna_pci_drv.c names {missing}, "
-                             f"which the carried-over firmware names lack")
+            raise ValueError(
+                f"linux/{spec['seen_in']}/amdxdna_pci_drv.c names {missing}, "
+                f"which the carried-over firmware names lack"
+            )
         out["seen_in"] = seen_key
     out["inferred"] = inferred
     return out

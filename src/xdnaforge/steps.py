@@ -378,9 +378,16 @@ def check(project: Project) -> None:
         document = yamlfile.load(project.root / source, source)
         for key_path, message in found:
             line, column = document.where(key_path)
-            problems.append(Problem(source=source, line=line, column=column,
-                                    key_path=yamlfile.format_path(key_path), message=message,
-                                    hint="docs/compat.md says what each contract field means"))
+            problems.append(
+                Problem(
+                    source=source,
+                    line=line,
+                    column=column,
+                    key_path=yamlfile.format_path(key_path),
+                    message=message,
+                    hint="docs/compat.md says what each contract field means",
+                )
+            )
     if problems:
         print(str(ConfigError(problems)), file=sys.stderr)
         raise SystemExit(3)
@@ -392,8 +399,9 @@ def _compat_line(project: Project, recipe: Any) -> str:
     build may be meant for another machine)."""
     from .compat import facts, observe, render, resolver
 
-    verdict = resolver.resolve(observe.observe(project.site.sysroot), facts.load_upstream(),
-                               [recipe])
+    verdict = resolver.resolve(
+        observe.observe(project.site.sysroot), facts.load_upstream(), [recipe]
+    )
     return render.plan_line(verdict, recipe.name)
 
 

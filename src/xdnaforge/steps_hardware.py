@@ -190,9 +190,7 @@ def compat(project: Project, target: str, facts: str, json: str) -> None:
 
     try:
         host = (
-            compat_facts.load_facts(Path(facts))
-            if facts
-            else observe.observe(project.site.sysroot)
+            compat_facts.load_facts(Path(facts)) if facts else observe.observe(project.site.sysroot)
         )
     except ConfigError as error:
         print(str(error), file=sys.stderr)

@@ -20,12 +20,16 @@ def test_every_shipped_contract_is_readable() -> None:
 def test_unreadable_contract_fields_are_named() -> None:
     recipe = RECIPES["ubuntu26-compat"]
     driver = dataclasses.replace(
-        recipe.driver, drm_version="seven", firmware_version="1.1", firmware_protocol_major=9,
+        recipe.driver,
+        drm_version="seven",
+        firmware_version="1.1",
+        firmware_protocol_major=9,
         cmd_bo_max_bytes=65536,
     )
     npus = (dataclasses.replace(recipe.hosts.npus[0], pci="1022:abcd"),)
-    broken = dataclasses.replace(recipe, driver=driver,
-                                 hosts=dataclasses.replace(recipe.hosts, npus=npus))
+    broken = dataclasses.replace(
+        recipe, driver=driver, hosts=dataclasses.replace(recipe.hosts, npus=npus)
+    )
     found = dict(contracts.check_contract(broken, UPSTREAM))
     assert found[("driver", "drm_version")] == "'seven' is not a DRM driver version like 0.7.0"
     assert "is not a firmware version" in found[("driver", "firmware_version")]

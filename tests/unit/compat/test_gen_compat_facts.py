@@ -63,8 +63,9 @@ def synthetic(root: Path) -> Path:
     (linux / "drm-0.6").mkdir()
     (linux / "drm-0.6/amdxdna_pci_drv.c").write_text(PCI_DRV.format(sha="6", extra="", minor=6))
     (new / "amdxdna_pci_drv.c").write_text(
-        PCI_DRV.format(sha="d" * 40, extra='MODULE_FIRMWARE("amdnpu/17f0_11/npu_7.sbin");',
-                       minor=10)
+        PCI_DRV.format(
+            sha="d" * 40, extra='MODULE_FIRMWARE("amdnpu/17f0_11/npu_7.sbin");', minor=10
+        )
     )
     (new / "aie2_pci.c").write_text(
         'static char *npu_fw[] = {\n\t"npu_7.sbin",\n\t"npu.sbin"\n};\n'
@@ -82,11 +83,22 @@ def synthetic(root: Path) -> Path:
     (pin / "src/shim/umq").mkdir(parents=True)
     (pin / "tools").mkdir()
     (pin / "COMMIT").write_text("e" * 40 + "\n")
-    (pin / "tools/info.json").write_text(json.dumps({
-        "xrt": {"version": "202520.2.20.122"},
-        "firmwares": [{"device": "npu5", "pci_device_id": "17f0", "pci_revision_id": "11",
-                       "version": "1.0.20.31", "fw_name": "npu.dev.sbin"}],
-    }))
+    (pin / "tools/info.json").write_text(
+        json.dumps(
+            {
+                "xrt": {"version": "202520.2.20.122"},
+                "firmwares": [
+                    {
+                        "device": "npu5",
+                        "pci_device_id": "17f0",
+                        "pci_revision_id": "11",
+                        "version": "1.0.20.31",
+                        "fw_name": "npu.dev.sbin",
+                    }
+                ],
+            }
+        )
+    )
     (pin / "src/driver/amdxdna/npu5_regs.c").write_text(
         '\t.fw_path\t= "amdnpu/17f0_11/npu.dev.sbin",\n'
         "\t.min_fw_version\t= AIE2_FW_VERSION(6, 12),\n"
@@ -125,7 +137,8 @@ def test_generation_reads_every_kind_of_source_and_names_them(tmp_path: Path) ->
     assert old["ids_from"] == "linux/drm-0.1/amdxdna_pci_drv.c"
     assert new["firmware_names"] == ["npu_7.sbin", "npu.sbin"]
     assert [(r["major"], r["min_minor"]) for r in new["protocol"]["npu4"]["rules"]] == [
-        (6, 12), (7, 0)
+        (6, 12),
+        (7, 0),
     ]
     assert new["cmd_bo_limit_known"] is False
     # 0.7 states nothing of its own: everything is carried over, and said to be
@@ -139,19 +152,27 @@ def test_generation_reads_every_kind_of_source_and_names_them(tmp_path: Path) ->
     assert pin["out_of_tree_driver"]["protocol"]["npu5"]["rules"] == [
         {"kind": "at-least", "major": 6, "min_minor": 12}
     ]
-    assert pin["firmware"][0] == {"npu": "npu5", "dir": "17f0_11", "version": "1.0.20.31",
-                                  "fw_name": "npu.dev.sbin"}
+    assert pin["firmware"][0] == {
+        "npu": "npu5",
+        "dir": "17f0_11",
+        "version": "1.0.20.31",
+        "fw_name": "npu.dev.sbin",
+    }
     assert data["firmware"][1]["minor_at_least"] is True
     assert data["consumers"][0]["floors"] == {
-        "kernel": "6.17", "drm_version": "0.6", "firmware": "1.1.0.0", "columns": 8,
+        "kernel": "6.17",
+        "drm_version": "0.6",
+        "firmware": "1.1.0.0",
+        "columns": 8,
         "memlock_bytes": 100 * 1024 * 1024,
     }
 
 
 def test_a_generation_whose_file_says_another_drm_version_is_refused(tmp_path: Path) -> None:
     root = synthetic(tmp_path)
-    (root / "linux/drm-0.1/amdxdna_pci_drv.c").write_text(PCI_DRV.format(sha="a", extra="",
-                                                                           minor=2))
+    (root / "linux/drm-0.1/amdxdna_pci_drv.c").write_text(
+        PCI_DRV.format(sha="a", extra="", minor=2)
+    )
     with pytest.raises(ValueError, match=r"defines DRM 0\.2, the generation says 0\.1"):
         generator().generate(root)
 

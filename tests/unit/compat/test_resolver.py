@@ -149,7 +149,7 @@ def test_a_facts_file_with_wrong_types_names_file_line_and_column() -> None:
     with pytest.raises(ConfigError) as raised:
         judge('kernel: 6.18\nnpu: {pci: "1022:17f0", revision: "0x11"}\ndriver: {source: vendor}\n')
     text = str(raised.value)
-    assert 'facts.yaml:1:1: kernel: expected a string, got float 6.18' in text
+    assert "facts.yaml:1:1: kernel: expected a string, got float 6.18" in text
     assert "facts.yaml:3:10: driver.source: 'vendor' is not one of in-tree, dkms" in text
 
 
@@ -178,8 +178,12 @@ def test_a_fake_sysroot_is_read_with_links_updates_compressed_blobs_and_dkms(
     (root / "proc/cmdline").write_text("quiet amd_iommu=off\n")
     device = root / "sys/bus/pci/devices/0000:c7:00.1"
     device.mkdir(parents=True)
-    for name, value in (("vendor", "0x1022"), ("device", "0x17f0"), ("revision", "0x11"),
-                        ("class", "0x118000")):
+    for name, value in (
+        ("vendor", "0x1022"),
+        ("device", "0x17f0"),
+        ("revision", "0x11"),
+        ("class", "0x118000"),
+    ):
         (device / name).write_text(value + "\n")
     (root / "sys/bus/pci/drivers/amdxdna").mkdir(parents=True)
     (device / "driver").symlink_to("../../../bus/pci/drivers/amdxdna")
@@ -195,8 +199,11 @@ def test_a_fake_sysroot_is_read_with_links_updates_compressed_blobs_and_dkms(
     (root / "sys/module/amdxdna/version").write_text("2.21.75\n")
     host = observe.observe(root, kernel_log="[drm] Initialized amdxdna_accel_driver 1.0.0 for x")
     assert (host.pci, host.revision, host.kernel) == ("1022:17f0", "0x11", "6.18.9")
-    assert (host.driver_source, host.driver_version, host.drm_version) == ("dkms", "2.21.75",
-                                                                         "1.0.0")
+    assert (host.driver_source, host.driver_version, host.drm_version) == (
+        "dkms",
+        "2.21.75",
+        "1.0.0",
+    )
     by_path = {f.path: f for f in host.firmware}
     assert by_path["amdnpu/17f0_11/npu.sbin"].target == "npu.sbin.1.1.2.65"
     assert by_path["amdnpu/17f0_11/npu.sbin"].version == "1.1.2.65"
