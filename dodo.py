@@ -226,6 +226,19 @@ def task_doctor() -> dict[str, Any]:
     )
 
 
+def task_compat() -> dict[str, Any]:
+    """Which firmware loads, whether it is accepted, which recipes fit, the fix (read-only)."""
+    return _task(
+        hardware.compat,
+        PROJECT,
+        params=(
+            {**TARGET, "help": "judge only this recipe (default: every recipe)"},
+            _option("facts", str, "", "judge the host a facts file describes (YAML) instead"),
+            _option("json", str, "", "also write the verdict as JSON to this file"),
+        ),
+    )
+
+
 def task_matrix() -> dict[str, Any]:
     """Build every matrix cell that changed, revalidate the ones for this host, print a table."""
     return _task(

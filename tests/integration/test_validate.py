@@ -131,6 +131,13 @@ def test_upstream_main_on_the_70_driver_fails_exec_cmd(
     result = statuses(project_dir, "upstream-main")
     assert (result["examine"], result["validate"]) == ("pass", "fail")
     assert codes(project_dir, "validate", "upstream-main") == ["exec-cmd-cmd-bo-limit"]
+    # the compat resolver saw it coming: the device gate records the contract's verdict
+    device = gates(project_dir, "upstream-main")["device"]["evidence"]
+    assert any(
+        "driver contract of upstream-main (doit compat): does NOT hold" in e
+        and "rejects those over 32768" in e
+        for e in device
+    ), device
     host_gate = gates(project_dir, "upstream-main")["host"]["summary"]
     assert "ubuntu26-npu4-upstream-main (known-broken" in host_gate
 

@@ -16,6 +16,7 @@ CROSS_CUTTING = {
     "test_readme.py": "the README's two commands and .ci/run stay in step",
     "test_require_tool.py": "the tests' own helper for system tools",
     "test_gen_upstream_messages.py": "scripts/gen_upstream_messages.py, run by hand",
+    "test_gen_compat_facts.py": "scripts/gen_compat_facts.py, run by hand",
     "test_layout.py": "this file",
     "config/test_golden.py": "every loader's rendered messages, compared with golden files",
     "diagnosis/test_generalisation.py": "doctor judged on logs left out of its knowledge",

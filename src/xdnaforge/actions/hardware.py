@@ -15,6 +15,7 @@ from xdnaforge.actions.pipeline import guarded, run_chain
 from xdnaforge.actions.target import Target, build_dir_lock, of, read_host, resolve
 from xdnaforge.config.project import Project, load_matrix_file
 from xdnaforge.errors import StageFailed, UsageError, XdnaforgeError
+from xdnaforge.host import HostFacts
 from xdnaforge.planning.plan import matching_cells
 from xdnaforge.state.records import read_record
 
@@ -62,8 +63,10 @@ def doctor(project: Project, target: str, log: list[str], json: str = "") -> Non
             # limits of a recipe picked at random
             resolved = of(project, sorted(project.recipes)[0], host)
             plan = stage_validate.without_recipe_limits(resolved.plan)
+            _compat_summary(project, host)
             stage_validate.doctor(project, plan, resolved.workspace, unmatched=True, json_out=json)
             return
+    _compat_summary(project, host)
     stage_validate.doctor(project, plan, resolved.workspace, json_out=json)
 
 
@@ -129,6 +132,23 @@ def matrix(config: dict[str, Any], project: Project, matrix: str, stop_stale: bo
 @guarded
 def kernel_check(project: Project, kernel: str) -> None:
     print(kernel_upgrade.decide(project, read_host(project), kernel or None).message)
+    if kernel:
+        from xdnaforge.compat import facts, observe, resolver
+
+        host = observe.observe(project.site.sysroot, host=read_host(project))
+        print(resolver.after_kernel(host, kernel, facts.load_upstream()))
+
+
+def _compat_summary(project: Project, host: HostFacts) -> None:
+    """The compat verdict of the live host, for doctor (it never decides doctor's exit)."""
+    from xdnaforge.compat import facts, observe, render, resolver
+
+    verdict = resolver.resolve(
+        observe.observe(project.site.sysroot, host=host),
+        facts.load_upstream(),
+        project.recipes_supported_first(),
+    )
+    print(render.format_verdict(verdict))
 
 
 @guarded
@@ -163,3 +183,38 @@ def kernel_hook(project: Project, dodo_dir: str, install: bool, yes: bool, root:
         print(f"kernel hook: {state} ({target}); `doit kernel-hook --install --yes` installs it")
         return
     kernel_upgrade.install_hook(project, Path(dodo_dir), Path(root).resolve(), yes)
+
+
+@guarded
+def compat(project: Project, target: str, facts: str, json: str) -> None:
+    """Print (and record) the compat verdict of this host or of a facts file; exit 0/1/3."""
+    import json as json_module
+    import sys
+
+    from xdnaforge.compat import facts as compat_facts
+    from xdnaforge.compat import observe, render, resolver
+    from xdnaforge.errors import ConfigError
+    from xdnaforge.state.records import write_atomic
+
+    try:
+        host = (
+            compat_facts.load_facts(Path(facts))
+            if facts
+            else observe.observe(project.site.sysroot, host=read_host(project))
+        )
+    except ConfigError as error:
+        print(str(error), file=sys.stderr)
+        raise SystemExit(3) from None
+    if target and target not in project.recipes:
+        known = ", ".join(sorted(project.recipes))
+        raise UsageError(f"unknown target {target!r}; the targets are {known}")
+    recipes = [project.recipes[target]] if target else project.recipes_supported_first()
+    verdict = resolver.resolve(host, compat_facts.load_upstream(), recipes)
+    print(render.format_verdict(verdict))
+    text = json_module.dumps(verdict.as_record(), indent=1, sort_keys=True) + "\n"
+    outputs = [project.site.artifacts_dir / "compat.json"] + ([Path(json)] if json else [])
+    for output in outputs:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(output, text)
+    if not verdict.ok:
+        raise SystemExit(1)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ParamSpec
@@ -287,8 +288,48 @@ def memlock(yes: bool, root: str) -> None:
 
 @guarded
 def check(project: Project) -> None:
-    """Loading already validated everything (dodo.py fails with exit 3 otherwise)."""
+    """Loading validated the files (dodo.py fails with exit 3 otherwise); the recipes'
+    `driver:` contracts are held against what the compat resolver reads (exit 3 too)."""
+    from xdnaforge import yamlfile
+    from xdnaforge.compat import contracts
+    from xdnaforge.compat.facts import load_upstream
+    from xdnaforge.errors import ConfigError, Problem
+
+    upstream = load_upstream()
+    problems = []
+    for recipe in project.recipes.values():
+        found = contracts.check_contract(recipe, upstream)
+        if not found:
+            continue
+        source = recipe.origin.rsplit(":", 1)[0]
+        document = yamlfile.load(project.root / source, source)
+        for key_path, message in found:
+            line, column = document.where(key_path)
+            problems.append(
+                Problem(
+                    source=source,
+                    line=line,
+                    column=column,
+                    key_path=yamlfile.format_path(key_path),
+                    message=message,
+                    hint="docs/compat.md says what each contract field means",
+                )
+            )
+    if problems:
+        print(str(ConfigError(problems)), file=sys.stderr)
+        raise SystemExit(3)
     print(format_check(project))
+
+
+def _compat_line(target: Target) -> str:
+    """Whether the host this runs on can run the recipe: said up front, never blocking (the
+    build may be meant for another machine)."""
+    from xdnaforge.compat import facts, observe, render, resolver
+
+    recipe = target.plan.recipe
+    host = observe.observe(target.project.site.sysroot, host=target.host)
+    verdict = resolver.resolve(host, facts.load_upstream(), [recipe])
+    return render.plan_line(verdict, recipe.name)
 
 
 @guarded
@@ -299,6 +340,7 @@ def show_plan(project: Project, target: str) -> None:
     cells = [c for c in matching_cells(project.cells(), host) if c.recipe == resolved.name]
     lock = read_record(space.record("lock"))
     print(format_plan(plan, statuses, host, cells, project.root, lock))
+    print(_compat_line(resolved))
     surveyed = stage_survey.survey_warnings(space, plan.recipe.digest)
     if surveyed is None:
         print(

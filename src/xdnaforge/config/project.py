@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from xdnaforge.config.matrix import Cell, Matrix, parse_matrix
+from xdnaforge.config.matrix import USABLE, Cell, Matrix, parse_matrix
 from xdnaforge.config.recipe import Recipe
 from xdnaforge.config.recipe_parse import parse_recipe
 from xdnaforge.config.series import PatchHeader, parse_header, parse_series
@@ -51,6 +51,12 @@ class Project:
 
     def cells(self) -> tuple[Cell, ...]:
         return tuple(cell for matrix in self.matrices for cell in matrix.cells)
+
+    def recipes_supported_first(self) -> list[Recipe]:
+        """Every recipe, those a matrix cell expects to work (supported, partial) first, each
+        group by name: the order in which a fix names the recipes that fit."""
+        usable = {cell.recipe for cell in self.cells() if cell.expect in USABLE}
+        return sorted(self.recipes.values(), key=lambda r: (r.name not in usable, r.name))
 
 
 def _relative(root: Path, path: Path) -> str:

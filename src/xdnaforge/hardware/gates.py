@@ -16,6 +16,9 @@ import stat
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from xdnaforge.compat.facts import load_upstream
+from xdnaforge.compat.observe import observe
+from xdnaforge.compat.resolver import resolve
 from xdnaforge.diagnosis.classify import diagnose
 from xdnaforge.diagnosis.knowledge import by_code
 from xdnaforge.errors import ToolNotFound
@@ -183,8 +186,26 @@ def gate_device(context: Context, gate: Gate) -> Gate:
         )
     if log_diagnoses:
         return gate.failed("the kernel log shows amdxdna errors", *log_diagnoses)
+    _contract_evidence(context, gate, log)
     return gate.passed(
         f"{npu.pci} rev {npu.revision} at {npu.slot} bound to amdxdna; {shown} read/write{inside}"
+    )
+
+
+def _contract_evidence(context: Context, gate: Gate, log: str) -> None:
+    """The recipe's `driver:` contract against this host's driver and firmware (the compat
+    resolver), as evidence. Not a failure of its own: the gates after this one observe what the
+    contract predicts (a known-broken cell is judged by where it really breaks)."""
+    verdict = resolve(
+        observe(context.sysroot, kernel_log=log, host=context.facts),
+        load_upstream(),
+        [context.plan.recipe],
+    )
+    fits = verdict.recipes[context.plan.recipe.name]
+    state = {True: "holds", False: "does NOT hold", None: "unknown"}[fits.ok]
+    gate.evidence.append(
+        f"driver contract of {context.plan.recipe.name} (doit compat): {state}: "
+        + "; ".join(fits.why)
     )
 
 

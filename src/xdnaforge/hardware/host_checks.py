@@ -14,6 +14,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from xdnaforge.compat.resolver import Verdict
 from xdnaforge.hardware.xrt_layout import PLUGIN_RE, layout_from_files
 
 XRT_LIB = "/opt/xilinx/xrt/lib"
@@ -165,3 +166,31 @@ def memlock(limits: tuple[int | None, int | None] | None, minimum_kib: int | Non
         f"{wanted} (buffer mmap fails with EAGAIN as a normal user)",
         fix="write these drop-ins (`doit memlock --yes` does), then log in again:\n" + drop_ins,
     )
+
+
+def compat_warnings(verdict: Verdict, recipe: str) -> list[Check]:
+    """What the compat resolver says against installing `recipe` on this host: firmware the
+    driver will reject, a driver contract that does not hold. Warnings: the packages are
+    userspace and change nothing in the kernel, but the user should know before."""
+    found = []
+    fw = verdict.firmware
+    if fw.accepted is False:
+        found.append(
+            Check(
+                code="firmware-not-accepted",
+                blocking=False,
+                message=f"the NPU will not come up: {fw.why[-1]}",
+                fix=verdict.fix or "see `doit compat`",
+            )
+        )
+    fits = verdict.recipes.get(recipe)
+    if fits is not None and fits.ok is False:
+        found.append(
+            Check(
+                code="contract-not-held",
+                blocking=False,
+                message=f"{recipe}'s driver contract does not hold here: {'; '.join(fits.why)}",
+                fix="`doit compat` lists the recipes that fit this host",
+            )
+        )
+    return found

@@ -13,6 +13,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from xdnaforge.compat.facts import load_upstream
+from xdnaforge.compat.observe import observe
+from xdnaforge.compat.resolver import resolve
 from xdnaforge.config.project import Project
 from xdnaforge.config.recipe import Recipe
 from xdnaforge.debs.debfile import DebError, read_deb
@@ -21,6 +24,7 @@ from xdnaforge.hardware.host_checks import (
     DISTRO_XRT_PACKAGES,
     MEMLOCK_FILES,
     Check,
+    compat_warnings,
     distro_xrt,
     memlock,
     parse_memlock,
@@ -103,7 +107,11 @@ def preflight(
         checks.append(stale_library_path(os.environ.get("LD_LIBRARY_PATH", "")))
     limits = parse_memlock(read_text(sysroot / "proc/self/limits") or "")
     checks.append(memlock(limits, plan.recipe.validation.memlock_min_kib))
-    return [c for c in checks if c is not None]
+    found = [c for c in checks if c is not None]
+    if root == Path("/"):
+        verdict = resolve(observe(sysroot, host=plan.host), load_upstream(), [plan.recipe])
+        found.extend(compat_warnings(verdict, plan.recipe.name))
+    return found
 
 
 def _kept_versions(space: Workspace) -> dict[tuple[str, str], Path]:

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from tests.conftest import REPO
 from xdnaforge.hardware.host_checks import (
     MEMLOCK_FILES,
     distro_xrt,
@@ -86,3 +87,25 @@ def test_memlock_parsing_and_verdicts() -> None:
     assert memlock(parse_memlock(LIMITS_UNLIMITED), None) is None
     assert memlock(parse_memlock(LIMITS_8M), 4096) is None
     assert memlock(parse_memlock(LIMITS_8M), 65536) is not None
+
+
+def test_compat_warnings_name_the_rejected_firmware_and_the_fix() -> None:
+    from xdnaforge import yamlfile
+    from xdnaforge.compat import facts, resolver
+    from xdnaforge.config.project import load_project
+    from xdnaforge.hardware.host_checks import compat_warnings
+
+    text = (
+        'kernel: "6.18.9"\nnpu: {pci: "1022:17f0", revision: "0x11"}\n'
+        'driver: {source: in-tree, drm_version: "0.1"}\nfirmware:\n'
+        "  - {path: amdnpu/17f0_11/npu.sbin, target: npu.sbin.1.1.2.65}\n"
+        '  - {path: amdnpu/17f0_11/npu.sbin.1.1.2.65, version: "1.1.2.65"}\n'
+    )
+    host = facts.parse_facts(yamlfile.parse(text, "facts.yaml"))
+    recipes = load_project(REPO, {}).recipes
+    verdict = resolver.resolve(host, facts.load_upstream(), [recipes["ubuntu26-compat"]])
+    checks = compat_warnings(verdict, "ubuntu26-compat")
+    assert [c.code for c in checks] == ["firmware-not-accepted", "contract-not-held"]
+    assert not any(c.blocking for c in checks)
+    assert "rejects protocol 7.2" in checks[0].message
+    assert checks[0].fix.startswith("install firmware 1.0.0.166 for 17f0_11")

@@ -1,0 +1,54 @@
+"""The compat verdict as text for the terminal (pure)."""
+
+from __future__ import annotations
+
+from xdnaforge.compat.resolver import Finding, Verdict
+
+_STATE = {True: "yes", False: "NO", None: "unknown"}
+
+
+def _finding(name: str, finding: Finding, word: str) -> list[str]:
+    lines = [f"  {name}: {word} {_STATE[finding.ok]}"]
+    lines.extend(f"      {why}" for why in finding.why)
+    return lines
+
+
+def format_verdict(verdict: Verdict) -> str:
+    facts, fw = verdict.facts, verdict.firmware
+    lines = [
+        f"compat: {facts.origin}: kernel {facts.kernel or '?'}, NPU {facts.pci or '?'} rev "
+        f"{facts.revision or '?'}, amdxdna {facts.driver_source or '?'} DRM "
+        f"{facts.drm_version or '?'}",
+        f"firmware: loads {fw.loads or 'nothing'}"
+        + (f" ({fw.version}, protocol {fw.protocol or '?'})" if fw.loads else "")
+        + f"; accepted: {_STATE[fw.accepted]}",
+    ]
+    lines.extend(f"  {why}" for why in fw.why)
+    lines.append("recipes:")
+    for name, finding in sorted(verdict.recipes.items()):
+        lines.extend(_finding(name, finding, "fits"))
+    lines.append("consumers:")
+    for name, finding in sorted(verdict.consumers.items()):
+        lines.extend(_finding(name, finding, "ready"))
+    lines.extend(f"note: {note}" for note in verdict.notes)
+    if verdict.fix:
+        lines.append(f"fix: {verdict.fix}")
+    elif verdict.ok:
+        lines.append("fix: nothing to change")
+    else:
+        lines.append("fix: none known: the facts said as unknown above decide it")
+    return "\n".join(lines)
+
+
+def plan_line(verdict: Verdict, recipe: str) -> str:
+    """One line for `doit plan`: can the host this runs on run the target's recipe?"""
+    fits = verdict.recipes.get(recipe)
+    state = _STATE[fits.ok if fits else None]
+    firmware = _STATE[verdict.firmware.accepted]
+    why = "; ".join(fits.why) if fits and fits.ok is not True else ""
+    line = f"compat (this host): {recipe} fits: {state}; firmware accepted: {firmware}"
+    return (
+        line
+        + (f" ({why})" if why else "")
+        + (f"; fix: {verdict.fix}" if verdict.fix and verdict.firmware.accepted is False else "")
+    )

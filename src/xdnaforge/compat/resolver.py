@@ -1,0 +1,99 @@
+"""The verdict: host facts + upstream facts -> which firmware loads, whether the driver accepts
+it, which recipes fit, which consumers are ready, and the one fix.
+
+Pure: data in, a Verdict out. Unknown facts stay unknown (None): a verdict is never guessed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from xdnaforge.compat.facts import HostCompat
+from xdnaforge.compat.firmware import FirmwareVerdict, judge_firmware, search_order
+from xdnaforge.compat.fitness import Finding, judge_consumers, judge_recipe
+from xdnaforge.compat.fix import choose_fix
+from xdnaforge.config import recipe as recipe_model
+
+__all__ = ["Finding", "FirmwareVerdict", "Verdict", "resolve", "search_order"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Verdict:
+    facts: HostCompat
+    firmware: FirmwareVerdict
+    recipes: dict[str, Finding]
+    consumers: dict[str, Finding]
+    fix: str | None
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def ok(self) -> bool:
+        return self.firmware.accepted is True and any(f.ok for f in self.recipes.values())
+
+    def as_record(self) -> dict[str, Any]:
+        fw = self.firmware
+        return {
+            "facts": self.facts.as_record(),
+            "firmware": {
+                "driver": fw.driver,
+                "tried": list(fw.tried),
+                "loads": fw.loads,
+                "version": fw.version,
+                "protocol": fw.protocol,
+                "accepted": fw.accepted,
+                "why": list(fw.why),
+            },
+            "recipes": {n: {"fits": f.ok, "why": list(f.why)} for n, f in self.recipes.items()},
+            "consumers": {
+                n: {"ready": f.ok, "why": list(f.why)} for n, f in self.consumers.items()
+            },
+            "fix": self.fix,
+            "notes": list(self.notes),
+            "ok": self.ok,
+        }
+
+
+def resolve(
+    host: HostCompat, upstream: dict[str, Any], recipes: list[recipe_model.Recipe]
+) -> Verdict:
+    fw = judge_firmware(host, upstream)
+    judged = {r.name: judge_recipe(r, host, fw, upstream) for r in recipes}
+    consumers = judge_consumers(host, fw, upstream)
+    notes = []
+    if host.cmdline and ("amd_iommu=off" in host.cmdline or "iommu=off" in host.cmdline):
+        notes.append("the kernel command line turns the IOMMU off: amdxdna needs it (SVA/PASID)")
+    return Verdict(
+        facts=host,
+        firmware=fw,
+        recipes=judged,
+        consumers=consumers,
+        fix=choose_fix(host, fw, judged, upstream),
+        notes=tuple(notes),
+    )
+
+
+def after_kernel(host: HostCompat, release: str, upstream: dict[str, Any]) -> str:
+    """What booting another kernel does to the firmware (the in-tree driver of that release
+    requests other names: 6.19 -> 7.0 loads npu_7.sbin when it is there)."""
+    if host.driver_source == "dkms":
+        return (
+            f"compat: kernel {release}: the out-of-tree amdxdna is rebuilt for it by DKMS; "
+            "its firmware rule does not change"
+        )
+    if host.pci is None:
+        return f"compat: kernel {release}: no NPU found here, nothing to load"
+    then = replace(host, kernel=release, drm_version=None, driver_source="in-tree")
+    fw = judge_firmware(then, upstream, by_release=True)
+    if fw.driver is None:
+        return f"compat: kernel {release}: no in-tree driver generation is known for it"
+    fw_text = f"{fw.driver}, by release"
+    now = judge_firmware(host, upstream)
+    loads = (
+        f"{fw.loads} ({fw.version or '?'}, protocol {fw.protocol or '?'})"
+        if fw.loads
+        else "nothing"
+    )
+    state = {True: "accepted", False: "NOT accepted", None: "acceptance unknown"}[fw.accepted]
+    change = "" if now.loads == fw.loads else f" (today: {now.loads or 'nothing'})"
+    return f"compat: kernel {release} ({fw_text}) would load {loads}{change}: {state}"

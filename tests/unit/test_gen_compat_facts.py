@@ -1,0 +1,217 @@
+"""scripts/gen_compat_facts.py (run by hand on local copies of upstream files) on a synthetic
+upstream tree, and the data file it wrote."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from tests.conftest import REPO
+from xdnaforge.compat import facts
+
+
+def generator() -> ModuleType:
+    path = REPO / "scripts/gen_compat_facts.py"
+    spec = importlib.util.spec_from_file_location("gen_compat_facts", path)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+PCI_DRV = """// source: example/linux {sha} drivers/accel/amdxdna/amdxdna_pci_drv.c
+MODULE_FIRMWARE("amdnpu/17f0_11/npu.sbin");
+{extra}
+#define AMDXDNA_DRIVER_MAJOR\t\t0
+#define AMDXDNA_DRIVER_MINOR\t\t{minor}
+static const struct pci_device_id pci_ids[] = {{
+\t{{ PCI_DEVICE(PCI_VENDOR_ID_AMD, 0x17f0) }},
+}};
+static const struct amdxdna_device_id amdxdna_ids[] = {{
+\t{{ 0x17f0, 0x11, &dev_npu5_info }},
+}};
+"""
+
+
+def synthetic(root: Path) -> Path:
+    linux = root / "linux"
+    old, new, patches = linux / "drm-0.1", linux / "drm-0.10", linux / "patches"
+    for directory in (old, new, patches):
+        directory.mkdir(parents=True)
+    (old / "amdxdna_pci_drv.c").write_text(PCI_DRV.format(sha="a" * 40, extra="", minor=1))
+    (old / "aie2_pci.c").write_text(
+        "// source: example/linux " + "b" * 40 + " drivers/accel/amdxdna/aie2_pci.c\n"
+        "\tif (ndev->priv->protocol_major != fw_major) {\n"
+        "\tret = request_firmware(&fw, ndev->priv->fw_path, &pdev->dev);\n"
+    )
+    (old / "npu5_regs.c").write_text(
+        "// source: example/linux c npu5_regs.c\n"
+        '\t.fw_path        = "amdnpu/17f0_11/npu.sbin",\n'
+        "\t.protocol_major = 0x6,\n\t.protocol_minor = 12,\n"
+    )
+    (old / "amdxdna_gem.c").write_text("#define XDNA_MAX_CMD_BO_SIZE\tSZ_32K\n")
+    (linux / "drm-0.6-7.0").mkdir()
+    (linux / "drm-0.6-7.0/amdxdna_pci_drv.c").write_text(
+        'MODULE_FIRMWARE("amdnpu/17f0_11/npu_7.sbin");\n'
+        "#define AMDXDNA_DRIVER_MAJOR\t\t0\n#define AMDXDNA_DRIVER_MINOR\t\t6\n"
+    )
+    (linux / "drm-0.6").mkdir()
+    (linux / "drm-0.6/amdxdna_pci_drv.c").write_text(PCI_DRV.format(sha="6", extra="", minor=6))
+    (new / "amdxdna_pci_drv.c").write_text(
+        PCI_DRV.format(
+            sha="d" * 40, extra='MODULE_FIRMWARE("amdnpu/17f0_11/npu_7.sbin");', minor=10
+        )
+    )
+    (new / "aie2_pci.c").write_text(
+        'static char *npu_fw[] = {\n\t"npu_7.sbin",\n\t"npu.sbin"\n};\n'
+    )
+    (patches / "x-npu4_regs.c").write_text(
+        "const struct aie2_fw_feature_tbl npu4_fw_feature_table[] = {\n"
+        "\t{ .major = 6, .min_minor = 12 },\n"
+        "\t{ .features = BIT_U64(AIE2_NPU_COMMAND), .major = 6, .min_minor = 15 },\n"
+        "\t{ .features = GENMASK_ULL(AIE2_TEMPORAL_ONLY, AIE2_NPU_COMMAND), .major = 7 },\n"
+        "\t{ 0 }\n};\n"
+        '\t.fw_path        = "amdnpu/17f0_10/npu.sbin",\n'
+    )
+    pin = root / "xdna-driver/1.6-pin"
+    (pin / "src/driver/amdxdna").mkdir(parents=True)
+    (pin / "src/shim/umq").mkdir(parents=True)
+    (pin / "tools").mkdir()
+    (pin / "COMMIT").write_text("e" * 40 + "\n")
+    (pin / "tools/info.json").write_text(
+        json.dumps(
+            {
+                "xrt": {"version": "202520.2.20.122"},
+                "firmwares": [
+                    {
+                        "device": "npu5",
+                        "pci_device_id": "17f0",
+                        "pci_revision_id": "11",
+                        "version": "1.0.20.31",
+                        "fw_name": "npu.dev.sbin",
+                    }
+                ],
+            }
+        )
+    )
+    (pin / "src/driver/amdxdna/npu5_regs.c").write_text(
+        '\t.fw_path\t= "amdnpu/17f0_11/npu.dev.sbin",\n'
+        "\t.min_fw_version\t= AIE2_FW_VERSION(6, 12),\n"
+    )
+    (pin / "src/shim/umq/hwq.cpp").write_text(
+        "  const size_t umq_sz = 0x8000; // 32k, current cmd_bo max size\n"
+    )
+    (root / "firmware").mkdir()
+    (root / "firmware/observations.txt").write_text(
+        "# comment\n1.1.2.65 17f0_11 7.2 a report\n1.0.0.166 17f0_11 6.12+ another report\n"
+        "link 17f0_11 npu.sbin npu.sbin.1.0.0.166\n"
+    )
+    (root / "fastflowlm").mkdir()
+    (root / "fastflowlm/main.cpp").write_text(
+        "// source: example/flm f" + " src/main.cpp\n"
+        "    bool kernel_ok = (major > 6) || (major == 6 && minor >= 17);\n"
+        "if (!(drm_v.version_major > 0 || "
+        "(drm_v.version_major == 0 && drm_v.version_minor >= 6)))\n"
+        "bool fw_ok = (query_fw_version.major > 1 || (query_fw_version.major == 1 && "
+        "query_fw_version.minor >= 1));\n"
+        "if (query_aie_metadata.cols < 8) {\n"
+        "if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < 100 * 1024 * 1024) {\n"
+    )
+    return root
+
+
+def test_generation_reads_every_kind_of_source_and_names_them(tmp_path: Path) -> None:
+    data = generator().generate(synthetic(tmp_path))
+    drivers = {d["drm_version"]: d for d in data["drivers"]}
+    old, seven, new = drivers["0.1"], drivers["0.7"], drivers["0.10"]
+    assert old["firmware_names"] == ["npu.sbin"]
+    assert old["protocol"]["npu5"]["rules"] == [
+        {"kind": "exact-major", "major": 6, "min_minor": 12}
+    ]
+    assert old["cmd_bo_limit_bytes"] == 32768
+    assert old["ids_from"] == "linux/drm-0.1/amdxdna_pci_drv.c"
+    assert new["firmware_names"] == ["npu_7.sbin", "npu.sbin"]
+    assert [(r["major"], r["min_minor"]) for r in new["protocol"]["npu4"]["rules"]] == [
+        (6, 12),
+        (7, 0),
+    ]
+    assert new["cmd_bo_limit_known"] is False
+    # 0.7 states nothing of its own: everything is carried over, and said to be
+    assert seven["firmware_names"] == ["npu_7.sbin", "npu.sbin"]
+    assert any("carried over from in-tree-0.10" in why for why in seven["inferred"])
+    sources = {s["key"]: s for s in data["sources"]}
+    assert sources["linux/drm-0.1/amdxdna_pci_drv.c"]["commit"] == "a" * 40
+    pin = next(e for e in data["xdna_driver"] if e["label"] == "1.6 (ubuntu26-compat)")
+    assert pin["commit"] == "e" * 40
+    assert pin["userspace"]["cmd_bo_bytes"] == 32768
+    assert pin["out_of_tree_driver"]["protocol"]["npu5"]["rules"] == [
+        {"kind": "at-least", "major": 6, "min_minor": 12}
+    ]
+    assert pin["firmware"][0] == {
+        "npu": "npu5",
+        "dir": "17f0_11",
+        "version": "1.0.20.31",
+        "fw_name": "npu.dev.sbin",
+    }
+    assert data["firmware"][1]["minor_at_least"] is True
+    assert data["consumers"][0]["floors"] == {
+        "kernel": "6.17",
+        "drm_version": "0.6",
+        "firmware": "1.1.0.0",
+        "columns": 8,
+        "memlock_bytes": 100 * 1024 * 1024,
+    }
+
+
+def test_a_generation_whose_file_says_another_drm_version_is_refused(tmp_path: Path) -> None:
+    root = synthetic(tmp_path)
+    (root / "linux/drm-0.1/amdxdna_pci_drv.c").write_text(
+        PCI_DRV.format(sha="a", extra="", minor=2)
+    )
+    with pytest.raises(ValueError, match=r"defines DRM 0\.2, the generation says 0\.1"):
+        generator().generate(root)
+
+
+def test_a_file_that_only_shows_a_generation_must_agree_with_it(tmp_path: Path) -> None:
+    root = synthetic(tmp_path)
+    data = generator().generate(root)
+    mainline = next(d for d in data["drivers"] if d["id"] == "in-tree-0.6-7.0")
+    assert mainline["seen_in"] == "linux/drm-0.6-7.0/amdxdna_pci_drv.c"
+    assert mainline["firmware_names"] == ["npu_7.sbin", "npu.sbin"]
+    (root / "linux/drm-0.6-7.0/amdxdna_pci_drv.c").write_text(
+        'MODULE_FIRMWARE("amdnpu/17f0_11/npu_9.sbin");\n'
+        "#define AMDXDNA_DRIVER_MAJOR\t\t0\n#define AMDXDNA_DRIVER_MINOR\t\t6\n"
+    )
+    with pytest.raises(ValueError, match=r"npu_9\.sbin"):
+        generator().generate(root)
+
+
+def test_a_missing_generation_file_is_named(tmp_path: Path) -> None:
+    root = synthetic(tmp_path)
+    (root / "linux/drm-0.6/amdxdna_pci_drv.c").unlink()
+    with pytest.raises(ValueError, match=r"the file answering ids of DRM 0\.6 is missing"):
+        generator().generate(root)
+
+
+def test_a_bad_observation_line_names_its_line() -> None:
+    with pytest.raises(ValueError, match=r"obs\.txt:2: expected"):
+        generator().parse_observations("# c\n1.1.2.65 17f0_11\n", "obs.txt")
+
+
+def test_the_shipped_data_file_names_a_source_for_every_fact() -> None:
+    data = facts.load_upstream()
+    keys = {s["key"] for s in data["sources"]}
+    for driver in data["drivers"]:
+        assert driver["ids_from"] in keys
+        assert driver["firmware_names_from"] in keys
+        assert all(rule["from"] in keys for rule in driver["protocol"].values())
+        assert driver["cmd_bo_from"] in keys | {None}
+        assert driver["inferred"], "kernel ranges come from reports: said as inferred"
+    for line in data["xdna_driver"]:
+        assert len(line["commit"]) == 40
+    assert {s["repo"] for s in data["sources"]} >= {"torvalds/linux", "amd/xdna-driver"}
