@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ParamSpec
@@ -44,6 +45,7 @@ if TYPE_CHECKING:
         stage_survey,
     )
     from . import install as install_module
+    from .stages import track as stage_track
 else:
     environment = lazy.module("xdnaforge.environment")
     stage_audit = lazy.module("xdnaforge.stage_audit")
@@ -55,6 +57,7 @@ else:
     stage_sources = lazy.module("xdnaforge.stage_sources")
     stage_survey = lazy.module("xdnaforge.stage_survey")
     install_module = lazy.module("xdnaforge.install")
+    stage_track = lazy.module("xdnaforge.stages.track")
 
 P = ParamSpec("P")
 StageBody = Callable[[Project, Plan, Workspace], None]
@@ -382,3 +385,28 @@ def show_plan(project: Project, target: str) -> None:
         print(f"survey: {len(warnings)} warning(s){note}")
         for line in warnings:
             print(f"  warning: {line}")
+
+
+@guarded
+def track(
+    project: Project,
+    line: str,
+    branch: str,
+    tag: str,
+    commit: str,
+    check: bool,
+    start_from: str,
+) -> None:
+    """`doit track --line NAME [--branch B | --tag T | --commit C] [--check] [--from R]`."""
+    if not line:
+        raise UsageError("name the line: doit track --line NAME (recipes/NAME.yaml)")
+    if sum(bool(x) for x in (branch, tag, commit)) > 1:
+        raise UsageError("give one of --branch, --tag or --commit")
+    if commit and (len(commit) != 40 or any(c not in "0123456789abcdef" for c in commit)):
+        raise UsageError(f"--commit {commit}: give the full 40-hex commit")
+    ref = stage_track.Ref(branch=branch, tag=tag, commit=commit)
+    space = workspace(project, line)
+    if check:
+        stage_track.check(project, line, ref, space.logs / "track.log")
+        return
+    stage_track.track(project, line, ref, start_from, os.environ)

@@ -1,0 +1,1 @@
+"""Planning: pure decisions about what would run and why (plans, verdicts, candidate recipes)."""

@@ -1,0 +1,1 @@
+"""Stages: one module per command that reads or writes a target's records."""
