@@ -62,9 +62,10 @@ def test_plan_for_an_unknown_target_lists_the_known_ones(project_dir: Path) -> N
     assert outcome.rc == 1
     assert "Traceback" not in outcome.output
     assert "unknown target 'nope'" in outcome.output
-    assert "targets: ryzen-ai-ubuntu24, ubuntu26-compat, upstream-main, xdna-2.21.75" in (
-        outcome.output
-    )
+    assert (
+        "targets: ryzen-ai-ubuntu24, ubuntu26-compat, upstream-main, xdna-1.7, xdna-1.8, "
+        "xdna-1.9, xdna-2.21.75"
+    ) in outcome.output
 
 
 def test_plan_without_target_picks_the_supported_cell_for_this_host(project_dir: Path) -> None:

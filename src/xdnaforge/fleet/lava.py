@@ -14,6 +14,7 @@ from typing import Any
 
 from xdnaforge.fleet.aptly import HOST_KEYRING_DIR, KEYRING
 from xdnaforge.fleet.settings import FleetSettings
+from xdnaforge.host import npu_generation
 from xdnaforge.matrix import Cell
 from xdnaforge.recipe import Npu, Recipe
 
@@ -35,6 +36,9 @@ def generation(npu: Npu) -> str:
     if npu.name:
         return npu.name
     device = npu.pci.split(":")[1]
+    known = npu_generation(device, npu.revision)
+    if known is not None:
+        return known.generation  # every device and revision the current driver binds
     return GENERATIONS.get((device, npu.revision or ""), f"npu-{device}-{npu.revision or 'any'}")
 
 
