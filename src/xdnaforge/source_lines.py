@@ -16,7 +16,6 @@ from pathlib import Path
 from gitdb.exc import BadName, BadObject
 
 from .errors import StepFailed
-from .planning.candidate import Gitlink
 from .run import CommandFailed
 from .site import Site
 from .sources import Node, _blob, ensure_commit, join, source_for
@@ -29,6 +28,17 @@ from .tools.git import (
     parse_gitmodules,
     resolve_url,
 )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Link:
+    """One submodule of a tree: its full path, where it comes from, the recorded commit."""
+
+    path: str
+    url: str
+    commit: str
+    available: bool  # some mirror (or the object cache) holds the commit
+    fetched_from: str
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -153,10 +163,10 @@ def read_file(cache: Path, commit: str, path: str) -> str | None:
         return None
 
 
-def walk(site: Site, url: str, commit: str, cache: Path, log: Path) -> list[Gitlink]:
+def walk(site: Site, url: str, commit: str, cache: Path, log: Path) -> list[Link]:
     """Every gitlink below `commit`, breadth first; one no mirror holds is recorded as
     unavailable and not descended into."""
-    links: list[Gitlink] = []
+    links: list[Link] = []
     queue: deque[tuple[str, str, str, Path]] = deque([(".", url, commit, cache)])
     while queue:
         path, node_url, node_commit, node_cache = queue.popleft()
@@ -191,7 +201,7 @@ def walk(site: Site, url: str, commit: str, cache: Path, log: Path) -> list[Gitl
             except StepFailed:
                 available = False
             links.append(
-                Gitlink(
+                Link(
                     path=child.path,
                     url=child_url,
                     commit=link,

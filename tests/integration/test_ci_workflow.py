@@ -81,7 +81,8 @@ def test_track_workflow_is_scheduled_and_opens_a_pull_request_per_line(project_d
     checked = schema_check(path)
     assert checked.returncode == 0, checked.stdout + checked.stderr
     data: dict[str, Any] = yaml.safe_load(path.read_text())
-    triggers = data.get("on") or data[True]  # YAML 1.1 reads a bare `on` as true
+    # PyYAML reads the bare key `on` as YAML 1.1's true
+    triggers = data.get("on") or data[True]  # type: ignore[index]
     assert triggers["schedule"] == [{"cron": "17 5 * * 1"}]
     assert data["permissions"] == {"contents": "write", "pull-requests": "write"}
     # the recipes that name source.track: the candidates doit track wrote

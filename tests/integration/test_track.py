@@ -62,8 +62,28 @@ def track(project: Path, *args: str) -> Outcome:
     return run_doit(project, "track", *args)
 
 
+MATRIX = """# Host profiles the project knows (a test's).
+schema: 1
+cells:
+  - name: ubuntu26-npu4
+    host:
+      distro: {id: ubuntu, version: "26.04"}
+      kernel: ">=7.0, <7.1"
+      npu: {pci: "1022:17f0", revision: "0x10"}
+    recipe: synthetic
+    expect: unverified
+    reason: a test
+    evidence: a test
+"""
+
+
 def start(project: Path, upstream: Upstream) -> None:
-    """The synthetic line as pinned: deps scripts and firmware manifest on main."""
+    """Two synthetic lines of one family, `older` and `synthetic` (deps scripts and a
+    firmware manifest on main); no other recipe."""
+    for shipped in (project / "recipes").glob("*.yaml"):
+        shipped.unlink()
+    (project / "matrices/default.yaml").write_text(MATRIX)
+    write_recipe(project, upstream, name="older")
     upstream.commit("xrt", {XRTDEPS: xrtdeps("cmake", "g++", "libncurses5-dev", "dkms")}, "deps")
     upstream.link("xdna-driver", "xrt", "xrt")
     upstream.commit(
@@ -117,7 +137,7 @@ def test_track_writes_a_candidate_check_accepts_and_names_every_change(
     outcome = track(project_dir, "--line", "synthetic-2.0", "--branch", "2.0")
     assert outcome.rc == 0, outcome.output
     out = outcome.output
-    assert "carried from synthetic" in out
+    assert "carried from synthetic\n" in out  # the nearest pin of the family, not `older`
     assert f"xrt {old_xrt[:12]} -> {upstream.heads['xrt'][:12]}" in out
     assert f"submodule added: xrt/src/xdp at {upstream.heads['xdp'][:12]}" in out
     assert "submodule gone: xrt/src/libqdma" in out
@@ -151,7 +171,7 @@ def test_track_writes_a_candidate_check_accepts_and_names_every_change(
     matrix = yaml.safe_load((project_dir / "matrices/default.yaml").read_text())
     cells = [c for c in matrix["cells"] if c["recipe"] == "synthetic-2.0"]
     assert [(c["name"], c["expect"]) for c in cells] == [
-        ("ubuntu26-npu4-synthetic-2.0", "unverified")
+        ("ubuntu26-npu4-synthetic-2-0", "unverified")
     ]
     assert (
         "# Host profiles the project knows" in (project_dir / "matrices/default.yaml").read_text()

@@ -124,8 +124,8 @@ def test_matching_cells_for_the_seed_hosts() -> None:
     assert names == {
         "ubuntu26-npu4",
         "ubuntu26-npu4-upstream-main",
-        "ubuntu26-npu4-xdna-1.8",  # unverified candidates of doit track
-        "ubuntu26-npu4-xdna-1.9",
+        "ubuntu26-npu4-xdna-1-8",  # unverified candidates of doit track
+        "ubuntu26-npu4-xdna-1-9",
     }
     zima = matching_cells(cells, host("6.18.9", "0x11", ("zimaos", "1.7")))
     assert [c.recipe for c in zima] == ["xdna-2.21.75", "xdna-1.7"]

@@ -87,7 +87,16 @@ def tree_facts(
 ) -> TreeFacts:
     """What the tree at `commit` says: gitlinks, XRT version, dependency lists, firmware,
     the options each of `recipe`'s build steps' scripts accepts."""
-    links = tuple(source_lines.walk(site, url, commit, cache, log))
+    links = tuple(
+        Gitlink(
+            path=link.path,
+            url=link.url,
+            commit=link.commit,
+            available=link.available,
+            fetched_from=link.fetched_from,
+        )
+        for link in source_lines.walk(site, url, commit, cache, log)
+    )
     caches = {".": cache} | {g.path: site.cache_dir / cache_name(g.url) for g in links}
     commits = {".": commit} | {g.path: g.commit for g in links}
     available = {"."} | {g.path for g in links if g.available}
@@ -166,10 +175,23 @@ def _starting_point(
         return chosen, chosen.source.url
     if url_hint is not None:
         return None, url_hint
-    sources = sorted((r for r in project.recipes.values() if r.source), key=lambda r: r.name)
-    if not sources:
+    families: dict[str, list[str]] = {}
+    for recipe in sorted(project.recipes.values(), key=lambda r: r.name):
+        if recipe.source is not None:
+            families.setdefault(normalize_url(recipe.source.url), []).append(recipe.name)
+    if not families:
         raise UsageError("no source recipe to carry a candidate from")
-    return None, sources[0].pinned.url
+    if len(families) > 1:
+        listed = "; ".join(f"{url}: {', '.join(names)}" for url, names in sorted(families.items()))
+        raise UsageError(
+            "the recipes follow several upstream repositories; say which family with --from R",
+            hint=listed,
+        )
+    url = next(iter(families))
+    first = next(
+        r for r in project.recipes.values() if r.source and normalize_url(r.source.url) == url
+    )
+    return None, first.pinned.url
 
 
 def check(project: Project, line: str, ref: Ref, log: Path) -> None:
@@ -199,14 +221,15 @@ def check(project: Project, line: str, ref: Ref, log: Path) -> None:
 
 
 def cell_name(host: Mapping[str, Any], line: str) -> str:
-    """`ubuntu26-npu4-xdna-1.9`: distro, release (Ubuntu's year), NPU generation, line."""
+    """`ubuntu26-npu4-xdna-1-9`: distro, release (Ubuntu's year), NPU generation, line."""
     distro = host["distro"]
     version = str(distro["version"])
     release = version.split(".")[0] if distro["id"] == "ubuntu" else version.replace(".", "")
     npu = host["npu"]
     generation = npu_generation(npu["pci"], npu.get("revision"))
     name = generation.generation if generation else npu["pci"].split(":")[-1]
-    return f"{distro['id']}{release}-{name}-{line}"
+    # no dots: a cell names files (artifacts/lava/<cell>.<type>.yaml) and CI jobs
+    return f"{distro['id']}{release}-{name}-{line.replace('.', '-')}"
 
 
 def _cell_for(project: Project, recipe: Recipe) -> tuple[dict[str, Any], Path]:

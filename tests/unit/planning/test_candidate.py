@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from xdnaforge.planning.candidate import (
     Changes,
@@ -214,7 +215,7 @@ def test_missing_ignores_what_lies_under_an_unused_submodule() -> None:
     assert [g.path for g in tree.missing(["xrt/a"])] == ["xrt/c"]
 
 
-START = {
+START: dict[str, Any] = {
     "schema": 1,
     "name": "ubuntu26-compat",
     "description": "the 1.6 line",
