@@ -211,7 +211,10 @@ def test_check_exits_1_when_the_branch_moved_and_0_after_tracking(
     again = track(project_dir, "--line", "synthetic-2.0")  # follows source.track
     assert again.rc == 0, again.output
     assert "carried from synthetic-2.0" in again.output
-    assert yaml.safe_load(recipe.read_text())["source"]["commit"] == moved
+    retracked = yaml.safe_load(recipe.read_text())
+    assert retracked["source"]["commit"] == moved
+    # still carried from where it first came: the notes say synthetic, once
+    assert retracked["driver"]["notes"].count("Carried unchanged from recipe synthetic ") == 1
     assert track(project_dir, "--line", "synthetic-2.0", "--check").rc == 0
     # the cell was added once
     matrix = yaml.safe_load((project_dir / "matrices/default.yaml").read_text())

@@ -316,6 +316,8 @@ class Provenance:
 
 def carried_notes(started_from: str, notes: str | None) -> str:
     """The driver contract's notes, saying that the contract was carried, not resolved."""
+    if notes and notes.startswith("Carried unchanged from recipe "):
+        return notes  # re-tracked: still carried from where it first came, and said so
     carried = (
         f"Carried unchanged from recipe {started_from} by `doit track`: not checked against "
         "the compatibility resolver (compat/); check it there before changing the cell's "

@@ -287,6 +287,9 @@ def test_candidate_carries_the_recipe_with_new_pins_and_drops_what_was_proven_fo
     assert doc["driver"]["notes"].startswith("Carried unchanged from recipe ubuntu26-compat")
     assert doc["driver"]["notes"].endswith("stays below 32 KiB.")
     assert START["source"]["commit"] == "f" * 40  # the starting document is not touched
+    # re-tracking the candidate keeps the first origin instead of stacking notes
+    again = candidate_document(doc, new, provenance, ref="1.9", track="1.9", depends={})
+    assert again["driver"]["notes"] == doc["driver"]["notes"]
     changes = Changes()
     changes.add("pin", "xrt a -> b")
     missing = [Gitlink(path="xrt/x", url="u", commit="9" * 40, available=False, fetched_from="m")]
