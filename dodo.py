@@ -332,3 +332,29 @@ def task_fleet_report() -> dict[str, Any]:
 def task_ci_workflow() -> dict[str, Any]:
     """Write a GitHub Actions workflow (build, publish, validate per cell, fleet report)."""
     return _task(fleet.ci_workflow, PROJECT, params=(), basename="ci-workflow")
+
+
+def task_track() -> dict[str, Any]:
+    """Write a candidate recipe for an upstream line (--check: exit 1 if its branch moved)."""
+    return _task(
+        pipeline.track,
+        PROJECT,
+        params=(
+            _option("line", str, "", "the line's recipe name: recipes/<line>.yaml"),
+            _option("branch", str, "", "the xdna-driver branch to read (default: source.track)"),
+            _option("tag", str, "", "an xdna-driver tag to read instead"),
+            _option("commit", str, "", "an xdna-driver commit (40 hex) to read instead"),
+            _option(
+                "check", bool, False, "change nothing; exit 1 if the branch moved past the pin"
+            ),
+            {
+                **_option(
+                    "start_from",
+                    str,
+                    "",
+                    "the recipe to carry from (default: the line's own, else the nearest pin)",
+                ),
+                "long": "from",
+            },
+        ),
+    )

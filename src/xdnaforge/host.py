@@ -11,10 +11,94 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
-# AMD NPU PCI device ids (xdna-driver npu*_regs.c / MODULE_FIRMWARE lists): npu1 1502,
-# npu2/4/5/6 17f0, npu3 family 17f1/17f2, 1b0a/1b0b.
-NPU_DEVICE_IDS = frozenset({"1502", "17f0", "17f1", "17f2", "1b0a", "1b0b"})
 AMD_VENDOR = "1022"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NpuGeneration:
+    """What the driver makes of one PCI device id and revision."""
+
+    device: str  # 17f0
+    revision: str  # 0x10
+    generation: str  # npu4
+    name: str  # the driver's default_vbnv: "NPU Strix"
+    firmware_dir: str  # under /lib/firmware/amdnpu/: the directory it loads from
+
+    @property
+    def pci(self) -> str:
+        return f"{AMD_VENDOR}:{self.device}"
+
+
+def _npu(
+    device: str, revision: str, generation: str, name: str, firmware: str = ""
+) -> NpuGeneration:
+    own = f"{device}_{revision.removeprefix('0x')}"
+    return NpuGeneration(
+        device=device,
+        revision=revision,
+        generation=generation,
+        name=name,
+        firmware_dir=firmware or own,
+    )
+
+
+# Every (device, revision) amd/xdna-driver binds: the amdxdna_ids table of
+# src/driver/amdxdna/amdxdna_pci_drv.c (identical on branches 1.8, 1.9 and main, snapshot of
+# 2026-08-21, main 856409ca), names from each npu*_regs.c `default_vbnv`. The AIE2 devices
+# load a fixed `fw_path` (npu6 shares npu4's priv: 17f0_20 loads amdnpu/17f0_10/); the AIE4
+# ones (npu3 family, aie4_pci.c) load amdnpu/<device>_<revision>/. `-pf` entries are the
+# physical functions (17f2, 1b0b) of the same generation. 1.7 bound 1502, 17f0 rev 0/0x10/
+# 0x11/0x20, 1569, 1640, 17f1/17f3 rev 0x10 and 1b0a/1b0c; 1.6 had no 1b0a-1b0c.
+# tools/info.json (1.8) and tools/WHENCE (1.9) also ship firmware for 17f1_15/17f2_15
+# ("npu11" in info.json), which no branch's driver table binds yet: not listed here.
+NPU_GENERATIONS: tuple[NpuGeneration, ...] = (
+    _npu("1502", "0x00", "npu1", "NPU Phoenix"),
+    _npu("17f0", "0x10", "npu4", "NPU Strix"),
+    _npu("17f0", "0x11", "npu5", "NPU Strix Halo"),
+    _npu("17f0", "0x20", "npu6", "NPU Krackan", firmware="17f0_10"),
+    _npu("17f1", "0x10", "npu3", "RyzenAI-npu3"),
+    _npu("17f2", "0x10", "npu3", "RyzenAI-npu3-pf"),
+    _npu("17f3", "0x10", "npu3", "RyzenAI-npu3"),
+    _npu("17f1", "0x11", "npu7", "RyzenAI-npu7"),
+    _npu("17f2", "0x11", "npu7", "RyzenAI-npu7-pf"),
+    _npu("17f3", "0x11", "npu7", "RyzenAI-npu7"),
+    _npu("17f1", "0x12", "npu8", "RyzenAI-npu8"),
+    _npu("17f2", "0x12", "npu8", "RyzenAI-npu8-pf"),
+    _npu("17f3", "0x12", "npu8", "RyzenAI-npu8"),
+    _npu("17f1", "0x13", "npu9", "RyzenAI-npu9"),
+    _npu("17f2", "0x13", "npu9", "RyzenAI-npu9-pf"),
+    _npu("17f3", "0x13", "npu9", "RyzenAI-npu9"),
+    _npu("17f1", "0x14", "npu10", "RyzenAI-npu10"),
+    _npu("17f2", "0x14", "npu10", "RyzenAI-npu10-pf"),
+    _npu("17f3", "0x14", "npu10", "RyzenAI-npu10"),
+    _npu("1b0a", "0x00", "npu3", "RyzenAI-npu3"),
+    _npu("1b0b", "0x00", "npu3", "RyzenAI-npu3-pf"),
+    _npu("1b0c", "0x00", "npu3", "RyzenAI-npu3"),
+)
+# AMD NPU PCI device ids: every device above, and 17f0 revision 0 / 1569 / 1640, which
+# xdna-driver 1.6 and 1.7 still bound (npu2 and early npu3 silicon)
+NPU_DEVICE_IDS = frozenset({n.device for n in NPU_GENERATIONS} | {"1569", "1640"})
+
+
+def _revision_key(revision: str) -> int:
+    return int(revision, 16)
+
+
+def npu_generation(device: str, revision: str | None) -> NpuGeneration | None:
+    """The generation the current driver gives a PCI device id and revision, if it binds it."""
+    wanted = device.lower().removeprefix(f"{AMD_VENDOR}:")
+    if revision is None:
+        return None
+    try:
+        number = _revision_key(revision)
+    except ValueError:
+        return None
+    return next(
+        (n for n in NPU_GENERATIONS if n.device == wanted and _revision_key(n.revision) == number),
+        None,
+    )
+
+
 # PCI class 0x1180xx: "processing accelerator"; the NPU function reports it.
 ACCELERATOR_CLASS_PREFIX = "0x1180"
 
@@ -30,6 +114,11 @@ class PciFunction:
     @property
     def pci(self) -> str:
         return f"{self.vendor}:{self.device}"
+
+    @property
+    def generation(self) -> NpuGeneration | None:
+        """What the current driver makes of this function (None: it binds no such one)."""
+        return npu_generation(self.device, self.revision) if self.vendor == AMD_VENDOR else None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

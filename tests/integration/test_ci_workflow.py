@@ -52,6 +52,9 @@ def test_workflow_is_valid_and_has_the_fleets_jobs(project_dir: Path, tmp_path: 
         "build-ubuntu26-compat",
         "build-upstream-main",
         "build-xdna-2-21-75",
+        "build-xdna-1-7",
+        "build-xdna-1-8",
+        "build-xdna-1-9",
     }
     validate = jobs["validate-ubuntu26-npu4"]
     assert validate["runs-on"] == ["self-hosted", "linux", "npu4", "ubuntu-26.04"]
@@ -68,6 +71,31 @@ def test_workflow_is_valid_and_has_the_fleets_jobs(project_dir: Path, tmp_path: 
     broken = tmp_path / "broken.yml"
     broken.write_text(yaml.safe_dump(data))
     assert schema_check(broken).returncode != 0
+
+
+def test_track_workflow_is_scheduled_and_opens_a_pull_request_per_line(project_dir: Path) -> None:
+    (project_dir / "site.yaml").write_text("fleet:\n  apt_url: https://lab.example/apt\n")
+    outcome = run_doit(project_dir, "ci-workflow")
+    assert outcome.rc == 0, outcome.output
+    path = project_dir / "artifacts/ci/xdnaforge-track.yml"
+    checked = schema_check(path)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    data: dict[str, Any] = yaml.safe_load(path.read_text())
+    # PyYAML reads the bare key `on` as YAML 1.1's true
+    triggers = data.get("on") or data[True]  # type: ignore[index]
+    assert triggers["schedule"] == [{"cron": "17 5 * * 1"}]
+    assert data["permissions"] == {"contents": "write", "pull-requests": "write"}
+    # the recipes that name source.track: the candidates doit track wrote
+    assert set(data["jobs"]) == {"track-xdna-1-7", "track-xdna-1-8", "track-xdna-1-9"}
+    steps = data["jobs"]["track-xdna-1-9"]["steps"]
+    check, write, pull = steps[2], steps[3], steps[4]
+    assert ".venv/bin/doit track --line xdna-1.9 --check" in check["run"]
+    assert write["if"] == pull["if"] == "steps.check.outputs.moved == 'true'"
+    assert write["shell"] == "bash"  # pipefail: a failing track fails the step despite tee
+    assert "doit track --line xdna-1.9 | tee artifacts/ci/track-xdna-1.9.txt" in write["run"]
+    assert pull["uses"] == "peter-evans/create-pull-request@v7"
+    assert pull["with"]["body-path"] == "artifacts/ci/track-xdna-1.9.txt"
+    assert "recipes/xdna-1.9.yaml" in pull["with"]["add-paths"]
 
 
 def test_workflow_without_a_repository_url_says_what_to_add(project_dir: Path) -> None:

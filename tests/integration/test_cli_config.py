@@ -64,7 +64,7 @@ def test_plan_for_an_unknown_target_lists_the_known_ones(project_dir: Path) -> N
     assert "unknown target 'nope'" in outcome.output
     assert (
         "targets: debian-forky-archive, ryzen-ai-ubuntu24, ubuntu26-archive, ubuntu26-compat, "
-        "upstream-main, xdna-2.21.75" in outcome.output
+        "upstream-main, xdna-1.7, xdna-1.8, xdna-1.9, xdna-2.21.75" in outcome.output
     )
 
 

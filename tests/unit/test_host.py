@@ -108,3 +108,45 @@ def test_a_cgroup_alone_is_enough(tmp_path: Path) -> None:
     container = read_host_facts(root).container
     assert container is not None
     assert container.engine == "podman"
+
+
+def test_every_device_the_driver_binds_has_its_generation_and_firmware_directory() -> None:
+    from xdnaforge.host import NPU_DEVICE_IDS, NPU_GENERATIONS, npu_generation
+
+    krackan = npu_generation("17f0", "0x20")
+    assert krackan is not None
+    assert (krackan.generation, krackan.name, krackan.firmware_dir) == (
+        "npu6",
+        "NPU Krackan",
+        "17f0_10",  # npu6 loads npu4's firmware
+    )
+    phoenix = npu_generation("1022:1502", "0x0")
+    assert phoenix is not None
+    assert (phoenix.generation, phoenix.firmware_dir) == ("npu1", "1502_00")
+    for device in ("17f1", "17f2", "17f3"):
+        assert [n.revision for n in NPU_GENERATIONS if n.device == device] == [
+            "0x10",
+            "0x11",
+            "0x12",
+            "0x13",
+            "0x14",
+        ]
+    pf = npu_generation("17f2", "0x13")
+    assert pf is not None
+    assert (pf.generation, pf.name, pf.firmware_dir) == ("npu9", "RyzenAI-npu9-pf", "17f2_13")
+    assert {"1b0a", "1b0b", "1b0c"} <= NPU_DEVICE_IDS
+    assert npu_generation("17f1", "0x15") is None  # firmware exists, no driver binds it
+    assert npu_generation("17f0", None) is None
+
+
+def test_a_new_npu_function_is_found_and_named(tmp_path: Path) -> None:
+    root = make_sysroot(tmp_path)
+    npu = root / "sys/bus/pci/devices/0000:c5:00.1"
+    (npu / "device").write_text("0x1b0c\n")
+    (npu / "revision").write_text("0x00\n")
+    (npu / "class").write_text("0x048000\n")  # not the accelerator class: found by its id
+    facts = read_host_facts(root)
+    assert [n.pci for n in facts.npus] == ["1022:1b0c"]
+    generation = facts.npus[0].generation
+    assert generation is not None
+    assert generation.generation == "npu3"

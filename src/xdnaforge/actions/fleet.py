@@ -195,3 +195,14 @@ def ci_workflow(project: Project) -> None:
     )
     write_atomic(path, header + yaml.safe_dump(data, sort_keys=False, width=100))
     print(f"{path}: {len(data['jobs'])} jobs ({', '.join(data['jobs'])})")
+    tracked = workflow.track_workflow(project.recipes)
+    track_path = path.with_name("xdnaforge-track.yml")
+    track_header = (
+        "# Written by `doit ci-workflow`: copy to .github/workflows/. Weekly, per tracked line\n"
+        "# (source.track): `doit track --check`; when the branch moved, `doit track` and a\n"
+        "# pull request with the printed changes. The candidate stays unverified until a\n"
+        "# maintainer takes it through docs/tracking.md.\n"
+    )
+    write_atomic(track_path, track_header + yaml.safe_dump(tracked, sort_keys=False, width=100))
+    jobs = tracked["jobs"]
+    print(f"{track_path}: {len(jobs)} jobs ({', '.join(jobs) or 'no recipe names source.track'})")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import os
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -18,7 +19,7 @@ from doit.doit_cmd import DoitMain
 from doit.exceptions import TaskFailed
 
 from xdnaforge.actions import lazy, tasks
-from xdnaforge.actions.target import Target, build_dir_lock, resolve
+from xdnaforge.actions.target import Target, build_dir_lock, read_host, resolve, workspace
 from xdnaforge.config.project import Project
 from xdnaforge.errors import Interrupted, StageFailed, UsageError, XdnaforgeError
 from xdnaforge.planning.plan import Plan, Stage, matching_cells, stage_status
@@ -42,6 +43,7 @@ if TYPE_CHECKING:
     from xdnaforge.stages import rebuild as stage_rebuild
     from xdnaforge.stages import report as stage_report
     from xdnaforge.stages import survey as stage_survey
+    from xdnaforge.stages import track as stage_track
 else:
     stage_audit = lazy.module("xdnaforge.stages.audit")
     stage_build = lazy.module("xdnaforge.stages.build")
@@ -53,6 +55,7 @@ else:
     stage_survey = lazy.module("xdnaforge.stages.survey")
     install_module = lazy.module("xdnaforge.install.packages")
     stage_download = lazy.module("xdnaforge.stages.download")
+    stage_track = lazy.module("xdnaforge.stages.track")
 
 P = ParamSpec("P")
 StageBody = Callable[[Project, Plan, Workspace], None]
@@ -353,3 +356,28 @@ def show_plan(project: Project, target: str) -> None:
         print(f"survey: {len(warnings)} warning(s){note}")
         for line in warnings:
             print(f"  warning: {line}")
+
+
+@guarded
+def track(
+    project: Project,
+    line: str,
+    branch: str,
+    tag: str,
+    commit: str,
+    check: bool,
+    start_from: str,
+) -> None:
+    """`doit track --line NAME [--branch B | --tag T | --commit C] [--check] [--from R]`."""
+    if not line:
+        raise UsageError("name the line: doit track --line NAME (recipes/NAME.yaml)")
+    if sum(bool(x) for x in (branch, tag, commit)) > 1:
+        raise UsageError("give one of --branch, --tag or --commit")
+    if commit and (len(commit) != 40 or any(c not in "0123456789abcdef" for c in commit)):
+        raise UsageError(f"--commit {commit}: give the full 40-hex commit")
+    ref = stage_track.Ref(branch=branch, tag=tag, commit=commit)
+    space = workspace(project, line)  # the line may be new: no recipe to resolve yet
+    if check:
+        stage_track.check(project, line, ref, space.logs / "track.log")
+        return
+    stage_track.track(project, line, ref, start_from, os.environ, read_host(project))

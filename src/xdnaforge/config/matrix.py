@@ -15,6 +15,7 @@ from typing import Any
 from xdnaforge.config.kernel import KernelRange
 from xdnaforge.config.recipe import GATES, Npu
 from xdnaforge.config.recipe_parse import parse_distro, parse_kernel, parse_npu
+from xdnaforge.host import AMD_VENDOR, NPU_GENERATIONS, npu_generation
 from xdnaforge.schema import Reader
 from xdnaforge.yamlfile import Document
 
@@ -152,6 +153,8 @@ def _cell(reader: Reader, value: Any, path: tuple[str | int, ...]) -> Cell | Non
         distro = parse_distro(reader, host.get("distro"), (*here, "distro"))
         kernel = parse_kernel(reader, host, here)
         npu = parse_npu(reader, host.get("npu"), (*here, "npu"))
+        if npu is not None:
+            _known_npu(reader, npu, (*here, "npu"))
     name = reader.string(cell, "name", path)
     recipe = reader.string(cell, "recipe", path)
     expect = reader.choice(cell, "expect", path, EXPECTATIONS)
@@ -198,6 +201,26 @@ def _cell(reader: Reader, value: Any, path: tuple[str | int, ...]) -> Cell | Non
                 *_expectation_positions(breaks, partial, path),
             )
         ),
+    )
+
+
+def _known_npu(reader: Reader, npu: Npu, path: tuple[str | int, ...]) -> None:
+    """A cell's AMD NPU is a device and revision the driver binds (host.NPU_GENERATIONS)."""
+    vendor, _, device = npu.pci.partition(":")
+    if vendor != AMD_VENDOR or npu.revision is None:
+        return
+    if npu_generation(device, npu.revision) is not None:
+        return
+    revisions = [n.revision for n in NPU_GENERATIONS if n.device == device]
+    known = (
+        f"the driver binds {npu.pci} at revision(s) {', '.join(revisions)}"
+        if revisions
+        else "known devices: " + ", ".join(sorted({n.pci for n in NPU_GENERATIONS}))
+    )
+    reader.problem(
+        (*path, "revision"),
+        f"no amdxdna driver binds {npu.pci} revision {npu.revision}",
+        hint=known,
     )
 
 

@@ -70,6 +70,8 @@ class Source:
     ref: str | None
     submodules: tuple[Submodule, ...]
     unused_submodules: tuple[UnusedSubmodule, ...]
+    # the upstream branch this line follows (`doit track --check` compares the pin with it)
+    track: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

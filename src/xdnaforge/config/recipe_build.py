@@ -38,7 +38,7 @@ def parse_source(reader: Reader, value: Any, path: KeyPath) -> Source | None:
         value,
         path,
         required=("name", "url", "commit"),
-        optional=("ref", "submodules", "unused_submodules"),
+        optional=("ref", "track", "submodules", "unused_submodules"),
     )
     if source is None:
         return None
@@ -74,6 +74,7 @@ def parse_source(reader: Reader, value: Any, path: KeyPath) -> Source | None:
     url = reader.string(source, "url", path)
     commit = reader.commit(source, "commit", path)
     ref = reader.string(source, "ref", path)
+    track = reader.string(source, "track", path)
     if name is None or url is None or commit is None:
         return None
     return Source(
@@ -83,6 +84,7 @@ def parse_source(reader: Reader, value: Any, path: KeyPath) -> Source | None:
         ref=ref,
         submodules=tuple(submodules),
         unused_submodules=tuple(unused),
+        track=track,
     )
 
 

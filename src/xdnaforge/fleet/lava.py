@@ -16,6 +16,7 @@ from xdnaforge.config.fleet import FleetSettings
 from xdnaforge.config.matrix import Cell
 from xdnaforge.config.recipe import Npu, Recipe
 from xdnaforge.fleet.aptly import HOST_KEYRING_DIR, KEYRING
+from xdnaforge.host import npu_generation
 
 DEVICE_TYPES = ("ssh", "docker")
 ACCEL_NODE = "/dev/accel/accel0"
@@ -35,6 +36,9 @@ def generation(npu: Npu) -> str:
     if npu.name:
         return npu.name
     device = npu.pci.split(":")[1]
+    known = npu_generation(device, npu.revision)
+    if known is not None:
+        return known.generation  # every device and revision the current driver binds
     return GENERATIONS.get((device, npu.revision or ""), f"npu-{device}-{npu.revision or 'any'}")
 
 

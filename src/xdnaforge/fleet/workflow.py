@@ -1,10 +1,14 @@
 """A GitHub Actions workflow for the fleet; pure (returns plain data to dump as YAML).
 
-Jobs: `build-<recipe>` on hosted runners (in a container of the distro the recipe builds
-in), `publish` on a self-hosted runner labelled `xdnaforge-publisher` (it keeps the aptly
-root, so snapshots and rollbacks persist, and the signing key never leaves it),
+`workflow` writes the fleet's: `build-<recipe>` on hosted runners (in a container of the
+distro the recipe builds in), `publish` on a self-hosted runner labelled
+`xdnaforge-publisher` (it keeps the aptly root, so snapshots and rollbacks persist, and the
+signing key never leaves it),
 `validate-<cell>` on self-hosted runners labelled with the cell's NPU generation and distro
 release, and `fleet-report`, which merges what the validate jobs uploaded.
+`track_workflow` writes a scheduled one: per tracked line (a recipe naming `source.track`),
+`doit track --check`, and when the branch moved, `doit track` and a pull request with the
+printed changes (peter-evans/create-pull-request, the common action for it).
 """
 
 from __future__ import annotations
@@ -207,4 +211,75 @@ def workflow(cells: Sequence[Cell], recipes: Mapping[str, Recipe], apt_url: str)
         "permissions": {"contents": "read"},
         "concurrency": {"group": "xdnaforge-fleet", "cancel-in-progress": False},
         "jobs": jobs,
+    }
+
+
+CREATE_PULL_REQUEST = "peter-evans/create-pull-request@v7"
+TRACK_SCHEDULE = "17 5 * * 1"  # weekly, Monday 05:17 UTC (off the hour: GitHub's busy minute)
+
+
+def track_job(recipe: Recipe) -> dict[str, Any]:
+    """Check one tracked line; when its branch moved, write the candidate and open a PR."""
+    branch = recipe.pinned.track
+    if branch is None:
+        raise ValueError(f"recipe {recipe.name} follows no branch (source.track)")
+    line = recipe.name
+    moved = "steps.check.outputs.moved == 'true'"
+    changes = f"artifacts/ci/track-{line}.txt"
+    return {
+        "name": f"track {line} (branch {branch})",
+        "runs-on": "ubuntu-latest",
+        "timeout-minutes": 60,
+        "steps": [
+            CHECKOUT,
+            SETUP,
+            {
+                "name": f"Has branch {branch} moved past the pin?",
+                "id": "check",
+                "shell": "bash",
+                # exit 1: the branch moved (or the check could not run: the next step says)
+                "run": f"if .venv/bin/doit track --line {line} --check; "
+                'then echo moved=false >> "$GITHUB_OUTPUT"; '
+                'else echo moved=true >> "$GITHUB_OUTPUT"; fi',
+            },
+            {
+                "name": "Write the candidate and what changed",
+                "if": moved,
+                "shell": "bash",
+                "run": f"mkdir -p artifacts/ci && .venv/bin/doit track --line {line} "
+                f"| tee {changes}",
+            },
+            {
+                "name": "Open a pull request with the printed changes",
+                "if": moved,
+                "uses": CREATE_PULL_REQUEST,
+                "with": {
+                    "branch": f"xdnaforge-track/{line}",
+                    "delete-branch": True,
+                    "title": f"track {line}: branch {branch} moved (candidate, unverified)",
+                    "commit-message": f"recipes/{line}.yaml: candidate for branch {branch} "
+                    "(doit track)",
+                    "body-path": changes,
+                    "add-paths": f"recipes/{line}.yaml\nmatrices/*.yaml",
+                    "labels": "track",
+                },
+            },
+        ],
+    }
+
+
+def track_workflow(recipes: Mapping[str, Recipe]) -> dict[str, Any]:
+    """The scheduled workflow: one job per recipe that follows an upstream branch."""
+    tracked = [
+        recipes[name]
+        for name in sorted(recipes)
+        if recipes[name].source is not None and recipes[name].pinned.track
+    ]
+    return {
+        "name": "xdnaforge track upstream",
+        "on": {"schedule": [{"cron": TRACK_SCHEDULE}], "workflow_dispatch": {}},
+        # the PR step pushes a branch and opens the pull request
+        "permissions": {"contents": "write", "pull-requests": "write"},
+        "concurrency": {"group": "xdnaforge-track", "cancel-in-progress": False},
+        "jobs": {job_id("track", r.name): track_job(r) for r in tracked},
     }

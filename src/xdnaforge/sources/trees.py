@@ -214,7 +214,7 @@ def _borrow(cache: Path, node: Node, source: str, site: Site, log: Path) -> None
     )
 
 
-def _blob(cache: Path, commit: str, path: str) -> str | None:
+def blob_at(cache: Path, commit: str, path: str) -> str | None:
     """The file at `path` in `commit` (held by the cache), or None where the tree has none."""
     result = git(
         ["--git-dir", str(cache), "cat-file", "blob", f"{commit}:{path}"],
@@ -248,7 +248,7 @@ def resolve_tree(recipe: Recipe, site: Site, log: Path) -> list[Node]:
     while queue:
         node = queue.popleft()
         nodes.append(node)
-        entries = parse_gitmodules(_blob(node.cache, node.commit, ".gitmodules") or "")
+        entries = parse_gitmodules(blob_at(node.cache, node.commit, ".gitmodules") or "")
         if not entries:
             continue
         listing = git(

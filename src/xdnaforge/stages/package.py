@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import shutil
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -201,15 +202,33 @@ def package(project: Project, plan: Plan, space: Workspace) -> None:
     _publish(plan, space, [path for path, _ in taken], entries, left_out)
 
 
+def _vendor_file(folders: Sequence[Path], name: str) -> Path | None:
+    """The vendor file `name` in the first folder that has it; a name with a wildcard (a
+    bundle's release-numbered plugin whose exact name is not known yet) must match one file."""
+    for folder in folders:
+        if not any(c in name for c in "*?["):
+            if (folder / name).is_file():
+                return folder / name
+            continue
+        matches = sorted(p for p in folder.glob(name) if p.is_file())
+        if len(matches) > 1:
+            raise StageFailed(
+                f"{name} matches {len(matches)} files in {folder}: "
+                f"{', '.join(m.name for m in matches)}",
+                hint="name the bundle's file exactly in the recipe",
+            )
+        if matches:
+            return matches[0]
+    return None
+
+
 def collect_prebuilt(project: Project, plan: Plan, space: Workspace) -> None:
     """The package stage of a prebuilt recipe: the vendor's files, each at its pinned sha256."""
     folders = project.site.vendor_dirs
     found: list[Path] = []
     entries = []
     for item in plan.recipe.prebuilt:
-        path = next(
-            (folder / item.file for folder in folders if (folder / item.file).is_file()), None
-        )
+        path = _vendor_file(folders, item.file)
         if path is None:
             raise StageFailed(
                 f"{item.file} is not in {', '.join(str(f) for f in folders)}",

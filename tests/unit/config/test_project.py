@@ -20,6 +20,9 @@ def test_shipped_configuration_loads_with_the_seed_facts() -> None:
         "ryzen-ai-ubuntu24",
         "debian-forky-archive",
         "ubuntu26-archive",
+        "xdna-1.7",
+        "xdna-1.8",
+        "xdna-1.9",
     }
     compat = project.recipes["ubuntu26-compat"]
     assert compat.pinned.commit == "f0b7bd5fbc9d45892d050cb55701541350390b99"
@@ -45,6 +48,9 @@ def test_shipped_configuration_loads_with_the_seed_facts() -> None:
         "ryzen-ai-ubuntu24": "unverified",
         "debian-forky-archive": "unverified",
         "ubuntu26-archive": "unverified",
+        "xdna-1.7": "unverified",
+        "xdna-1.8": "unverified",
+        "xdna-1.9": "unverified",
     }
     expected = {c.name: c.expectation() for c in project.cells()}
     assert expected["ubuntu26-npu4-upstream-main"] == (
@@ -65,6 +71,38 @@ def test_shipped_configuration_loads_with_the_seed_facts() -> None:
     assert ubuntu.distro is not None
     assert {p.sha256 for p in ubuntu.distro.packages} == {"unpinned"}  # archive not reachable
     assert {p.version for p in ubuntu.distro.packages} == {"1:2.21.75+dfsg-4"}
+    assert {c.npu.pci for c in project.cells() if c.recipe == "ryzen-ai-ubuntu24"} == {
+        "1022:17f0",
+        "1022:1502",  # the Phoenix cell
+    }
+
+
+def test_shipped_candidates_carry_the_upstream_pins_doit_track_read() -> None:
+    """amd/xdna-driver snapshot of 2026-08-21: branch tips and their XRT gitlinks."""
+    project = load_project(REPO, {})
+    pins = {
+        "xdna-1.7": (
+            "4e5aed38f3b74a5a9a2c7a6222eaff1a8be54305",
+            "8661761775a266b11992a3bd6eb08209d88aa845",
+        ),
+        "xdna-1.8": (
+            "31c01f2019e79e13603239478dad8291a27897a5",
+            "3923b2b5be55dfea72dee3c49d5cf13c02eda25a",
+        ),
+        "xdna-1.9": (
+            "c4052fc30322f8fa0a7f388f171bcb065d6dab6b",
+            "e9db9ab15f10173f8d2fc93ff92ab4c7eb09d2e6",
+        ),
+    }
+    for name, (commit, xrt) in pins.items():
+        recipe = project.recipes[name]
+        assert (recipe.pinned.commit, recipe.pinned.submodules[0].commit) == (commit, xrt)
+        assert recipe.pinned.track == name.removeprefix("xdna-")
+        assert recipe.driver.notes is not None
+        assert recipe.driver.notes.startswith("Carried unchanged from recipe")
+        assert recipe.patch_sets == ()
+        assert recipe.validation.baseline is None
+    assert project.recipes["xdna-1.8"].validation.xrt_version == "2.25.0"
 
 
 def test_every_shipped_backport_names_its_upstream_commit() -> None:
