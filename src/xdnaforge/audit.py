@@ -48,6 +48,7 @@ RULES = {
         Rule("UDEV-001", BLOCK, 'udev rule giving everyone access (MODE="0666")'),
         Rule("DEP-001", BLOCK, "depends on dkms or kernel headers/images/modules"),
         Rule("DEP-002", WARN, "recommends dkms or kernel headers/images/modules"),
+        Rule("AUDIT-001", BLOCK, "a file the rules read is over the 1 MiB they read: not judged"),
         *(Rule(rule_id, WARN, title) for rule_id, title in audit_host.RULES),
     )
 }
@@ -174,6 +175,8 @@ _FIRMWARE_TREE = _Tree("lib/firmware/", "usr/lib/firmware/")
 
 def _data_findings(deb: DebContents) -> Iterable[tuple[str, str, str]]:
     """(rule, path, evidence) for the data files."""
+    for path, size in sorted(deb.oversized.items()):
+        yield "AUDIT-001", path, f"{size} bytes: what follows the first MiB would pass unread"
     src_trees: dict[str, list[str]] = {}
     for entry in deb.entries:
         path, name = entry.path, _name(entry.path)

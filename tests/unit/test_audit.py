@@ -5,17 +5,21 @@ from __future__ import annotations
 import io
 
 from tests.debs import (
+    TAR_END,
     Spec,
+    control_tar,
     deb_bytes,
     dkms_source,
     firmware,
+    hand_deb,
     kernel_image,
     plugin,
+    tar_entry,
     xrt_base,
     xrt_npu,
 )
 from xdnaforge.audit import Verdict, Waiver, audit, format_verdicts, wants_text
-from xdnaforge.debfile import read_deb_stream
+from xdnaforge.debfile import TEXT_LIMIT, read_deb_stream
 
 
 def judge(spec: Spec, waivers: tuple[Waiver, ...] = ()) -> Verdict:
@@ -166,3 +170,23 @@ def test_report_groups_repeated_findings() -> None:
     assert lines[0].startswith("BLOCK linux-image-7.0.0-27-generic 7.0.0-27.27")
     assert "      KMOD-001: 4 more like these" in lines
     assert lines[-1] == "audit: 1 of 1 package(s) carry a kernel payload: BLOCKED"
+
+
+def test_relation_fields_are_found_whatever_their_case() -> None:
+    # dpkg folds field names: "depends: dkms" is enforced like "Depends: dkms"
+    for field in ("depends", "PRE-DEPENDS", "Pre-depends"):
+        spec = Spec(package="folded", depends="libc6")
+        control = spec.control().replace("Depends: libc6", f"{field}: linux-headers-generic")
+        deb = read_deb_stream(
+            io.BytesIO(hand_deb(control_tar(control), tar_entry("./", b"5") + TAR_END)),
+            "f.deb",
+            wants_text,
+        )
+        assert rules(audit(deb)) == {"DEP-001"}, field
+
+
+def test_a_rules_file_over_the_read_limit_is_blocked_not_judged_by_its_start() -> None:
+    rule = b'KERNEL=="accel*", MODE="0660"\n'
+    text = rule * (TEXT_LIMIT // len(rule) + 1) + b'KERNEL=="mem", MODE="0666"\n'
+    verdict = judge(Spec(package="big-rules", files={"lib/udev/rules.d/60-big.rules": text}))
+    assert [(f.rule, f.severity) for f in verdict.findings] == [("AUDIT-001", "block")]
