@@ -376,3 +376,13 @@ def control_tar(control: str, **scripts: bytes) -> bytes:
     entries = [tar_entry("./", b"5", mode=0o755), tar_entry("./control", data=control.encode())]
     entries += [tar_entry(f"./{name}", data=text, mode=0o755) for name, text in scripts.items()]
     return b"".join(entries) + TAR_END
+
+
+def module_bytes(name: str = "amdxdna") -> bytes:
+    """A kernel module as modpost leaves it, reduced to what identifies one: an ELF
+    relocatable (ET_REL) whose section names include .gnu.linkonce.this_module."""
+    ident = b"\x7fELF\x02\x01\x01" + bytes(9)
+    header = ident + struct.pack("<HHI", 1, 62, 1) + bytes(64 - 24)
+    strings = b"\0.text\0.modinfo\0.gnu.linkonce.this_module\0.symtab\0"
+    modinfo = f"license=GPL\0name={name}\0vermagic=6.8.0 SMP mod_unload\0".encode()
+    return header + modinfo + bytes(200) + strings

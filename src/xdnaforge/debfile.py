@@ -30,6 +30,7 @@ from typing import IO, BinaryIO, cast
 from . import elf, streams, tarwalk
 from .control import ControlError, Fields
 from .control import parse as parse_control
+from .debs import payload
 from .elf import RunPath
 from .errors import StepFailed
 
@@ -52,6 +53,7 @@ class Entry:
     kind: str  # file, dir, symlink, hardlink, other
     size: int
     link: str | None
+    mode: int = 0o644  # permission bits; devices and world-writable files are judged by them
 
 
 @dataclass(slots=True)
@@ -64,6 +66,8 @@ class DebContents:
     entries: list[Entry] = field(default_factory=list)
     texts: dict[str, str] = field(default_factory=dict)  # path -> content (first TEXT_LIMIT)
     oversized: dict[str, int] = field(default_factory=dict)  # wanted texts over TEXT_LIMIT: size
+    modules: dict[str, str] = field(default_factory=dict)  # kernel payload found by content
+    unjudged: dict[str, str] = field(default_factory=dict)  # content the scan could not finish
     # executables and shared libraries: their RPATH/RUNPATH, or why it could not be read
     run_paths: dict[str, tuple[RunPath, ...]] = field(default_factory=dict)
     unreadable_elf: dict[str, str] = field(default_factory=dict)
@@ -341,7 +345,7 @@ def _read_member(
                 f"({len(contents.entries)} entries)"
             )
         contents.entries.append(
-            Entry(path=path, kind=info.kind, size=info.size, link=info.link or None)
+            Entry(path=path, kind=info.kind, size=info.size, link=info.link or None, mode=info.mode)
         )
         if info.isreg():
             _read_data_file(_Data(stream, info.size), info.size, path, contents, wants_text(path))
@@ -376,25 +380,37 @@ def _read_data_file(
     """What the rules and the rebuild check need from one data file, read in one pass: the
     decompressed stream only moves forward, so no file can be read twice.
 
-    The text when asked for; the run paths of an executable or shared library (the host
-    contamination check); the content's sha256 when digests are wanted (not for texts).
+    Every byte goes to the payload scanner (a kernel module or image by content, whatever
+    its name); the text when asked for; the run paths of an executable or shared library
+    (the host contamination check); the content's sha256 when digests are wanted (not for
+    texts).
     """
-    head = extracted.read(elf.HEAD)
+    first = extracted.read(_CHUNK)
+    head = first[: elf.HEAD]
     dynamic = elf.is_dynamic(head)
     if dynamic and file_size > ELF_LIMIT:
         contents.unreadable_elf[path] = f"{file_size} bytes, over the {ELF_LIMIT >> 20} MiB read"
         dynamic = False
-    digest = hashlib.sha256(head) if contents.want_digests and not text else None
+    digest = hashlib.sha256() if contents.want_digests and not text else None
     keep = file_size if dynamic else (TEXT_LIMIT if text else 0)
-    kept = [head[:keep]]
-    size = len(kept[0])
-    while (size < keep or digest is not None) and (chunk := extracted.read(_CHUNK)):
+    scanner = payload.Scanner()
+    kept: list[bytes] = []
+    size = 0
+    chunk = first
+    while chunk:
+        scanner.feed(chunk)
         if digest is not None:
             digest.update(chunk)
         if size < keep:
             kept.append(chunk[: keep - size])
             size += len(kept[-1])
+        chunk = extracted.read(_CHUNK)
     data = b"".join(kept)
+    found, unjudged = scanner.finish()
+    if found:
+        contents.modules[path] = found
+    if unjudged:
+        contents.unjudged[path] = unjudged
     if text:
         contents.texts[path] = data[:TEXT_LIMIT].decode("utf-8", errors="replace")
         if file_size > TEXT_LIMIT:
@@ -402,8 +418,8 @@ def _read_data_file(
     if digest is not None:
         contents.digests[path] = digest.hexdigest()
     if dynamic:
-        found, problem = elf.run_paths(data)
-        if found:
-            contents.run_paths[path] = found
+        found_paths, problem = elf.run_paths(data)
+        if found_paths:
+            contents.run_paths[path] = found_paths
         if problem:
             contents.unreadable_elf[path] = problem

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import runtime_container
-from .audit import Verdict, Waiver, audit, audit_body, format_verdicts, wants_text
+from .audit import Verdict, Waiver, audit, audit_body, format_verdicts, symlinks, wants_text
 from .audit_host import HostPaths, host_paths
 from .debfile import DebError, read_deb
 from .errors import StepFailed
@@ -23,15 +23,18 @@ from .records import read_record, write_atomic, write_record
 def audit_files(
     files: Sequence[Path], waivers: Sequence[Waiver] = (), host: HostPaths | None = None
 ) -> tuple[list[Verdict], list[tuple[str, str]]]:
-    """Verdicts for the readable files; (file, reason) for the others."""
-    verdicts = []
+    """Verdicts for the readable files; (file, reason) for the others. The packages are
+    judged together: a directory symlink in one and a file under it in another land the
+    file where the symlink points."""
+    debs = []
     errors = []
     for file in files:
         try:
-            verdicts.append(audit(read_deb(file, wants_text), waivers, host))
+            debs.append(read_deb(file, wants_text))
         except DebError as error:
             errors.append((str(file), error.message.removeprefix(f"{file}: ")))
-    return verdicts, errors
+    links = symlinks(debs)
+    return [audit(deb, waivers, host, links) for deb in debs], errors
 
 
 def _conclude(verdicts: list[Verdict], errors: list[tuple[str, str]]) -> None:

@@ -54,10 +54,13 @@ class Stream(Protocol):
 class Member:
     """One archive member; its data starts at `offset` in the stream."""
 
-    __slots__ = ("kind", "link", "name", "offset", "size", "type")
+    __slots__ = ("kind", "link", "mode", "name", "offset", "size", "type")
 
-    def __init__(self, name: str, type_: bytes, size: int, link: str, offset: int) -> None:
+    def __init__(
+        self, name: str, type_: bytes, size: int, link: str, offset: int, mode: int = 0
+    ) -> None:
         self.name = name
+        self.mode = mode  # permission bits (and set-id, sticky), as dpkg applies them
         self.type = type_
         self.size = size
         self.link = link
@@ -172,8 +175,9 @@ def members(stream: Stream) -> Iterator[Member]:
             )
         if type_ == b"5":
             name = name.rstrip("/")  # as tarfile names directories
+        mode = _number(header[100:108], "the mode", at) & 0o7777
         pending = {}
-        yield Member(name, type_, size, link, data_at)
+        yield Member(name, type_, size, link, data_at, mode)
         position = data_at + padded
         # a member whose data the stream does not hold is a truncated archive, not its end
         if stream.seek(position) < position:
