@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import hashlib
 import lzma
+import os
 import queue
 import re
+import stat
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -248,10 +250,15 @@ def read_deb(
     """Read a .deb; `wants_text(path)` selects data files whose content the caller needs;
     `digests` records the sha256 of every other regular data file."""
     try:
-        handle = path.open("rb")
+        # O_NONBLOCK: opening a FIFO must not wait for a writer; a .deb is a regular file
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except OSError as error:
         raise DebError(f"{path}: cannot read: {error.strerror}") from None
-    with handle:
+    if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+        os.close(descriptor)
+        raise DebError(f"{path}: not a regular file (a .deb is one)")
+    os.set_blocking(descriptor, True)
+    with os.fdopen(descriptor, "rb") as handle:
         return read_deb_stream(handle, str(path), wants_text, digests=digests)
 
 

@@ -67,12 +67,18 @@ def _host(project: Project, workspace: Workspace | None = None) -> HostPaths:
 
 def audit_debs(project: Project, files: Sequence[str], json_out: str) -> None:
     """`doit audit --deb FILE ...`: any packages, no target needed."""
-    if not files:
+    if not files or not all(files):
         raise StepFailed("nothing to audit", hint="give --deb FILE (repeatable) or --target T")
     verdicts, errors = audit_files([Path(f) for f in files], host=_host(project))
     if json_out:
         body = audit_body(verdicts, errors)
-        write_atomic(Path(json_out), json.dumps(body, indent=2) + "\n")
+        try:
+            write_atomic(Path(json_out), json.dumps(body, indent=2) + "\n")
+        except OSError as error:
+            raise StepFailed(
+                f"cannot write --json {json_out}: {error.strerror}",
+                hint="give --json a file path in a writable directory",
+            ) from None
     _conclude(verdicts, errors)
 
 
