@@ -14,6 +14,7 @@ from typing import Any
 
 from .kernel import KernelRange
 from .recipe import GATES, Npu
+from .recipe_build import NAME_RE
 from .recipe_parse import parse_distro, parse_kernel, parse_npu
 from .schema import Reader
 from .yamlfile import Document
@@ -153,6 +154,13 @@ def _cell(reader: Reader, value: Any, path: tuple[str | int, ...]) -> Cell | Non
         kernel = parse_kernel(reader, host, here)
         npu = parse_npu(reader, host.get("npu"), (*here, "npu"))
     name = reader.string(cell, "name", path)
+    if name is not None and not NAME_RE.match(name):
+        reader.problem(
+            (*path, "name"),
+            f"cell name {name!r} is not a name",
+            hint="lowercase letters, digits, '.', '_', '-'; it names files (LAVA jobs, reports)",
+        )
+        name = None
     recipe = reader.string(cell, "recipe", path)
     expect = reader.choice(cell, "expect", path, EXPECTATIONS)
     reason = reader.string(cell, "reason", path)

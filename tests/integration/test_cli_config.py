@@ -181,3 +181,26 @@ def test_audit_arguments_that_are_no_file_are_messages_not_tracebacks(
         assert outcome.rc == 1, json_out
         assert "Traceback" not in outcome.output
         assert f"cannot write --json {json_out}:" in outcome.output
+
+
+def test_check_keeps_step_paths_inside_and_names_to_one_pattern(project_dir: Path) -> None:
+    recipe = project_dir / "recipes/ubuntu26-compat.yaml"
+    text = recipe.read_text()
+    text = text.replace(
+        "    - name: shim\n      cwd: build\n", "    - name: ../shim\n      cwd: ../../etc\n"
+    )
+    text = text.replace('["Release/xrt_plugin*-amdxdna.deb"]', '["/tmp/*.deb"]')
+    recipe.write_text(text)
+    matrix = next(project_dir.glob("matrices/*.yaml"))
+    matrix.write_text(matrix.read_text().replace("- name: ubuntu26-npu4\n", "- name: ../../x\n", 1))
+    outcome = run_doit(project_dir, "check")
+    assert outcome.rc == 3
+    assert "Traceback" not in outcome.output
+    for expected in (
+        "recipes/ubuntu26-compat.yaml:66:",
+        "build.steps[1].name: step name '../shim' is not a name",
+        "build.steps[1].cwd: '../../etc' leaves the source tree",
+        "build.steps[1].packages[0]: '/tmp/*.deb' leaves the build tree",
+        "cells[0].name: cell name '../../x' is not a name",
+    ):
+        assert expected in outcome.stderr, expected
