@@ -597,13 +597,23 @@ def audit_body(verdicts: Sequence[Verdict], errors: Sequence[tuple[str, str]]) -
     }
 
 
+def shown(text: str) -> str:
+    """Text from a package, safe to print: a character that is not printable (an escape
+    sequence, a carriage return, a bidi override) is written as its Python escape, so a
+    file name cannot redraw the terminal into a fake PASS."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
 def format_verdicts(
     verdicts: Sequence[Verdict], errors: Sequence[tuple[str, str]], shown_per_rule: int = 3
 ) -> str:
     lines = []
     for verdict in verdicts:
-        name = PurePosixPath(verdict.file).name
-        lines.append(f"{verdict.verdict.upper():5} {verdict.package} {verdict.version} ({name})")
+        name = shown(PurePosixPath(verdict.file).name)
+        package, version = shown(verdict.package), shown(verdict.version)
+        lines.append(f"{verdict.verdict.upper():5} {package} {version} ({name})")
         per_rule: dict[str, int] = {}
         for finding in verdict.findings:
             per_rule[finding.rule] = per_rule.get(finding.rule, 0) + 1
@@ -611,14 +621,14 @@ def format_verdicts(
             if count <= shown_per_rule:
                 waived = f" (waived: {finding.waiver})" if finding.waiver else ""
                 lines.append(
-                    f"      {finding.rule} {finding.severity}: {finding.path}: "
-                    f"{finding.evidence}{waived}"
+                    f"      {finding.rule} {finding.severity}: {shown(finding.path)}: "
+                    f"{shown(finding.evidence)}{waived}"
                 )
         for rule, count in sorted(per_rule.items()):
             if count > shown_per_rule:
                 lines.append(f"      {rule}: {count - shown_per_rule} more like these")
     for file, reason in errors:
-        lines.append(f"ERROR {file}: {reason}")
+        lines.append(f"ERROR {shown(file)}: {shown(reason)}")
     blocked = sum(1 for v in verdicts if v.verdict == BLOCK)
     total = len(verdicts) + len(errors)
     if errors:

@@ -13,6 +13,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from .audit import shown
 from .consent import require, require_root
 from .debfile import DebError, read_deb
 from .errors import StepFailed
@@ -288,8 +289,8 @@ def _finish(
     if problems:
         raise StepFailed("installed, but verification failed:\n" + "\n".join(problems))
     for item in chosen:
-        was = f" (replaced {item['replaced']})" if item["replaced"] else ""
-        print(f"installed {item['package']} {item['version']}{was}")
+        was = f" (replaced {shown(item['replaced'])})" if item["replaced"] else ""
+        print(f"installed {shown(item['package'])} {shown(item['version'])}{was}")
 
 
 def verify(root: Path, chosen: list[dict[str, Any]], space: Workspace) -> list[str]:

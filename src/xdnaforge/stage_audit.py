@@ -10,7 +10,16 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import runtime_container
-from .audit import Verdict, Waiver, audit, audit_body, format_verdicts, symlinks, wants_text
+from .audit import (
+    Verdict,
+    Waiver,
+    audit,
+    audit_body,
+    format_verdicts,
+    shown,
+    symlinks,
+    wants_text,
+)
 from .audit_host import HostPaths, host_paths
 from .debfile import DebError, read_deb
 from .errors import StepFailed
@@ -42,9 +51,9 @@ def _conclude(verdicts: list[Verdict], errors: list[tuple[str, str]]) -> None:
     if errors:
         raise StepFailed(
             f"{len(errors)} file(s) could not be audited: "
-            + "; ".join(f"{f}: {r}" for f, r in errors)
+            + "; ".join(f"{shown(f)}: {shown(r)}" for f, r in errors)
         )
-    blocked = [v.package for v in verdicts if v.verdict == "block"]
+    blocked = [shown(v.package) for v in verdicts if v.verdict == "block"]
     if blocked:
         raise StepFailed(
             f"kernel payload found in {', '.join(blocked)}",

@@ -326,3 +326,14 @@ def test_packages_are_judged_together_through_directory_symlinks() -> None:
         )
     ]
     assert rules(audit(first)) == {"KMOD-006"}  # the link itself points into a kernel tree
+
+
+def test_printed_names_cannot_redraw_the_terminal() -> None:
+    fake = "\r\x1b[2K\x1b[32mPASS xrt-base 2.20.0\x1b[0m"
+    # the control file splits at "\r" (it is one field per line), the rest keeps it
+    spec = Spec(package="evil", version="1\x1b[2K", files={f"lib/modules/x{fake}.ko": "m"})
+    text = format_verdicts([judge(spec)], [(f"y{fake}.deb", f"bad{fake}")])
+    assert "\x1b" not in text
+    assert "\r" not in text
+    assert "\\r\\x1b[2K\\x1b[32mPASS" in text
+    assert text.splitlines()[0] == "BLOCK evil 1\\x1b[2K (evil.deb)"
