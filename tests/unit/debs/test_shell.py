@@ -36,6 +36,9 @@ for dir in /opt/xilinx/xrt/lib /opt/xilinx/xrt/share; do
     [ -d "$dir" ] && chmod 755 "$dir"
 done
 dpkg-trigger --no-await xrt-icd
+if command -v py3compile >/dev/null 2>&1; then py3compile -p python3-xrt; fi
+if dpkg --compare-versions "$2" lt-nl 2.20.0; then rm -f /etc/xrt/old.conf; fi
+getent group render >/dev/null || addgroup --system render
 if [ -d /etc/dracut.conf.d ]; then :; fi
 exit 0
 """.replace(
@@ -85,6 +88,8 @@ def test_what_debhelper_and_cpack_generate_is_proven_clean() -> None:
         ("exec modprobe amdxdna", "runs 'exec'"),
         ("'modprobe' amdxdna", "runs 'modprobe'"),
         ("udevadm trigger", "runs 'udevadm'"),
+        ("command modprobe amdxdna", "runs 'command'"),
+        ("dpkg -i /opt/xilinx/extra/amdxdna-dkms.deb", "runs 'dpkg'"),
     ],
 )
 def test_every_way_around_the_pattern_match_is_a_problem(line: str, reason: str) -> None:
