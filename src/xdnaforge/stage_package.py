@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from . import storage
-from .audit import wants_text
+from .audit import shown, wants_text
 from .debfile import DebContents, DebError, read_deb
 from .errors import StepFailed
 from .paths import Workspace
@@ -66,11 +66,14 @@ def _publish(
     )
     for entry in entries:
         print(
-            f"  {entry['package']} {entry['version']} {entry['architecture']} "
-            f"{entry['size']} bytes  {entry['file']}"
+            f"  {shown(entry['package'])} {shown(entry['version'])} "
+            f"{shown(entry['architecture'])} {entry['size']} bytes  {shown(entry['file'])}"
         )
     for item in left_out:
-        print(f"  left out {item['file']} ({item['package']}): {item['reason']}")
+        print(
+            f"  left out {shown(item['file'])} ({shown(item['package'])}): "
+            f"{shown(item['reason'])}"
+        )
     sys.stdout.flush()
 
 
