@@ -59,6 +59,8 @@ HARMLESS = frozenset(
         "update-alternatives",
         "py3compile",
         "py3clean",
+        "pypy3compile",
+        "pypy3clean",
         "pycompile",
         "pyclean",
         "update-desktop-database",
@@ -115,6 +117,7 @@ SAFE_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "1", "2", "
 CONFMODULE = "/usr/share/debconf/confmodule"  # debconf's library, sourced by config scripts
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+_LOOKUP = re.compile(r"\$\(command -v [A-Za-z0-9_.+-]+\)")
 _FUNCTION = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_.-]*)\s*\(\s*\)")
 
 
@@ -183,20 +186,23 @@ def judge(text: str, sensitive: Callable[[str], str | None]) -> list[Problem]:
     for number, line in _lines(text):
         if not line.strip() or line.lstrip().startswith("#"):
             continue
+        shown = line.strip()
+        # debhelper's `[ -x "$(command -v systemd-tmpfiles)" ]`: a lookup, not a command
+        line = _LOOKUP.sub("/usr/bin/looked-up", line)
         if _substitutes(line):
-            problems.append(Problem(number, line.strip(), "a command substitution"))
+            problems.append(Problem(number, shown, "a command substitution"))
             continue
         try:
             words = _tokens(line)
         except ValueError:
-            problems.append(Problem(number, line.strip(), "a line the audit cannot read"))
+            problems.append(Problem(number, shown, "a line the audit cannot read"))
             continue
         function = _FUNCTION.match(line)
         if function:
             state.functions.add(function[1])
             words = _tokens(line[function.end() :])
         for reason in _judge_words(words, state, sensitive):
-            problems.append(Problem(number, line.strip(), reason))
+            problems.append(Problem(number, shown, reason))
             break
     return problems
 

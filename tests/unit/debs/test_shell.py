@@ -39,6 +39,7 @@ dpkg-trigger --no-await xrt-icd
 if command -v py3compile >/dev/null 2>&1; then py3compile -p python3-xrt; fi
 if dpkg --compare-versions "$2" lt-nl 2.20.0; then rm -f /etc/xrt/old.conf; fi
 getent group render >/dev/null || addgroup --system render
+if [ -x "$(command -v systemd-tmpfiles)" ]; then systemd-tmpfiles --create xrt.conf || true; fi
 if [ -d /etc/dracut.conf.d ]; then :; fi
 exit 0
 """.replace(
