@@ -381,6 +381,13 @@ def _read_whole(extracted: _Data, size: int, what: str) -> str:
     return extracted.read(size).decode("utf-8", errors="replace")
 
 
+def _found(contents: DebContents, path: str, found: str | None, unjudged: str | None) -> None:
+    if found:
+        contents.modules[path] = found
+    if unjudged:
+        contents.unjudged[path] = unjudged
+
+
 def _read_data_file(
     extracted: _Data, file_size: int, path: str, contents: DebContents, text: bool
 ) -> None:
@@ -388,7 +395,8 @@ def _read_data_file(
     decompressed stream only moves forward, so no file can be read twice.
 
     Every byte goes to the payload scanner (a kernel module or image by content, whatever
-    its name); the text when asked for; the run paths of an executable or shared library
+    its name) until it knows, except for files already blocked by their name or place; the
+    text when asked for; the run paths of an executable or shared library
     (the host contamination check); the content's sha256 when digests are wanted (not for
     texts).
     """
@@ -400,24 +408,27 @@ def _read_data_file(
         dynamic = False
     digest = hashlib.sha256() if contents.want_digests and not text else None
     keep = file_size if dynamic else (TEXT_LIMIT if text else 0)
-    scanner = payload.Scanner()
+    scanner = None if payload.named_module(path) else payload.Scanner()
     kept: list[bytes] = []
     size = 0
     chunk = first
     while chunk:
-        scanner.feed(chunk)
+        if scanner is not None:
+            scanner.feed(chunk)
+            if scanner.done:
+                _found(contents, path, *scanner.finish())
+                scanner = None
         if digest is not None:
             digest.update(chunk)
         if size < keep:
             kept.append(chunk[: keep - size])
             size += len(kept[-1])
+        if scanner is None and digest is None and size >= keep:
+            break  # the rest is skipped unread (the tar walk seeks past it)
         chunk = extracted.read(_CHUNK)
     data = b"".join(kept)
-    found, unjudged = scanner.finish()
-    if found:
-        contents.modules[path] = found
-    if unjudged:
-        contents.unjudged[path] = unjudged
+    if scanner is not None:
+        _found(contents, path, *scanner.finish())
     if text:
         contents.texts[path] = data[:TEXT_LIMIT].decode("utf-8", errors="replace")
         if file_size > TEXT_LIMIT:

@@ -64,8 +64,17 @@ def kernel_image(head: bytes) -> str | None:
     return None
 
 
+def named_module(path: str) -> bool:
+    """A path the audit blocks by its name or place already (KMOD-001, KMOD-002): its
+    content need not be read; a kernel package's thousands of modules are not."""
+    return path.endswith((".ko", ".ko.gz", ".ko.xz", ".ko.zst")) or path.startswith(
+        ("lib/modules/", "usr/lib/modules/")
+    )
+
+
 class Scanner:
-    """One file's bytes, fed in order; `finish()` says what they hold."""
+    """One file's bytes, fed in order; `finish()` says what they hold. `done` says when the
+    rest of the file cannot change the answer (the reader then skips it unread)."""
 
     def __init__(self, nested: bool = False) -> None:
         self.nested = nested
@@ -80,6 +89,12 @@ class Scanner:
         self.over_limit = False
         self.zip: list[bytes] | None = None
         self.zip_size = 0
+
+    @property
+    def done(self) -> bool:
+        if self.mark and self.elf:
+            return True
+        return self.skip_raw and self.decompressor is None and self.zip is None
 
     def feed(self, chunk: bytes) -> None:
         if len(self.head) < HEAD:
