@@ -71,8 +71,7 @@ def _publish(
         )
     for item in left_out:
         print(
-            f"  left out {shown(item['file'])} ({shown(item['package'])}): "
-            f"{shown(item['reason'])}"
+            f"  left out {shown(item['file'])} ({shown(item['package'])}): {shown(item['reason'])}"
         )
     sys.stdout.flush()
 
