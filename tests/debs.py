@@ -190,11 +190,13 @@ def build_deb(directory: Path, spec: Spec, compression: str = "xz") -> Path:
     return output
 
 
-def ar_archive(members: list[tuple[str, bytes]]) -> bytes:
+def ar_archive(members: list[tuple[str, bytes]], sizes: dict[str, str] | None = None) -> bytes:
+    """An ar archive; `sizes` writes a member's size field as given (a hostile package's)."""
     out = io.BytesIO()
     out.write(b"!<arch>\n")
     for name, data in members:
-        header = f"{name:<16}{0:<12}{0:<6}{0:<6}{100644:<8}{len(data):<10}`\n"
+        size = (sizes or {}).get(name, str(len(data)))
+        header = f"{name:<16}{0:<12}{0:<6}{0:<6}{100644:<8}{size:<10}`\n"
         out.write(header.encode("ascii"))
         out.write(data)
         if len(data) % 2:
@@ -307,13 +309,80 @@ def tar_bytes(
     return data
 
 
-def deb_bytes(spec: Spec, compression: str = ".xz", xz_block_size: int = 0) -> bytes:
+def deb_bytes(
+    spec: Spec, compression: str = ".xz", xz_block_size: int = 0, control_compression: str = ""
+) -> bytes:
+    """The package; the control member compressed like the data unless `control_compression`
+    says otherwise, or with gzip where dpkg takes no other (bzip2, lzma: older dpkg-deb wrote
+    those data members next to a gzip control member)."""
     control = {"./control": spec.control(), **{f"./{k}": v for k, v in spec.scripts.items()}}
     data = {f"./{path}": content for path, content in spec.files.items()}
+    if not control_compression:
+        control_compression = ".gz" if compression in (".bz2", ".lzma") else compression
     return ar_archive(
         [
             ("debian-binary", b"2.0\n"),
-            (f"control.tar{compression}", tar_bytes(dict(control), compression)),
+            (
+                f"control.tar{control_compression}",
+                tar_bytes(dict(control), control_compression),
+            ),
             (f"data.tar{compression}", tar_bytes(data, compression, xz_block_size)),
         ]
     )
+
+
+GNU_MAGIC = b"ustar  \0"  # what dpkg-deb (GNU tar) writes
+TAR_END = bytes(1024)
+
+
+def tar_header(
+    name: str | bytes,
+    type_: bytes = b"0",
+    size: int = 0,
+    link: str = "",
+    mode: int = 0o644,
+    magic: bytes = GNU_MAGIC,
+) -> bytes:
+    """One tar header laid out by hand, byte for byte, as a hostile package may carry it."""
+    block = bytearray(512)
+    raw = name.encode() if isinstance(name, str) else name
+    block[0:100] = raw[:100].ljust(100, b"\0")
+    block[100:108] = f"{mode:07o}\0".encode()
+    block[108:124] = b"0000000\x000000000\0"
+    block[124:136] = f"{size:011o}\0".encode()
+    block[136:148] = b"00000000000\0"
+    block[156:157] = type_
+    block[157:257] = link.encode()[:100].ljust(100, b"\0")
+    block[257:265] = magic
+    block[148:156] = b" " * 8
+    block[148:156] = f"{sum(block):06o}\0 ".encode()
+    return bytes(block)
+
+
+def tar_entry(
+    name: str, type_: bytes = b"0", data: bytes = b"", link: str = "", mode: int = 0o644
+) -> bytes:
+    """A header and its data, padded to the block."""
+    return tar_header(name, type_, len(data), link, mode) + data + bytes(-len(data) % 512)
+
+
+def hand_deb(control: bytes, data: bytes, *, control_name: str = "control.tar") -> bytes:
+    """A .deb of two hand-made uncompressed tarballs (TAR_END already appended or not)."""
+    return ar_archive([("debian-binary", b"2.0\n"), (control_name, control), ("data.tar", data)])
+
+
+def control_tar(control: str, **scripts: bytes) -> bytes:
+    """A control tarball as dpkg-deb writes it: "./", then ./control and the scripts."""
+    entries = [tar_entry("./", b"5", mode=0o755), tar_entry("./control", data=control.encode())]
+    entries += [tar_entry(f"./{name}", data=text, mode=0o755) for name, text in scripts.items()]
+    return b"".join(entries) + TAR_END
+
+
+def module_bytes(name: str = "amdxdna") -> bytes:
+    """A kernel module as modpost leaves it, reduced to what identifies one: an ELF
+    relocatable (ET_REL) whose section names include .gnu.linkonce.this_module."""
+    ident = b"\x7fELF\x02\x01\x01" + bytes(9)
+    header = ident + struct.pack("<HHI", 1, 62, 1) + bytes(64 - 24)
+    strings = b"\0.text\0.modinfo\0.gnu.linkonce.this_module\0.symtab\0"
+    modinfo = f"license=GPL\0name={name}\0vermagic=6.8.0 SMP mod_unload\0".encode()
+    return header + modinfo + bytes(200) + strings

@@ -1,10 +1,16 @@
 """Read a YAML file into plain data plus the line/column of every key; no schema knowledge.
 
 PyYAML silently keeps the last of two equal keys; we reject them here, with both lines.
+Aliases are bounded: PyYAML shares an aliased node, so a 400-byte "billion laughs" of
+nested aliases is small to parse but expands into billions of values for whoever walks it
+(this walk, then the schema); a document that expands past MAX_VALUES values, nests deeper
+than MAX_DEPTH or contains itself through an alias is refused with the anchor's line.
 """
 
 from __future__ import annotations
 
+import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -14,6 +20,8 @@ import yaml
 from xdnaforge.errors import ConfigError, Problem
 
 KeyPath = tuple[str | int, ...]
+MAX_VALUES = 100_000  # values after alias expansion; the project's largest file has ~2,000
+MAX_DEPTH = 100
 
 try:  # the C loader is faster and behaves the same for safe loading (pre-commit does this too)
     _Loader: type[yaml.SafeLoader] = yaml.CSafeLoader  # type: ignore[assignment]
@@ -58,6 +66,32 @@ def _mark(node: yaml.Node) -> tuple[int, int]:
     return node.start_mark.line + 1, node.start_mark.column + 1
 
 
+class _Bound:
+    """What the walk has seen: values so far, and the nodes on the current path."""
+
+    __slots__ = ("on_path", "values")
+
+    def __init__(self) -> None:
+        self.values = 0
+        self.on_path: set[int] = set()
+
+
+def _refuse(node: yaml.Node, source: str, path: KeyPath, message: str, hint: str) -> ConfigError:
+    line, column = _mark(node)
+    return ConfigError(
+        [
+            Problem(
+                source=source,
+                line=line,
+                column=column,
+                key_path=format_path(path),
+                message=message,
+                hint=hint,
+            )
+        ]
+    )
+
+
 def _walk(
     node: yaml.Node,
     path: KeyPath,
@@ -65,7 +99,28 @@ def _walk(
     scalars: dict[KeyPath, str],
     problems: list[Problem],
     source: str,
+    bound: _Bound | None = None,
 ) -> None:
+    bound = bound or _Bound()
+    bound.values += 1
+    if bound.values > MAX_VALUES:
+        raise _refuse(
+            node,
+            source,
+            path,
+            f"aliases expand this document past {MAX_VALUES} values",
+            "an alias (*name) repeats its anchor's value; write the values out, or use fewer",
+        )
+    if len(path) > MAX_DEPTH:
+        raise _refuse(node, source, path, f"nested deeper than {MAX_DEPTH} levels", "flatten it")
+    if id(node) in bound.on_path:
+        raise _refuse(
+            node,
+            source,
+            path,
+            "an alias refers to a value that contains it (a recursive alias)",
+            "an alias must not point at its own enclosing anchor",
+        )
     if isinstance(node, yaml.ScalarNode):
         scalars[path] = str(node.value)
     elif isinstance(node, yaml.MappingNode):
@@ -88,12 +143,16 @@ def _walk(
                 continue
             seen[key] = here
             positions[child] = here
-            _walk(value_node, child, positions, scalars, problems, source)
+            bound.on_path.add(id(node))
+            _walk(value_node, child, positions, scalars, problems, source, bound)
+            bound.on_path.discard(id(node))
     elif isinstance(node, yaml.SequenceNode):
         for index, item in enumerate(node.value):
             child = (*path, index)
             positions[child] = _mark(item)
-            _walk(item, child, positions, scalars, problems, source)
+            bound.on_path.add(id(node))
+            _walk(item, child, positions, scalars, problems, source, bound)
+            bound.on_path.discard(id(node))
 
 
 def parse(text: str, source: str) -> Document:
@@ -135,13 +194,54 @@ def parse(text: str, source: str) -> Document:
     )
 
 
-def load(path: Path, source: str | None = None) -> Document:
-    """Read and parse a YAML file; `source` is the name shown in messages."""
-    name = source or str(path)
+def read_config_text(path: Path, source: str, root: Path | None = None) -> str:
+    """A configuration file's text, or a ConfigError that says why not without showing it:
+    a link that leaves `root` (a credentials file would land in CI logs), something that is
+    not a regular file (a directory, a FIFO), bytes that are not UTF-8."""
+
+    def refuse(message: str, hint: str | None = None) -> ConfigError:
+        return ConfigError(
+            [Problem(source=source, line=1, column=1, key_path="", message=message, hint=hint)]
+        )
+
+    if root is not None:
+        resolved = path.resolve()
+        if not resolved.is_relative_to(root.resolve()):
+            raise refuse(
+                f"is a link to {resolved}, outside the project: not read",
+                "configuration files live in the project; copy the file in instead of linking",
+            )
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
+        # O_NONBLOCK: a FIFO must not block the read; then only a regular file is read
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError as error:
+        raise refuse(f"cannot read: {error.strerror}") from None
+    if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+        os.close(descriptor)
+        raise refuse("not a regular file", "a configuration file is a plain text file")
+    os.set_blocking(descriptor, True)
+    with os.fdopen(descriptor, "rb") as handle:
+        data = handle.read()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data[: error.start].count(b"\n") + 1
         raise ConfigError(
-            [Problem(source=name, line=1, column=1, key_path="", message=f"cannot read: {error}")]
+            [
+                Problem(
+                    source=source,
+                    line=line,
+                    column=error.start - (data.rfind(b"\n", 0, error.start) + 1) + 1,
+                    key_path="",
+                    message=f"not UTF-8 text (byte 0x{data[error.start]:02x})",
+                    hint="save the file as UTF-8",
+                )
+            ]
         ) from None
-    return parse(text, name)
+
+
+def load(path: Path, source: str | None = None, root: Path | None = None) -> Document:
+    """Read and parse a YAML file; `source` is the name shown in messages; a link that
+    leaves `root` is refused (read_config_text)."""
+    name = source or str(path)
+    return parse(read_config_text(path, name, root), name)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO
+from tests.conftest import REPO, require_tool
 from tests.fakes.fixture import FakeTools
 from tests.integration.conftest import DEPENDS, build
 from tests.integration.upstream import BOOST_PATCH, Upstream, write_recipe
@@ -241,9 +241,23 @@ def test_a_second_build_in_the_same_directory_is_refused(
     assert f"the build directory {setup / 'build'} is in use by pid 4242" in outcome.output
 
 
+@pytest.mark.parametrize("pid_namespace", ["bwrap", "refused"])
 def test_killed_build_keeps_the_previous_packages_and_the_next_run_completes(
-    setup: Path, fake_tools: FakeTools
+    setup: Path, fake_tools: FakeTools, tmp_path: Path, pid_namespace: str
 ) -> None:
+    path = fake_tools.env["PATH"]
+    if pid_namespace == "refused":
+        # a fresh machine without bubblewrap, or one whose user namespaces are refused (as
+        # Ubuntu's AppArmor does): bwrap fails the way it fails there
+        refused = tmp_path / "no-userns"
+        refused.mkdir()
+        (refused / "bwrap").write_text(
+            "#!/bin/sh\necho 'bwrap: setting up uid map: Permission denied' >&2\nexit 1\n"
+        )
+        (refused / "bwrap").chmod(0o755)
+        path = f"{refused}:{path}"
+    else:
+        require_tool("bwrap")
     assert build(setup, fake_tools).rc == 0
     artifacts = setup / "artifacts/synthetic"
     # what the build produced; lock.json may move on (the patch stage completes before the kill)
@@ -254,7 +268,7 @@ def test_killed_build_keeps_the_previous_packages_and_the_next_run_completes(
     patch.write_text(BOOST_PATCH.replace("Subject: cmake:", "Subject: cmake (v2):"))
     (setup / "build/synthetic/src/xrt/SLOW_BUILD").write_text("")
     env = {
-        "PATH": fake_tools.env["PATH"],
+        "PATH": path,
         "HOME": str(setup / "home"),
         "LC_ALL": "C.UTF-8",
         "XDNAFORGE_PROJECT_DIR": str(setup),
@@ -291,6 +305,11 @@ def test_killed_build_keeps_the_previous_packages_and_the_next_run_completes(
         pytest.fail("the build never reached its slow step")
     os.killpg(process.pid, signal.SIGKILL)
     process.wait()
+    # nothing of the killed run's compile is left running (its processes carry the run id)
+    deadline = time.monotonic() + 10
+    while _compiles_left(setup) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _compiles_left(setup) == []
     after = {p.name: p.read_bytes() for p in artifacts.glob("debs/*")}
     after.update({name: (artifacts / name).read_bytes() for name in kept})
     assert after == before
@@ -298,6 +317,22 @@ def test_killed_build_keeps_the_previous_packages_and_the_next_run_completes(
     outcome = build(setup, fake_tools)
     assert outcome.rc == 0, outcome.output
     assert "build-xrt synthetic: inputs changed" in outcome.stdout
+
+
+def _compiles_left(setup: Path) -> list[str]:
+    """Living processes working in the project's build tree (the killed run's compile)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cwd = str((entry / "cwd").readlink())
+            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        if cwd.startswith(str(setup / "build")):
+            found.append(f"{entry.name} {command}")
+    return found
 
 
 def test_resuming_after_a_packaging_failure_does_not_reconfigure(

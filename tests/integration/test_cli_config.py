@@ -6,9 +6,11 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from tests.conftest import DATA, REPO
+from tests.debs import deb_bytes, xrt_base
 from tests.integration.conftest import run_doit, tree
 from tests.unit.test_host import make_sysroot
 
@@ -110,3 +112,96 @@ def test_loading_the_dodo_file_imports_no_stage_module(project_dir: Path) -> Non
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+def _laughs(levels: int) -> str:
+    lines = ['a0: &a0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    for level in range(1, levels + 1):
+        lines.append(f"a{level}: &a{level} [" + ",".join([f"*a{level - 1}"] * 9) + "]")
+    return "\n".join(lines) + "\n"
+
+
+def test_an_alias_bomb_in_a_recipe_stops_every_command_quickly_with_its_line(
+    project_dir: Path, tmp_path: Path
+) -> None:
+    (project_dir / "recipes/bomb.yaml").write_text(_laughs(9))  # 432 bytes
+    deb = tmp_path / "x.deb"
+    deb.write_bytes(b"")
+    started = time.monotonic()
+    outcome = run_doit(project_dir, "audit", "--deb", str(deb))
+    assert time.monotonic() - started < 30
+    assert outcome.rc == 3
+    assert "Traceback" not in outcome.output
+    assert "recipes/bomb.yaml:1:" in outcome.output
+    assert "aliases expand this document past 100000 values" in outcome.output
+
+
+def test_configuration_links_that_leave_the_project_are_not_read_or_echoed(
+    project_dir: Path, tmp_path: Path
+) -> None:
+    secret = tmp_path / "credentials"
+    secret.write_text("AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI\n")
+    (project_dir / "recipes/creds.yaml").symlink_to(secret)
+    series = project_dir / "patches/ubuntu26/series"
+    series.unlink()
+    series.symlink_to(secret)
+    outcome = run_doit(project_dir, "check")
+    assert outcome.rc == 3
+    assert "wJalrXUtnFEMI" not in outcome.output
+    assert f"recipes/creds.yaml:1:1: is a link to {secret}, outside the project" in outcome.stderr
+    assert "patches/ubuntu26/series:1:1: is a link to" in outcome.stderr
+
+
+def test_a_broken_series_is_a_located_message(project_dir: Path) -> None:
+    series = project_dir / "patches/ubuntu26/series"
+    series.write_bytes(series.read_bytes() + b"\xff\xfe.patch\n")
+    outcome = run_doit(project_dir, "check")
+    assert outcome.rc == 3
+    assert "Traceback" not in outcome.output
+    assert "patches/ubuntu26/series:" in outcome.stderr
+    assert "not UTF-8 text (byte 0xff)" in outcome.stderr
+    series.unlink()
+    series.mkdir()
+    outcome = run_doit(project_dir, "check")
+    assert outcome.rc == 3
+    assert "patches/ubuntu26/series:1:1: not a regular file" in outcome.stderr
+
+
+def test_audit_arguments_that_are_no_file_are_messages_not_tracebacks(
+    project_dir: Path, tmp_path: Path
+) -> None:
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    outcome = run_doit(project_dir, "audit", "--deb", str(fifo))  # it blocked forever
+    assert outcome.rc == 1
+    assert f"{fifo}: not a regular file" in outcome.output
+    deb = tmp_path / "ok.deb"
+    deb.write_bytes(deb_bytes(xrt_base()))
+    for json_out in (str(tmp_path), "/proc/version"):
+        outcome = run_doit(project_dir, "audit", "--deb", str(deb), "--json", json_out)
+        assert outcome.rc == 1, json_out
+        assert "Traceback" not in outcome.output
+        assert f"cannot write --json {json_out}:" in outcome.output
+
+
+def test_check_keeps_step_paths_inside_and_names_to_one_pattern(project_dir: Path) -> None:
+    recipe = project_dir / "recipes/ubuntu26-compat.yaml"
+    text = recipe.read_text()
+    text = text.replace(
+        "    - name: shim\n      cwd: build\n", "    - name: ../shim\n      cwd: ../../etc\n"
+    )
+    text = text.replace('["Release/xrt_plugin*-amdxdna.deb"]', '["/tmp/*.deb"]')
+    recipe.write_text(text)
+    matrix = next(project_dir.glob("matrices/*.yaml"))
+    matrix.write_text(matrix.read_text().replace("- name: ubuntu26-npu4\n", "- name: ../../x\n", 1))
+    outcome = run_doit(project_dir, "check")
+    assert outcome.rc == 3
+    assert "Traceback" not in outcome.output
+    for expected in (
+        "recipes/ubuntu26-compat.yaml:66:",
+        "build.steps[1].name: step name '../shim' is not a name",
+        "build.steps[1].cwd: '../../etc' leaves the source tree",
+        "build.steps[1].packages[0]: '/tmp/*.deb' leaves the build tree",
+        "cells[0].name: cell name '../../x' is not a name",
+    ):
+        assert expected in outcome.stderr, expected

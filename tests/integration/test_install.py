@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import require_tool
 from tests.debs import Spec, build_deb
 from tests.fakes.fixture import FakeTools
 from tests.integration.conftest import Outcome, build, run_doit
@@ -41,9 +42,9 @@ def root(tmp_path: Path) -> Path:
     return path
 
 
-def doit(project: Path, *args: str) -> Outcome:
+def doit(project: Path, *args: str, env: dict[str, str] | None = None) -> Outcome:
     # the real dpkg-query, not the fake: installs run against a real dpkg database
-    return run_doit(project, *args)
+    return run_doit(project, *args, env=env)
 
 
 def dpkg_versions(root: Path) -> dict[str, str]:
@@ -253,3 +254,43 @@ def test_install_and_rollback_refresh_the_report(built: Path, root: Path) -> Non
     assert "restored" not in back.stdout
     assert "## Install: rolled back" in report.read_text()
     assert "installed: installed -> rolled back" in report.read_text()
+
+
+def test_a_package_swapped_after_the_check_is_not_what_dpkg_installs(
+    built: Path, root: Path, tmp_path: Path
+) -> None:
+    # the builder can write artifacts/ while root installs: it swaps the audited xrt-base for
+    # a package with a kernel module at the worst moment, right before dpkg opens it
+    deb = next((built / "artifacts/synthetic/debs").glob("*-base.deb"))
+    hostile = build_deb(
+        tmp_path,
+        Spec(
+            package="xrt-base",
+            version="2.20.0",
+            files={"lib/modules/7.0.0/extra/amdxdna.ko": b"\x7fELF module"},
+        ),
+    )
+    real_dpkg = require_tool("dpkg")
+    wrappers = tmp_path / "attacker"
+    wrappers.mkdir()
+    swap = wrappers / "dpkg"
+    swap.write_text(
+        f'#!/bin/sh\ncase " $* " in *" -i "*) cp {hostile} {deb} ;; esac\nexec {real_dpkg} "$@"\n'
+    )
+    swap.chmod(0o755)
+    outcome = doit(
+        built,
+        "install",
+        "--target",
+        "synthetic",
+        "--root",
+        str(root),
+        "--yes",
+        env={"PATH": f"{wrappers}:{os.environ['PATH']}"},
+    )
+    assert outcome.rc == 0, outcome.output
+    assert deb.read_bytes() == hostile.read_bytes()  # the swap happened
+    assert not (root / "lib/modules").exists()
+    assert "xrt-base" in dpkg_versions(root)
+    commands = json.loads((built / "artifacts/synthetic/install.json").read_text())["commands"]
+    assert str(deb) not in commands[-1]  # dpkg was given the private copies

@@ -288,3 +288,23 @@ def test_every_failure_is_reported_and_the_rollback_still_runs(tmp_path: Path) -
         "push-records fail",
         "rollback fail",
     ]
+
+
+def test_a_figure_below_its_threshold_fails_the_gate_lava_passed(
+    project_dir: Path, tmp_path: Path
+) -> None:
+    # LAVA says validate passed; the figure it measured is below the recipe's floor
+    cases = yaml.safe_load((FIXTURES / "results-ubuntu26-npu4.yaml").read_text())
+    for case in cases:
+        if case["name"] == "gemm_tops":
+            case["measurement"] = "38.5000000000"
+    export = tmp_path / "results.yaml"
+    export.write_text(yaml.safe_dump(cases))
+    assert run_doit(project_dir, "lava-results", str(export)).rc == 0
+    validation = json.loads(
+        (project_dir / "artifacts/fleet/lava-job-4711/ubuntu26-compat/validation.json").read_text()
+    )
+    gate = next(g for g in validation["gates"] if g["name"] == "validate")
+    assert gate["status"] == "fail"
+    assert "gemm_tops 38.5 TOPS below threshold 45" in gate["summary"]
+    assert validation["verdict"] == "fail"

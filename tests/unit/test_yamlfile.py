@@ -1,7 +1,10 @@
 from __future__ import annotations
 
+import time
+
 import pytest
 
+from xdnaforge import yamlfile
 from xdnaforge.errors import ConfigError
 from xdnaforge.yamlfile import format_path, parse
 
@@ -52,3 +55,38 @@ def test_empty_document_is_none() -> None:
 def test_format_path() -> None:
     assert format_path(("build", "steps", 0, "argv")) == "build.steps[0].argv"
     assert format_path(()) == ""
+
+
+def _laughs(levels: int) -> str:
+    lines = ['a0: &a0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    for level in range(1, levels + 1):
+        lines.append(f"a{level}: &a{level} [" + ",".join([f"*a{level - 1}"] * 9) + "]")
+    return "\n".join(lines) + "\n"
+
+
+def test_an_alias_bomb_is_refused_quickly_with_its_line() -> None:
+    text = _laughs(9)  # 432 bytes, 387 million values once expanded
+    assert len(text) < 500
+    started = time.monotonic()
+    with pytest.raises(ConfigError) as caught:
+        yamlfile.parse(text, "bomb.yaml")
+    assert time.monotonic() - started < 5
+    problem = caught.value.problems[0]
+    assert problem.message == "aliases expand this document past 100000 values"
+    assert problem.source == "bomb.yaml"
+    assert problem.line == 1
+
+
+def test_a_recursive_alias_is_a_located_error_not_a_recursion_error() -> None:
+    with pytest.raises(ConfigError) as caught:
+        yamlfile.parse("steps:\n  - &loop [1, *loop]\n", "loop.yaml")
+    problem = caught.value.problems[0]
+    assert (problem.line, problem.message) == (
+        2,
+        "an alias refers to a value that contains it (a recursive alias)",
+    )
+
+
+def test_a_few_aliases_still_work() -> None:
+    document = yamlfile.parse("base: &b {a: 1}\nother: *b\n", "ok.yaml")
+    assert document.data == {"base": {"a": 1}, "other": {"a": 1}}

@@ -186,7 +186,7 @@ def run_chain(
     extra_config: dict[str, Any] | None = None,
 ) -> int:
     """Run `_<stage>:<target>` and the stages before it through doit itself (a nested run of
-    the tasks tasks.py makes for this resolved target); doit's exit code."""
+    the tasks actions/tasks.py makes for this resolved target); doit's exit code."""
     namespace = tasks.namespace(config, target, run_stage, stage_fresh)
     main = DoitMain(ModuleTaskLoader(namespace), extra_config=extra_config or {})
     return int(main.run([f"_{stage_name}:{target.name}"]))

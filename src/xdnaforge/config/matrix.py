@@ -14,6 +14,7 @@ from typing import Any
 
 from xdnaforge.config.kernel import KernelRange
 from xdnaforge.config.recipe import GATES, Npu
+from xdnaforge.config.recipe_build import NAME_RE
 from xdnaforge.config.recipe_parse import parse_distro, parse_kernel, parse_npu
 from xdnaforge.host import AMD_VENDOR, NPU_GENERATIONS, npu_generation
 from xdnaforge.schema import Reader
@@ -156,6 +157,13 @@ def _cell(reader: Reader, value: Any, path: tuple[str | int, ...]) -> Cell | Non
         if npu is not None:
             _known_npu(reader, npu, (*here, "npu"))
     name = reader.string(cell, "name", path)
+    if name is not None and not NAME_RE.match(name):
+        reader.problem(
+            (*path, "name"),
+            f"cell name {name!r} is not a name",
+            hint="lowercase letters, digits, '.', '_', '-'; it names files (LAVA jobs, reports)",
+        )
+        name = None
     recipe = reader.string(cell, "recipe", path)
     expect = reader.choice(cell, "expect", path, EXPECTATIONS)
     reason = reader.string(cell, "reason", path)

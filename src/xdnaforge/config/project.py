@@ -19,7 +19,7 @@ from xdnaforge.config.series import PatchHeader, parse_header, parse_series
 from xdnaforge.config.site import Site, load_site
 from xdnaforge.diagnosis.knowledge import load_knowledge
 from xdnaforge.errors import ConfigError, Problem
-from xdnaforge.yamlfile import load
+from xdnaforge.yamlfile import load, read_config_text
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -70,7 +70,12 @@ def _sha256(path: Path) -> str:
 def _load_patch_set(root: Path, directory: Path, problems: list[Problem]) -> PatchSet:
     series_path = directory / "series"
     source = _relative(root, series_path)
-    entries, series_problems = parse_series(series_path.read_text(encoding="utf-8"))
+    try:
+        text = read_config_text(series_path, source, root)
+    except ConfigError as error:
+        problems.extend(error.problems)
+        return PatchSet(name=directory.name, patches=())
+    entries, series_problems = parse_series(text)
     for line, message in series_problems:
         problems.append(Problem(source=source, line=line, column=1, key_path="", message=message))
     patches = []
@@ -89,6 +94,18 @@ def _load_patch_set(root: Path, directory: Path, problems: list[Problem]) -> Pat
                     hint=f"did you mean '{close[0]}'?"
                     if close
                     else f"add it to {_relative(root, directory)}/ or remove the line",
+                )
+            )
+            continue
+        if not path.resolve().is_relative_to(root.resolve()):
+            problems.append(
+                Problem(
+                    source=source,
+                    line=entry.line,
+                    column=1,
+                    key_path="",
+                    message=f"'{entry.file}' is a link to {path.resolve()}, outside the project",
+                    hint="patches live in the project; copy the file in instead of linking",
                 )
             )
             continue
@@ -343,7 +360,7 @@ def load_project(root: Path, environ: Mapping[str, str]) -> Project:
     for path in sorted((root / "recipes").glob("*.yaml")):
         broken.add(path.stem)
         try:
-            document = load(path, _relative(root, path))
+            document = load(path, _relative(root, path), root)
         except ConfigError as error:
             problems.extend(error.problems)
             continue
@@ -371,7 +388,7 @@ def load_project(root: Path, environ: Mapping[str, str]) -> Project:
     matrices = []
     for path in sorted((root / "matrices").glob("*.yaml")):
         try:
-            document = load(path, _relative(root, path))
+            document = load(path, _relative(root, path), root)
         except ConfigError as error:
             problems.extend(error.problems)
             continue

@@ -33,6 +33,12 @@ _PLACEHOLDER_RE = re.compile(r"\{([^{}]*)\}")
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
 
 
+def leaves_tree(path: str) -> bool:
+    """An absolute path, a home-relative one, or one with a ".." component: it can climb
+    out of the tree it is meant to stay in."""
+    return path.startswith(("/", "~")) or ".." in path.replace("\\", "/").split("/")
+
+
 def parse_source(reader: Reader, value: Any, path: KeyPath) -> Source | None:
     source = reader.mapping(
         value,
@@ -246,8 +252,27 @@ def _step(reader: Reader, value: Any, path: KeyPath) -> BuildStep | None:
             if total is not None and skipped is not None:
                 ctest = CtestExpectation(total=total, skipped=skipped)
     name = reader.string(step, "name", path)
+    if name is not None and not NAME_RE.match(name):
+        reader.problem(
+            (*path, "name"),
+            f"step name {name!r} is not a name",
+            hint="lowercase letters, digits, '.', '_', '-'; it names files (logs, records)",
+        )
     cwd = reader.string(step, "cwd", path)
+    if cwd is not None and leaves_tree(cwd):
+        reader.problem(
+            (*path, "cwd"),
+            f"{cwd!r} leaves the source tree",
+            hint="a path relative to the source tree, without '..' or a leading '/'",
+        )
     packages = reader.strings(step, "packages", path)
+    for index, pattern in enumerate(packages):
+        if leaves_tree(pattern):
+            reader.problem(
+                (*path, "packages", index),
+                f"{pattern!r} leaves the build tree",
+                hint="a glob relative to the step's cwd, without '..' or a leading '/'",
+            )
     produces = reader.strings(step, "produces", path)
     choose = _choose(reader, step, path, produces)
     # a bad timeout is reported; the default keeps the step so later checks still see it

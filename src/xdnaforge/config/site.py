@@ -109,6 +109,7 @@ def load_site(project_root: Path, environ: Mapping[str, str]) -> Site:
         document = load(
             path,
             str(path.relative_to(project_root)) if path.is_relative_to(project_root) else str(path),
+            None if named else project_root,  # the project's own site.yaml must stay in it
         )
         origin = document.source
         base = path.parent

@@ -15,12 +15,39 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import overload
 
 # a field name is anything up to the colon but white space (Policy 5.1: printable ASCII)
 _FIELD = re.compile(r"([^:\s]+)\s*:\s*(.*?)\s*\Z")
 # a relation's package name: what comes before its architecture qualifier, version,
 # architecture list or build profile ("libc6:amd64 (>= 2.38) [amd64] <!nocheck>")
 _RELATION_NAME = re.compile(r"\s*([^\s:(\[<,|]+)")
+
+
+class Fields(dict[str, str]):
+    """A paragraph's fields; looked up by name case-insensitively, as dpkg and apt do
+    ("depends: dkms" is enforced like "Depends: dkms"). Keys keep their spelling."""
+
+    def _key(self, name: str) -> str:
+        if dict.__contains__(self, name):
+            return name
+        lower = name.lower()
+        return next((key for key in self if key.lower() == lower), name)
+
+    def __getitem__(self, name: str) -> str:
+        return dict.__getitem__(self, self._key(name))
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and dict.__contains__(self, self._key(name))
+
+    @overload  # type: ignore[override]
+    def get(self, name: str, /) -> str | None: ...
+
+    @overload
+    def get(self, name: str, default: str, /) -> str: ...
+
+    def get(self, name: str, default: str | None = None, /) -> str | None:
+        return dict.get(self, self._key(name), default)
 
 
 class ControlError(ValueError):

@@ -5,21 +5,32 @@ decompressed as streams (gzip, xz, zstd, bz2, lzma or none), tar members are vis
 order, and only the few texts the audit needs are kept (control, maintainer scripts, and
 small files the caller asks for). Anything malformed is a DebError naming the file, never
 a pass.
+
+It reads what dpkg reads and refuses what dpkg refuses or could read differently: ar sizes
+as dpkg parses them (digits, then spaces), the members in dpkg's order (debian-binary,
+control.tar, data.tar, each once; "_" members are skipped by dpkg and here), the control
+member's compressions dpkg accepts (none, gzip, xz, zstd), a control tarball of regular
+files only (a maintainer script that is a symlink or hardlink is run by dpkg, so it is
+refused), each name once; a control file or maintainer script is read whole or refused.
+tests/integration/test_audit_parity.py compares the readings with dpkg's own.
 """
 
 from __future__ import annotations
 
 import hashlib
 import lzma
+import os
 import queue
+import re
+import stat
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, BinaryIO, cast
 
-from xdnaforge.debs import elf, streams, tarwalk
-from xdnaforge.debs.control import ControlError
+from xdnaforge.debs import elf, payload, streams, tarwalk
+from xdnaforge.debs.control import ControlError, Fields
 from xdnaforge.debs.control import parse as parse_control
 from xdnaforge.debs.elf import RunPath
 from xdnaforge.errors import StageFailed
@@ -27,6 +38,7 @@ from xdnaforge.errors import StageFailed
 AR_MAGIC = b"!<arch>\n"
 MAINTAINER_SCRIPTS = ("preinst", "postinst", "prerm", "postrm", "triggers", "config")
 TEXT_LIMIT = 1 << 20  # control files and inspected texts: 1 MiB is far beyond any real one
+NAMES_LIMIT = 64 << 20  # all entry names together; a kernel image's are under 1 MiB
 ELF_LIMIT = 256 << 20  # an ELF file is read whole to find its run paths; XRT's largest is ~50 MiB
 _CHUNK = 1 << 16
 HASH_BEHIND = 32  # pieces read and not hashed yet: at most 32 MiB (128 MiB for zstd's reads)
@@ -42,6 +54,7 @@ class Entry:
     kind: str  # file, dir, symlink, hardlink, other
     size: int
     link: str | None
+    mode: int = 0o644  # permission bits; devices and world-writable files are judged by them
 
 
 @dataclass(slots=True)
@@ -49,10 +62,13 @@ class DebContents:
     file: str
     size: int = 0
     sha256: str = ""
-    control: dict[str, str] = field(default_factory=dict)
+    control: Fields = field(default_factory=Fields)  # field names are case-insensitive
     scripts: dict[str, str] = field(default_factory=dict)
     entries: list[Entry] = field(default_factory=list)
     texts: dict[str, str] = field(default_factory=dict)  # path -> content (first TEXT_LIMIT)
+    oversized: dict[str, int] = field(default_factory=dict)  # wanted texts over TEXT_LIMIT: size
+    modules: dict[str, str] = field(default_factory=dict)  # kernel payload found by content
+    unjudged: dict[str, str] = field(default_factory=dict)  # content the scan could not finish
     # executables and shared libraries: their RPATH/RUNPATH, or why it could not be read
     run_paths: dict[str, tuple[RunPath, ...]] = field(default_factory=dict)
     unreadable_elf: dict[str, str] = field(default_factory=dict)
@@ -60,10 +76,11 @@ class DebContents:
     # data file -> sha256 of its content, when asked for (rebuild comparison); else empty
     digests: dict[str, str] = field(default_factory=dict)
     want_digests: bool = False
+    names_size: int = 0  # bytes of entry names read so far (bounded by NAMES_LIMIT)
 
     @property
     def package(self) -> str:
-        return self.control.get("Package", Path(self.file).name)
+        return self.control.get("Package") or Path(self.file).name
 
 
 class _Source:
@@ -139,6 +156,10 @@ class _Member:
             self.read(min(_CHUNK, self.remaining))
 
 
+_AR_SIZE = re.compile(rb" *([0-9]+) *\Z")
+_AR_NAME = re.compile(r"[!-~]+\Z")  # printable ASCII, no spaces
+
+
 def _members(source: _Source, file: str) -> Iterator[_Member]:
     if source.read(len(AR_MAGIC)) != AR_MAGIC:
         raise DebError(f"{file}: not a .deb (no ar archive signature)")
@@ -150,14 +171,18 @@ def _members(source: _Source, file: str) -> Iterator[_Member]:
             raise DebError(f"{file}: truncated inside an ar member header")
         if header[58:60] != b"`\n":
             raise DebError(f"{file}: damaged ar member header at byte {source.count - 60}")
-        try:
-            name = header[:16].decode("ascii").strip().rstrip("/")
-            size = int(header[48:58].decode("ascii").strip())
-        except (UnicodeDecodeError, ValueError):
+        # as dpkg: trailing spaces and one trailing "/" end the name; the size is decimal
+        # digits then spaces (Python's int would also take "1_2", "+12" or " 12")
+        raw = header[:16].rstrip(b" ")
+        name = (raw[:-1] if raw.endswith(b"/") else raw).decode("ascii", "replace")
+        size_field = _AR_SIZE.match(header[48:58])
+        if size_field is None:
             raise DebError(
-                f"{file}: damaged ar member header at byte {source.count - 60}"
-            ) from None
-        if not name or "/" in name or name in (".", ".."):
+                f"{file}: damaged ar member header at byte {source.count - 60}: "
+                f"size {header[48:58].decode('ascii', 'replace')!r} is not a number"
+            )
+        size = int(size_field[1])
+        if not _AR_NAME.match(name) or "/" in name or name in (".", ".."):
             raise DebError(f"{file}: ar member with an invalid name {name!r}")
         member = _Member(source, name, size, file)
         yield member
@@ -167,6 +192,7 @@ def _members(source: _Source, file: str) -> Iterator[_Member]:
 
 
 COMPRESSIONS = ("", ".gz", ".xz", ".lzma", ".bz2", ".zst")
+CONTROL_COMPRESSIONS = ("", ".gz", ".xz", ".zst")  # dpkg refuses the others for control.tar
 
 
 _STREAM_ERRORS: tuple[type[Exception], ...] = (
@@ -223,10 +249,15 @@ def read_deb(
     """Read a .deb; `wants_text(path)` selects data files whose content the caller needs;
     `digests` records the sha256 of every other regular data file."""
     try:
-        handle = path.open("rb")
+        # O_NONBLOCK: opening a FIFO must not wait for a writer; a .deb is a regular file
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except OSError as error:
         raise DebError(f"{path}: cannot read: {error.strerror}") from None
-    with handle:
+    if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+        os.close(descriptor)
+        raise DebError(f"{path}: not a regular file (a .deb is one)")
+    os.set_blocking(descriptor, True)
+    with os.fdopen(descriptor, "rb") as handle:
         return read_deb_stream(handle, str(path), wants_text, digests=digests)
 
 
@@ -256,7 +287,7 @@ def read_deb_stream(
     contents.sha256 = source.hexdigest()
     contents.size = source.count
     try:
-        contents.control = parse_control(control)
+        contents.control = Fields(parse_control(control))
     except ControlError as error:
         raise DebError(f"{file}: damaged DEBIAN/control: {error}") from None
     for required in ("debian-binary", "control.tar", "data.tar"):
@@ -285,34 +316,75 @@ def _read_member(
     kind, dot, compression = name.partition(".tar")
     if not dot or kind not in ("control", "data"):
         raise DebError(f"{file}: unexpected member {name!r}")
-    if compression not in COMPRESSIONS:
+    if compression not in (CONTROL_COMPRESSIONS if kind == "control" else COMPRESSIONS):
         raise DebError(f"{file}: {name}: unknown compression {compression!r}")
-    if kind == "data" and not any(s.startswith("control.tar") for s in seen):
+    earlier = [s.partition(".tar")[0] for s in seen[:-1] if not s.startswith("_")]
+    if kind in earlier:
+        # dpkg reads the first and never looks at the second: one reading must be the only one
+        raise DebError(f"{file}: a second {kind}.tar member ({name})")
+    if "data" in earlier:
+        raise DebError(f"{file}: {name} comes after data.tar (dpkg would not read it)")
+    if kind == "data" and "control" not in earlier:
         raise DebError(f"{file}: data.tar comes before control.tar")
     contents.compression[kind] = compression.lstrip(".") or "none"
     control = None
+    names: set[str] = set()
     for info, stream in _tar_entries(member, compression):
         path = _normalise(info.name, file, name)
         if not path:
+            if info.kind != "dir":
+                raise DebError(f"{file}: {name}: the root {info.name!r} is a {info.kind}")
             continue
         if kind == "control":
-            if info.isreg() and (path == "control" or path in MAINTAINER_SCRIPTS):
-                text = _read_text(_Data(stream, info.size))
+            _control_entry(info, path, names, file)
+            if path == "control" or path in MAINTAINER_SCRIPTS:
+                text = _read_whole(_Data(stream, info.size), info.size, f"{file}: DEBIAN/{path}")
                 if path == "control":
                     control = text
                 else:
                     contents.scripts[path] = text
             continue
+        contents.names_size += len(path)
+        if contents.names_size > NAMES_LIMIT:
+            raise DebError(
+                f"{file}: {name}: entry names over {NAMES_LIMIT >> 20} MiB in all "
+                f"({len(contents.entries)} entries)"
+            )
         contents.entries.append(
-            Entry(path=path, kind=info.kind, size=info.size, link=info.link or None)
+            Entry(path=path, kind=info.kind, size=info.size, link=info.link or None, mode=info.mode)
         )
         if info.isreg():
             _read_data_file(_Data(stream, info.size), info.size, path, contents, wants_text(path))
     return control
 
 
-def _read_text(extracted: _Data) -> str:
-    return extracted.read(TEXT_LIMIT).decode("utf-8", errors="replace")
+def _control_entry(info: tarwalk.Member, path: str, names: set[str], file: str) -> None:
+    """A control tarball holds regular files, each once, and no directory but its root."""
+    if not info.isreg():
+        # dpkg-deb -b takes DEBIAN/preinst -> helper; dpkg then runs what the link names
+        raise DebError(
+            f"{file}: control.tar: DEBIAN/{path} is a {info.kind}, not a regular file "
+            "(dpkg would run or read what it points to)"
+        )
+    if "/" in path:
+        raise DebError(f"{file}: control.tar: DEBIAN/{path} is in a subdirectory")
+    if path in names:
+        raise DebError(f"{file}: control.tar: DEBIAN/{path} is given twice (tar keeps the last)")
+    names.add(path)
+
+
+def _read_whole(extracted: _Data, size: int, what: str) -> str:
+    """A text the audit must judge whole: one over TEXT_LIMIT is refused, never cut."""
+    if size > TEXT_LIMIT:
+        raise DebError(f"{what} is {size} bytes, over the {TEXT_LIMIT >> 20} MiB the audit reads")
+    return extracted.read(size).decode("utf-8", errors="replace")
+
+
+def _found(contents: DebContents, path: str, found: str | None, unjudged: str | None) -> None:
+    if found:
+        contents.modules[path] = found
+    if unjudged:
+        contents.unjudged[path] = unjudged
 
 
 def _read_data_file(
@@ -321,32 +393,50 @@ def _read_data_file(
     """What the rules and the rebuild check need from one data file, read in one pass: the
     decompressed stream only moves forward, so no file can be read twice.
 
-    The text when asked for; the run paths of an executable or shared library (the host
-    contamination check); the content's sha256 when digests are wanted (not for texts).
+    Every byte goes to the payload scanner (a kernel module or image by content, whatever
+    its name) until it knows, except for files already blocked by their name or place; the
+    text when asked for; the run paths of an executable or shared library
+    (the host contamination check); the content's sha256 when digests are wanted (not for
+    texts).
     """
-    head = extracted.read(elf.HEAD)
+    first = extracted.read(_CHUNK)
+    head = first[: elf.HEAD]
     dynamic = elf.is_dynamic(head)
     if dynamic and file_size > ELF_LIMIT:
         contents.unreadable_elf[path] = f"{file_size} bytes, over the {ELF_LIMIT >> 20} MiB read"
         dynamic = False
-    digest = hashlib.sha256(head) if contents.want_digests and not text else None
+    digest = hashlib.sha256() if contents.want_digests and not text else None
     keep = file_size if dynamic else (TEXT_LIMIT if text else 0)
-    kept = [head[:keep]]
-    size = len(kept[0])
-    while (size < keep or digest is not None) and (chunk := extracted.read(_CHUNK)):
+    scanner = None if payload.named_module(path) else payload.Scanner()
+    kept: list[bytes] = []
+    size = 0
+    chunk = first
+    while chunk:
+        if scanner is not None:
+            scanner.feed(chunk)
+            if scanner.done:
+                _found(contents, path, *scanner.finish())
+                scanner = None
         if digest is not None:
             digest.update(chunk)
         if size < keep:
             kept.append(chunk[: keep - size])
             size += len(kept[-1])
+        if scanner is None and digest is None and size >= keep:
+            break  # the rest is skipped unread (the tar walk seeks past it)
+        chunk = extracted.read(_CHUNK)
     data = b"".join(kept)
+    if scanner is not None:
+        _found(contents, path, *scanner.finish())
     if text:
         contents.texts[path] = data[:TEXT_LIMIT].decode("utf-8", errors="replace")
+        if file_size > TEXT_LIMIT:
+            contents.oversized[path] = file_size
     if digest is not None:
         contents.digests[path] = digest.hexdigest()
     if dynamic:
-        found, problem = elf.run_paths(data)
-        if found:
-            contents.run_paths[path] = found
+        found_paths, problem = elf.run_paths(data)
+        if found_paths:
+            contents.run_paths[path] = found_paths
         if problem:
             contents.unreadable_elf[path] = problem

@@ -14,9 +14,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from xdnaforge.debs import host_rules
+from xdnaforge.debs import host_rules, shell
 from xdnaforge.debs.control import relation_names
-from xdnaforge.debs.debfile import DebContents
+from xdnaforge.debs.debfile import DebContents, Entry
 from xdnaforge.debs.host_rules import HostPaths
 
 BLOCK = "block"
@@ -36,7 +36,16 @@ RULES = {
         Rule("KMOD-001", BLOCK, "kernel module file (*.ko, *.ko.gz|xz|zst)"),
         Rule("KMOD-002", BLOCK, "file under lib/modules or usr/lib/modules"),
         Rule("KMOD-003", BLOCK, "kernel image, initrd or System.map under boot/"),
-        Rule("KMOD-004", BLOCK, "module loading configuration (modprobe.d, modules-load.d)"),
+        Rule(
+            "KMOD-004",
+            BLOCK,
+            "module loading configuration (modprobe.d, modules-load.d, depmod.d, etc/modules)",
+        ),
+        Rule("KMOD-005", BLOCK, "a kernel module recognised by its content (any name)"),
+        Rule("KMOD-006", BLOCK, "a symlink into a kernel tree (modules, firmware, boot, config)"),
+        Rule("LOAD-001", BLOCK, "runs commands as root at boot, kernel install or initramfs build"),
+        Rule("LOAD-002", BLOCK, "a systemd unit, udev rule or apt hook that runs commands"),
+        Rule("DEV-001", BLOCK, "a device node, or device access for everyone"),
         Rule("DKMS-001", BLOCK, "DKMS configuration (dkms.conf)"),
         Rule("DKMS-002", BLOCK, "DKMS installer script (dkms_driver.sh)"),
         Rule("DKMS-003", BLOCK, "kernel module sources under usr/src (Kbuild, obj-m, module code)"),
@@ -45,9 +54,11 @@ RULES = {
         Rule("SCRIPT-001", BLOCK, "maintainer script runs a module or initramfs tool"),
         Rule("SCRIPT-002", BLOCK, "maintainer script writes udev rules"),
         Rule("SCRIPT-003", BLOCK, "maintainer script changes initramfs configuration"),
-        Rule("UDEV-001", BLOCK, 'udev rule giving everyone access (MODE="0666")'),
-        Rule("DEP-001", BLOCK, "depends on dkms or kernel headers/images/modules"),
-        Rule("DEP-002", WARN, "recommends dkms or kernel headers/images/modules"),
+        Rule("SCRIPT-004", BLOCK, "maintainer script does what the audit cannot prove harmless"),
+        Rule("UDEV-001", BLOCK, "udev rule giving everyone access (MODE with the o+w bit)"),
+        Rule("DEP-001", BLOCK, "depends on dkms, a *-dkms package or a kernel package"),
+        Rule("DEP-002", BLOCK, "recommends one (apt installs Recommends by default)"),
+        Rule("AUDIT-001", BLOCK, "a file too large for the rules to judge whole"),
         *(Rule(rule_id, WARN, title) for rule_id, title in host_rules.RULES),
     )
 }
@@ -68,11 +79,12 @@ MODULE_TOOLS = frozenset(
     }
 )
 _KO_RE = re.compile(r"\.ko(\.(gz|xz|zst))?$")
-_KERNEL_PACKAGE_RE = re.compile(r"^(dkms|linux-(headers|image|modules|kbuild)(-.*)?)$")
-_UDEV_DIRS = ("etc/udev/rules.d/", "lib/udev/rules.d/", "usr/lib/udev/rules.d/")
+_KERNEL_PACKAGE_RE = re.compile(
+    r"^(dkms|.+-dkms|linux-(headers|image|modules|kbuild|generic|oem|lowlatency|virtual|signed"
+    r"|hwe|kvm|aws|azure|gcp|raspi|rt|cloud)(-.*)?)$"
+)
 _UDEV_PATH_RE = re.compile(r"(/etc|/lib|/usr/lib|/run)/udev/rules\.d\b")
 _WRITE_RE = re.compile(r"(>>?|\btee\b|\bcp\b|\binstall\b|\bln\b|\bmv\b|\bsed\s+-i)")
-_MODE_0666_RE = re.compile(r"MODE\s*[:+]?=\s*\"?0?666\"?")
 _MODULE_SOURCE_RE = re.compile(
     r"^\s*(MODULE_LICENSE\s*\(|module_init\s*\(|#\s*include\s*<linux/module\.h>)", re.MULTILINE
 )
@@ -139,7 +151,9 @@ def _name(path: str) -> str:
 def wants_text(path: str) -> bool:
     """Data files whose content the rules read (passed to debfile.read_deb)."""
     name = _name(path)
-    if (path.startswith(_UDEV_DIRS) and name.endswith(".rules")) or host_rules.wants_text(path):
+    if _UDEV_TREE.holds(path) or _UNIT_TREE.holds(path) or _TMPFILES_TREE.holds(path):
+        return True
+    if _APT_HOOKS.holds(path) or host_rules.wants_text(path):
         return True
     return path.startswith("usr/src/") and (
         name in ("Makefile", "Kbuild", "dkms.conf") or name.endswith((".c", ".h", ".mk"))
@@ -160,25 +174,124 @@ class _Tree:
         return path.startswith(self.prefixes) or path in self.bare
 
 
+# The directories each tool reads, from its own configuration paths: libkmod's
+# default_config_paths (libkmod/libkmod-config.c) and systemd's CONF_PATHS ("etc", "run",
+# "usr/local/lib", "usr/lib", and "lib" for split-/usr systems).
+_CONF_ROOTS = ("etc/", "run/", "usr/local/lib/", "usr/lib/", "lib/")
+
+
+def _under(*directories: str) -> tuple[str, ...]:
+    return tuple(f"{root}{directory}/" for root in _CONF_ROOTS for directory in directories)
+
+
 _MODULE_TREE = _Tree("lib/modules/", "usr/lib/modules/")
 _MODPROBE_CONFIG = _Tree(
-    "etc/modprobe.d/",
-    "lib/modprobe.d/",
-    "usr/lib/modprobe.d/",
-    "etc/modules-load.d/",
-    "usr/lib/modules-load.d/",
-    "lib/modules-load.d/",
+    *_under("modprobe.d", "modules-load.d", "depmod.d"),
+    "etc/modules",  # Debian's kmod: modules loaded at boot
+    "etc/modprobe.conf",
+    "etc/sysconfig/modules/",
 )
-_FIRMWARE_TREE = _Tree("lib/firmware/", "usr/lib/firmware/")
+_FIRMWARE_TREE = _Tree("lib/firmware/", "usr/lib/firmware/", "usr/local/lib/firmware/")
+# run as root when the system boots, a kernel is installed or an initramfs is built
+_LOADER_TREE = _Tree(
+    *_under("systemd/system-generators", "systemd/user-generators", "systemd/system-shutdown"),
+    *_under("kernel/install.d"),
+    "etc/kernel/",  # postinst.d, preinst.d, postrm.d, prerm.d, header_postinst.d
+    "etc/initramfs-tools/",
+    "usr/share/initramfs-tools/",
+    "etc/dracut.conf",
+    "etc/dracut.conf.d/",
+    "usr/lib/dracut/",
+    "lib/dracut/",
+    "etc/crontab",
+    "etc/cron.d/",
+    "etc/cron.hourly/",
+    "etc/cron.daily/",
+    "etc/cron.weekly/",
+    "etc/cron.monthly/",
+    "etc/cron.yearly/",
+    "var/spool/cron/",
+    "etc/rc.local",
+    "etc/init.d/",
+    "etc/rcS.d/",
+    "etc/network/if-up.d/",
+    "etc/NetworkManager/dispatcher.d/",
+    "etc/X11/Xsession.d/",
+    "etc/profile.d/",
+    "etc/ld.so.preload",
+)
+_UDEV_TREE = _Tree(*_under("udev/rules.d"))
+_UNIT_TREE = _Tree(*_under("systemd/system", "systemd/user", "systemd/network"))
+_TMPFILES_TREE = _Tree(*_under("tmpfiles.d"))
+_APT_HOOKS = _Tree("etc/apt/apt.conf.d/", "etc/apt/apt.conf", "usr/share/apt/apt.conf.d/")
+_KERNEL_TREES = (_MODULE_TREE, _MODPROBE_CONFIG, _FIRMWARE_TREE, _LOADER_TREE, _UDEV_TREE)
+_UNIT_EXEC_RE = re.compile(r"^\s*Exec[A-Za-z]*\s*=\s*(.*)$", re.MULTILINE)
+_UDEV_RUN_RE = re.compile(r"\b(RUN|PROGRAM|IMPORT\{program\})\s*\+?=")
+_UDEV_MODE_RE = re.compile(r"\bMODE\s*[:+]?=\s*\"?\s*([0-7]+)")
+_APT_HOOK_RE = re.compile(r"(Pre|Post)-Invoke|Pre-Install-Pkgs|Post-Invoke-Success", re.I)
+_MODULE_WORDS_RE = re.compile(
+    r"(^|[/\s'\"=;|&(])(" + "|".join(re.escape(t) for t in sorted(MODULE_TOOLS)) + r")\b"
+    r"|modprobe@|systemd-modules-load|kmod\b|/lib/modules|modules_install"
+)
+
+
+def kernel_tree(path: str) -> str | None:
+    """Which kernel tree a package path (no leading "/") is in, if any."""
+    for tree, what in (
+        (_MODULE_TREE, "the kernel's module tree"),
+        (_MODPROBE_CONFIG, "module loading configuration"),
+        (_FIRMWARE_TREE, "the firmware tree"),
+        (_LOADER_TREE, "run as root at boot or kernel install"),
+        (_UDEV_TREE, "udev rules"),
+        (_UNIT_TREE, "systemd units"),
+        (_TMPFILES_TREE, "tmpfiles.d"),
+        (_APT_HOOKS, "apt configuration"),
+    ):
+        if tree.holds(path):
+            return what
+    if path.startswith("boot/"):
+        return "the kernel's boot files"
+    return None
+
+
+_SENSITIVE_WORDS = (
+    *sorted(MODULE_TOOLS),
+    "modprobe@",
+    "systemd-modules-load",
+    "kmod",
+    "initramfs",
+    "modules_install",
+)
+
+
+def sensitive_word(word: str) -> str | None:
+    """Why a word in a maintainer script names a kernel or module-loading path, if it does."""
+    path = word.strip("'\"")
+    if "$" in path:
+        path = path.rpartition("}")[2] if "}" in path else re.sub(r"\$[A-Za-z_]\w*", "", path)
+    path = "/".join(part for part in path.split("/") if part not in ("", "."))
+    why = kernel_tree(path) or kernel_tree(path + "/")
+    if why:
+        return why
+    return next((f"mentions {w}" for w in _SENSITIVE_WORDS if w in word), None)
 
 
 def _data_findings(deb: DebContents) -> Iterable[tuple[str, str, str]]:
     """(rule, path, evidence) for the data files."""
+    for path, size in sorted(deb.oversized.items()):
+        yield "AUDIT-001", path, f"{size} bytes: what follows the first MiB would pass unread"
+    for path, content in sorted(deb.modules.items()):
+        yield "KMOD-005", path, content
+    for path, why in sorted(deb.unjudged.items()):
+        yield "AUDIT-001", path, why
     src_trees: dict[str, list[str]] = {}
     for entry in deb.entries:
         path, name = entry.path, _name(entry.path)
         if entry.kind == "dir":
+            if entry.mode & 0o002 and not entry.mode & 0o1000:
+                yield "DEV-001", path, f"a world-writable directory (mode {entry.mode:04o})"
             continue
+        yield from _loader_findings(deb, entry)
         if _KO_RE.search(name):
             yield "KMOD-001", path, f"{entry.kind}, {entry.size} bytes"
         if _MODULE_TREE.holds(path):
@@ -196,10 +309,6 @@ def _data_findings(deb: DebContents) -> Iterable[tuple[str, str, str]]:
             yield "DKMS-002", path, "upstream's DKMS installer, run from the plugin's postinst"
         if _FIRMWARE_TREE.holds(path):
             yield "FW-001", path, f"{entry.kind}, {entry.size} bytes"
-        if path.startswith(_UDEV_DIRS) and name.endswith(".rules"):
-            rule_line = _matching_line(deb.texts.get(path, ""), _MODE_0666_RE)
-            if rule_line:
-                yield "UDEV-001", path, rule_line
         if path.startswith("usr/src/") and path.count("/") >= 1:
             parts = path.split("/")
             tree = "/".join(parts[:3]) if len(parts) > 3 else path
@@ -217,6 +326,70 @@ def _data_findings(deb: DebContents) -> Iterable[tuple[str, str, str]]:
                     "module tree)"
                 ),
             )
+
+
+def _loader_findings(deb: DebContents, entry: Entry) -> Iterable[tuple[str, str, str]]:
+    """Devices, links into kernel trees, and module loading shipped as data."""
+    path = entry.path
+    if entry.kind in ("chardev", "blockdev"):
+        yield "DEV-001", path, f"a {entry.kind} node (mode {entry.mode:04o}): direct kernel access"
+    elif entry.kind == "file" and entry.mode & 0o002:
+        yield "DEV-001", path, f"a world-writable file (mode {entry.mode:04o})"
+    if entry.kind == "symlink" and entry.link and not _MODULE_TREE.holds(path):
+        where = _link_target(path, entry.link)
+        if any(tree.holds(where) for tree in _KERNEL_TREES) or where.startswith("boot/"):
+            yield "KMOD-006", path, f"-> {entry.link} ({kernel_tree(where)})"
+    if _LOADER_TREE.holds(path):
+        yield "LOAD-001", path, f"{entry.kind}: {kernel_tree(path)}"
+    text = deb.texts.get(path, "")
+    if _UDEV_TREE.holds(path):
+        if entry.kind != "file":
+            yield "LOAD-002", path, f"a udev rules {entry.kind}: its content is not judged"
+        for line in _live_lines(text):
+            if _UDEV_RUN_RE.search(line):
+                yield "LOAD-002", path, line
+            mode = _UDEV_MODE_RE.search(line)
+            if mode and int(mode[1], 8) & 0o002:
+                yield "UDEV-001", path, line
+    elif _UNIT_TREE.holds(path):
+        if entry.kind == "symlink" and _name(path).startswith(("modprobe@", "systemd-modules")):
+            yield "LOAD-002", path, f"-> {entry.link}"
+        for line in _live_lines(text):
+            if _MODULE_WORDS_RE.search(line):
+                yield "LOAD-002", path, line
+    elif _TMPFILES_TREE.holds(path):
+        for line in _live_lines(text):
+            fields = line.split()
+            world = len(fields) > 2 and re.fullmatch(r"~?[0-7]{3,4}", fields[2])
+            open_device = world and int(fields[2].lstrip("~"), 8) & 0o002
+            if (open_device and fields[1].startswith("/dev")) or (
+                fields and fields[0].rstrip("!+-=~^").lower() in ("c", "b")
+            ):
+                yield "DEV-001", path, line
+    elif _APT_HOOKS.holds(path):
+        for line in _live_lines(text):
+            if _APT_HOOK_RE.search(line):
+                yield "LOAD-002", path, line
+
+
+def _live_lines(text: str) -> Iterable[str]:
+    """Lines that are not comments (udev, systemd, tmpfiles.d and apt all use "#")."""
+    for raw in text.splitlines():
+        line = raw.strip()
+        if line and not line.startswith(("#", "//", ";")):
+            yield line
+
+
+def _link_target(path: str, link: str) -> str:
+    """Where a symlink points, as a package path ("/.." is "/", as the kernel resolves it)."""
+    base = [] if link.startswith("/") else path.split("/")[:-1]
+    for part in link.split("/"):
+        if part == "..":
+            if base:
+                base.pop()
+        elif part not in ("", "."):
+            base.append(part)
+    return "/".join(base)
 
 
 def _module_evidence(deb: DebContents, files: Sequence[str]) -> tuple[str, str] | None:
@@ -264,27 +437,38 @@ def _commands(line: str) -> Iterable[str]:
 def _script_findings(deb: DebContents) -> Iterable[tuple[str, str, str]]:
     for script, text in sorted(deb.scripts.items()):
         where = f"DEBIAN/{script}"
-        for raw in text.splitlines():
-            line = raw.strip()
-            if not line or line.startswith("#"):
-                continue
-            if script == "triggers":
-                # "activate-noawait update-initramfs": runs the tool through dpkg triggers
-                words = line.split()
-                if len(words) > 1 and words[1] in MODULE_TOOLS:
-                    yield "SCRIPT-001", where, line
-                continue
-            tools = sorted(set(_commands(line)) & MODULE_TOOLS)
-            if tools or "/usr/lib/dkms/" in line:
+        found = list(_pattern_findings(script, where, text))
+        yield from found
+        if script == "triggers":
+            continue
+        flagged = {line for _, _, line in found}
+        for problem in shell.judge(text, sensitive_word):
+            if problem.text not in flagged:
+                yield "SCRIPT-004", where, f"line {problem.line}: {problem.text}: {problem.reason}"
+
+
+def _pattern_findings(script: str, where: str, text: str) -> Iterable[tuple[str, str, str]]:
+    """Lines that plainly run a module tool or write udev or initramfs configuration: the
+    precise evidence; shell.judge proves the rest or finds it (SCRIPT-004)."""
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        if script == "triggers":
+            # "activate-noawait update-initramfs": runs the tool through dpkg triggers
+            words = line.split()
+            if len(words) > 1 and words[1] in MODULE_TOOLS:
                 yield "SCRIPT-001", where, line
-            if _UDEV_PATH_RE.search(line) and _WRITE_RE.search(line):
-                yield "SCRIPT-002", where, line
-            elif _MODE_0666_RE.search(line):
-                yield "UDEV-001", where, line
-            if re.search(r"/etc/(dracut\.conf\.d|initramfs-tools)\b", line) and _WRITE_RE.search(
-                line
-            ):
-                yield "SCRIPT-003", where, line
+            continue
+        tools = sorted(set(_commands(line)) & MODULE_TOOLS)
+        if tools or "/usr/lib/dkms/" in line:
+            yield "SCRIPT-001", where, line
+        if _UDEV_PATH_RE.search(line) and _WRITE_RE.search(line):
+            yield "SCRIPT-002", where, line
+        elif (mode := _UDEV_MODE_RE.search(line)) and int(mode[1], 8) & 0o002:
+            yield "UDEV-001", where, line
+        if re.search(r"/etc/(dracut\.conf\.d|initramfs-tools)\b", line) and _WRITE_RE.search(line):
+            yield "SCRIPT-003", where, line
 
 
 def _relation_findings(deb: DebContents) -> Iterable[tuple[str, str, str]]:
@@ -300,12 +484,54 @@ def _relation_findings(deb: DebContents) -> Iterable[tuple[str, str, str]]:
             yield rule, "DEBIAN/control", f"{field}: {text.strip()}"
 
 
+def symlinks(debs: Iterable[DebContents]) -> dict[str, str]:
+    """Every symlink of the packages installed together: path -> target."""
+    return {e.path: e.link for deb in debs for e in deb.entries if e.kind == "symlink" and e.link}
+
+
+def _resolve(path: str, links: dict[str, str]) -> str:
+    """Where a package path lands once directory symlinks (of any package) are followed."""
+    for _ in range(40):  # the kernel's SYMLOOP_MAX
+        parts = path.split("/")
+        for end in range(1, len(parts)):
+            prefix = "/".join(parts[:end])
+            if prefix in links:
+                path = "/".join([_link_target(prefix, links[prefix]), *parts[end:]]).strip("/")
+                break
+        else:
+            return path
+    return path
+
+
+def _in_kernel_tree(path: str) -> bool:
+    return any(tree.holds(path) for tree in _KERNEL_TREES) or path.startswith("boot/")
+
+
+def _together_findings(deb: DebContents, links: dict[str, str]) -> Iterable[tuple[str, str, str]]:
+    """Files that a directory symlink (this package's or another's) puts into a kernel tree."""
+    for entry in deb.entries:
+        if entry.kind == "dir" or "/" not in entry.path:
+            continue
+        landed = _resolve(entry.path, links)
+        if landed != entry.path and _in_kernel_tree(landed) and not _in_kernel_tree(entry.path):
+            yield (
+                "KMOD-006",
+                entry.path,
+                f"lands in {landed} ({kernel_tree(landed)}) through symlinks",
+            )
+
+
 def audit(
-    deb: DebContents, waivers: Sequence[Waiver] = (), host: HostPaths | None = None
+    deb: DebContents,
+    waivers: Sequence[Waiver] = (),
+    host: HostPaths | None = None,
+    links: dict[str, str] | None = None,
 ) -> Verdict:
-    """The findings; `host` names the build's directories for the contamination rules."""
+    """The findings; `host` names the build's directories for the contamination rules;
+    `links` the symlinks of all packages installed together (symlinks() of them)."""
     found = [
         *_data_findings(deb),
+        *_together_findings(deb, links if links is not None else symlinks([deb])),
         *_script_findings(deb),
         *_relation_findings(deb),
         *host_rules.host_findings(deb, host or host_rules.host_paths()),
@@ -370,13 +596,23 @@ def audit_body(verdicts: Sequence[Verdict], errors: Sequence[tuple[str, str]]) -
     }
 
 
+def shown(text: str) -> str:
+    """Text from a package, safe to print: a character that is not printable (an escape
+    sequence, a carriage return, a bidi override) is written as its Python escape, so a
+    file name cannot redraw the terminal into a fake PASS."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
 def format_verdicts(
     verdicts: Sequence[Verdict], errors: Sequence[tuple[str, str]], shown_per_rule: int = 3
 ) -> str:
     lines = []
     for verdict in verdicts:
-        name = PurePosixPath(verdict.file).name
-        lines.append(f"{verdict.verdict.upper():5} {verdict.package} {verdict.version} ({name})")
+        name = shown(PurePosixPath(verdict.file).name)
+        package, version = shown(verdict.package), shown(verdict.version)
+        lines.append(f"{verdict.verdict.upper():5} {package} {version} ({name})")
         per_rule: dict[str, int] = {}
         for finding in verdict.findings:
             per_rule[finding.rule] = per_rule.get(finding.rule, 0) + 1
@@ -384,14 +620,14 @@ def format_verdicts(
             if count <= shown_per_rule:
                 waived = f" (waived: {finding.waiver})" if finding.waiver else ""
                 lines.append(
-                    f"      {finding.rule} {finding.severity}: {finding.path}: "
-                    f"{finding.evidence}{waived}"
+                    f"      {finding.rule} {finding.severity}: {shown(finding.path)}: "
+                    f"{shown(finding.evidence)}{waived}"
                 )
         for rule, count in sorted(per_rule.items()):
             if count > shown_per_rule:
                 lines.append(f"      {rule}: {count - shown_per_rule} more like these")
     for file, reason in errors:
-        lines.append(f"ERROR {file}: {reason}")
+        lines.append(f"ERROR {shown(file)}: {shown(reason)}")
     blocked = sum(1 for v in verdicts if v.verdict == BLOCK)
     total = len(verdicts) + len(errors)
     if errors:

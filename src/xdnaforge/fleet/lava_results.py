@@ -118,6 +118,16 @@ def to_records(
         else:
             status = case.result if case.result in ("pass", "fail", "skip") else "fail"
             summary = f"LAVA job {job}: {case.result}"
+        worse = [m for m in metrics if m.failed] if name == "validate" else []
+        if worse:
+            # the rule of `doit validate`: a figure past its threshold (or a regression)
+            # fails the gate, whatever LAVA's own case said
+            status = "fail"
+            summary += "; " + ", ".join(
+                f"{m.name} {m.value:g} {m.unit} {m.verdict}"
+                + (f" {m.threshold:g}" if m.threshold is not None else "")
+                for m in worse
+            )
         gates.append(
             {
                 "name": name,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ from xdnaforge.compat.resolver import resolve
 from xdnaforge.config.project import Project
 from xdnaforge.config.recipe import Recipe
 from xdnaforge.debs.debfile import DebError, read_deb
+from xdnaforge.debs.rules import shown
 from xdnaforge.errors import StageFailed
 from xdnaforge.hardware.host_checks import (
     DISTRO_XRT_PACKAGES,
@@ -50,6 +52,38 @@ def _sha256(path: Path) -> str:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
+
+
+def _private_copies(chosen: list[dict[str, Any]], directory: Path) -> list[Path]:
+    """Each approved file copied into `directory` (private: mode 0700, owned by whoever
+    installs), hashed as it is copied; the copies are what dpkg installs.
+
+    Whoever can write artifacts/ (the unprivileged builder, while root installs) could swap
+    a file between its check and `dpkg -i`; a copy only its owner can write cannot be.
+    """
+    copies = []
+    for item in chosen:
+        source = Path(item["file"])
+        target = directory / source.name
+        digest = hashlib.sha256()
+        try:
+            handle = source.open("rb")
+        except OSError as error:
+            raise StageFailed(f"cannot read {source}: {error.strerror}") from None
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+        with handle, os.fdopen(os.open(target, flags, 0o600), "wb") as copy:
+            while block := handle.read(1 << 20):
+                digest.update(block)
+                copy.write(block)
+        if digest.hexdigest() != item["sha256"]:
+            raise StageFailed(
+                f"refusing {source.name}: it changed after the audit check (sha256 "
+                f"{digest.hexdigest()}, the audit passed {item['sha256']})",
+                hint="someone can write the artifacts directory while you install; "
+                "rebuild and re-audit, and keep artifacts/ writable only by you",
+            )
+        copies.append(target)
+    return copies
 
 
 def _admindir(root: Path) -> Path:
@@ -220,8 +254,24 @@ def install(project: Project, plan: Plan, space: Workspace, root: Path, yes: boo
     for item in chosen:
         if item["replaced"] is not None:
             item["kept"] = str(kept[(item["package"], item["replaced"])])
+    with tempfile.TemporaryDirectory(prefix="xdnaforge-install-") as private:
+        copies = _private_copies(chosen, Path(private))
+        commands[-1] = install_argv(root, copies)
+        _install_copies(root, chosen, space, commands[-1], log)
+        for item, copy in zip(chosen, copies, strict=True):
+            # what we installed is kept too, so a later upgrade can be rolled back to it
+            target = keep_dir / Path(item["file"]).name
+            if not target.exists():
+                shutil.copy2(copy, target)
+    _finish(plan, space, root, chosen, checks, commands)
+
+
+def _install_copies(
+    root: Path, chosen: list[dict[str, Any]], space: Workspace, argv: list[str], log: Path
+) -> None:
+    """`dpkg -i` of the private copies; a failure is rolled back."""
     try:
-        run(commands[-1], cwd=space.work, timeout=DPKG_TIMEOUT, log_file=log)
+        run(argv, cwd=space.work, timeout=DPKG_TIMEOUT, log_file=log)
     except CommandFailed as error:
         if _lock_busy(error):
             # dpkg refused before touching anything: there is nothing to roll back
@@ -237,12 +287,18 @@ def install(project: Project, plan: Plan, space: Workspace, root: Path, yes: boo
             f"install failed and {outcome}: {_dpkg_failure(error)}\n{error.output.strip()}",
             hint=f"full log: {log}",
         ) from None
+
+
+def _finish(
+    plan: Plan,
+    space: Workspace,
+    root: Path,
+    chosen: list[dict[str, Any]],
+    checks: list[Check],
+    commands: list[list[str]],
+) -> None:
+    """Verify what dpkg installed and record it."""
     problems = verify(root, chosen, space, plan.recipe.kind == "distro")
-    for item in chosen:
-        # what we installed is kept too, so a later upgrade can be rolled back to it
-        target = keep_dir / Path(item["file"]).name
-        if not target.exists():
-            shutil.copy2(item["file"], target)
     write_record(
         space.record("install"),
         "install",
@@ -264,8 +320,8 @@ def install(project: Project, plan: Plan, space: Workspace, root: Path, yes: boo
     if problems:
         raise StageFailed("installed, but verification failed:\n" + "\n".join(problems))
     for item in chosen:
-        was = f" (replaced {item['replaced']})" if item["replaced"] else ""
-        print(f"installed {item['package']} {item['version']}{was}")
+        was = f" (replaced {shown(item['replaced'])})" if item["replaced"] else ""
+        print(f"installed {shown(item['package'])} {shown(item['version'])}{was}")
 
 
 def verify(

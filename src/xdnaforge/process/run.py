@@ -205,11 +205,23 @@ def _die_with_parent() -> None:
         pass  # not Linux: the timeout still bounds the child
 
 
+def keeper_prefix() -> tuple[str, ...]:
+    """The argv prefix of the step keeper (process/keeper.py): a subreaper that ends the
+    step's tree when xdnaforge dies. Isolated mode (-I): the step's environment is not the
+    keeper's business; the package is found where this one was imported from."""
+    source = str(Path(__file__).resolve().parents[2])  # src/, above xdnaforge/process/
+    code = (
+        f"import sys; sys.path.insert(0, {source!r}); "
+        "from xdnaforge.process.keeper import main; sys.exit(main(sys.argv[1:]))"
+    )
+    return (sys.executable, "-I", "-c", code, str(os.getpid()), "--")
+
+
 @functools.cache
 def pid_namespace_prefix() -> tuple[str, ...]:
-    """The argv prefix that holds a host step's tree (process/containment.py), or () where bwrap is
-    missing or a user namespace is refused; that fallback (process group + PDEATHSIG, which
-    a daemonising descendant escapes) is said once per run."""
+    """The argv prefix that holds a host step's tree (process/containment.py); where bwrap is
+    missing or a user namespace is refused, the keeper (a subreaper with a parent-death signal,
+    which needs nothing but Linux); that fallback is said once per run."""
     probe = [*containment.PID_NAMESPACE_PREFIX, "true"]
     why = None
     if shutil.which(probe[0]) is None:
@@ -225,11 +237,11 @@ def pid_namespace_prefix() -> tuple[str, ...]:
     if why is None:
         return containment.PID_NAMESPACE_PREFIX
     print(
-        f"note: {why}; build steps run in a process group that dies with xdnaforge, "
-        "but a process that leaves the group could outlive a killed xdnaforge",
+        f"note: {why}; build steps run under a keeper process that ends their whole tree "
+        "when xdnaforge dies",
         file=sys.stderr,
     )
-    return ()
+    return keeper_prefix()
 
 
 def run_streaming(

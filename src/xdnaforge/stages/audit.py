@@ -13,7 +13,16 @@ from typing import Any
 from xdnaforge.config.project import Project
 from xdnaforge.debs.debfile import DebError, read_deb
 from xdnaforge.debs.host_rules import HostPaths, host_paths
-from xdnaforge.debs.rules import Verdict, Waiver, audit, audit_body, format_verdicts, wants_text
+from xdnaforge.debs.rules import (
+    Verdict,
+    Waiver,
+    audit,
+    audit_body,
+    format_verdicts,
+    shown,
+    symlinks,
+    wants_text,
+)
 from xdnaforge.environments import runtime_container
 from xdnaforge.errors import StageFailed
 from xdnaforge.planning.plan import Plan
@@ -24,15 +33,18 @@ from xdnaforge.state.records import read_record, write_atomic, write_record
 def audit_files(
     files: Sequence[Path], waivers: Sequence[Waiver] = (), host: HostPaths | None = None
 ) -> tuple[list[Verdict], list[tuple[str, str]]]:
-    """Verdicts for the readable files; (file, reason) for the others."""
-    verdicts = []
+    """Verdicts for the readable files; (file, reason) for the others. The packages are
+    judged together: a directory symlink in one and a file under it in another land the
+    file where the symlink points."""
+    debs = []
     errors = []
     for file in files:
         try:
-            verdicts.append(audit(read_deb(file, wants_text), waivers, host))
+            debs.append(read_deb(file, wants_text))
         except DebError as error:
             errors.append((str(file), error.message.removeprefix(f"{file}: ")))
-    return verdicts, errors
+    links = symlinks(debs)
+    return [audit(deb, waivers, host, links) for deb in debs], errors
 
 
 def _conclude(verdicts: list[Verdict], errors: list[tuple[str, str]], after: str = "") -> None:
@@ -42,9 +54,9 @@ def _conclude(verdicts: list[Verdict], errors: list[tuple[str, str]], after: str
     if errors:
         raise StageFailed(
             f"{len(errors)} file(s) could not be audited: "
-            + "; ".join(f"{f}: {r}" for f, r in errors)
+            + "; ".join(f"{shown(f)}: {shown(r)}" for f, r in errors)
         )
-    blocked = [v.package for v in verdicts if v.verdict == "block"]
+    blocked = [shown(v.package) for v in verdicts if v.verdict == "block"]
     if blocked:
         raise StageFailed(
             f"kernel payload found in {', '.join(blocked)}",
@@ -67,12 +79,18 @@ def _host(project: Project, workspace: Workspace | None = None) -> HostPaths:
 
 def audit_debs(project: Project, files: Sequence[str], json_out: str) -> None:
     """`doit audit --deb FILE ...`: any packages, no target needed."""
-    if not files:
+    if not files or not all(files):
         raise StageFailed("nothing to audit", hint="give --deb FILE (repeatable) or --target T")
     verdicts, errors = audit_files([Path(f) for f in files], host=_host(project))
     if json_out:
         body = audit_body(verdicts, errors)
-        write_atomic(Path(json_out), json.dumps(body, indent=2) + "\n")
+        try:
+            write_atomic(Path(json_out), json.dumps(body, indent=2) + "\n")
+        except OSError as error:
+            raise StageFailed(
+                f"cannot write --json {json_out}: {error.strerror}",
+                hint="give --json a file path in a writable directory",
+            ) from None
     _conclude(verdicts, errors)
 
 

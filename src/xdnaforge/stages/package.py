@@ -16,7 +16,7 @@ from typing import Any
 from xdnaforge.config.project import Project
 from xdnaforge.config.recipe import BuildStep, Recipe
 from xdnaforge.debs.debfile import DebContents, DebError, read_deb
-from xdnaforge.debs.rules import wants_text
+from xdnaforge.debs.rules import shown, wants_text
 from xdnaforge.errors import StageFailed
 from xdnaforge.planning.plan import Plan
 from xdnaforge.state import storage
@@ -67,11 +67,13 @@ def _publish(
     )
     for entry in entries:
         print(
-            f"  {entry['package']} {entry['version']} {entry['architecture']} "
-            f"{entry['size']} bytes  {entry['file']}"
+            f"  {shown(entry['package'])} {shown(entry['version'])} "
+            f"{shown(entry['architecture'])} {entry['size']} bytes  {shown(entry['file'])}"
         )
     for item in left_out:
-        print(f"  left out {item['file']} ({item['package']}): {item['reason']}")
+        print(
+            f"  left out {shown(item['file'])} ({shown(item['package'])}): {shown(item['reason'])}"
+        )
     sys.stdout.flush()
 
 

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from xdnaforge.debs.compare import ARCHIVE_ONLY, compare_builds, summary
+from xdnaforge.debs.control import Fields
 from xdnaforge.debs.debfile import DebContents, Entry
 
 
 def deb(sha: str, files: dict[str, str], version: str = "2.20.0") -> DebContents:
     contents = DebContents(
-        file="x.deb", sha256=sha, control={"Package": "xrt-npu", "Version": version}
+        file="x.deb", sha256=sha, control=Fields({"Package": "xrt-npu", "Version": version})
     )
     contents.entries = [Entry(path=p, kind="file", size=1, link=None) for p in files]
     contents.digests = dict(files)

@@ -11,7 +11,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.debs import ar_archive, deb_bytes, plugin, tar_bytes, xrt_base
+from tests.debs import (
+    TAR_END,
+    ar_archive,
+    control_tar,
+    deb_bytes,
+    hand_deb,
+    plugin,
+    tar_bytes,
+    tar_entry,
+    xrt_base,
+)
 from xdnaforge.debs import debfile
 from xdnaforge.debs.debfile import DebError, read_deb_stream
 from xdnaforge.debs.rules import wants_text
@@ -23,6 +33,7 @@ def read(data: bytes) -> object:
 
 @pytest.mark.parametrize("compression", ["", ".gz", ".xz", ".bz2", ".zst"])
 def test_every_compression_reads_the_same(compression: str) -> None:
+    control = ".gz" if compression == ".bz2" else compression  # dpkg: no bzip2 control.tar
     deb = read_deb_stream(
         io.BytesIO(deb_bytes(plugin(nokmod=False), compression)), "p.deb", wants_text
     )
@@ -31,7 +42,7 @@ def test_every_compression_reads_the_same(compression: str) -> None:
     assert "postinst" in deb.scripts
     assert "opt/xilinx/xrt/share/amdxdna/dkms.conf" in {e.path for e in deb.entries}
     assert deb.compression == {
-        "control": compression.lstrip(".") or "none",
+        "control": control.lstrip(".") or "none",
         "data": compression.lstrip(".") or "none",
     }
 
@@ -187,3 +198,117 @@ def test_reading_waits_for_the_hash_only_when_it_falls_far_behind() -> None:
     reader.join()
     assert source.count == 1000 * 1024
     source.close()
+
+
+# What dpkg reads differently (tests/integration/test_audit_parity.py shows dpkg doing it)
+
+CONTROL = xrt_base().control()
+DATA = tar_entry("./", b"5", mode=0o755) + tar_entry("./usr/share/x", data=b"x") + TAR_END
+
+
+@pytest.mark.parametrize("size", ["1_2", "+12", "0x1f", "1 2", ""])
+def test_an_ar_size_dpkg_would_parse_differently_is_refused(size: str) -> None:
+    control = control_tar(CONTROL)
+    deb = ar_archive(
+        [("debian-binary", b"2.0\n"), ("control.tar", control), ("data.tar", DATA)],
+        sizes={"debian-binary": size},
+    )
+    assert "is not a number" in _error(deb)
+
+
+def test_a_second_control_member_after_the_data_is_refused() -> None:
+    # dpkg reads the first control.tar (Depends: dkms, a modprobe postinst); the last one
+    # would have been the one judged
+    first = control_tar(CONTROL + "Depends: dkms\n", postinst=b"#!/bin/sh\nmodprobe amdxdna\n")
+    deb = ar_archive(
+        [
+            ("debian-binary", b"2.0\n"),
+            ("control.tar", first),
+            ("data.tar", DATA),
+            ("control.tar.gz", tar_bytes({"./control": CONTROL}, ".gz")),
+        ]
+    )
+    assert "a second control.tar member (control.tar.gz)" in _error(deb)
+    second_data = ar_archive(
+        [
+            ("debian-binary", b"2.0\n"),
+            ("control.tar", first),
+            ("data.tar", DATA),
+            ("data.tar", DATA),
+        ]
+    )
+    assert "a second data.tar member" in _error(second_data)
+
+
+def test_members_dpkg_skips_are_skipped_and_others_after_the_data_refused() -> None:
+    control = control_tar(CONTROL)
+    signed = ar_archive(
+        [
+            ("debian-binary", b"2.0\n"),
+            ("control.tar", control),
+            ("data.tar", DATA),
+            ("_gpgorigin", b"sig"),
+        ]
+    )
+    assert read_deb_stream(io.BytesIO(signed), "s.deb").package == "xrt-base"
+
+
+@pytest.mark.parametrize(
+    ("entry", "kind"),
+    [
+        (tar_entry("./postinst", b"2", link="/usr/lib/evil/go"), "symlink"),
+        (tar_entry("./postinst", b"1", link="./helper"), "hardlink"),
+        (tar_entry("./preinst", b"2", link="helper"), "symlink"),
+        (tar_entry("./sub", b"5"), "dir"),
+    ],
+)
+def test_a_control_member_that_is_not_a_regular_file_is_refused(entry: bytes, kind: str) -> None:
+    control = (
+        tar_entry("./", b"5")
+        + tar_entry("./control", data=CONTROL.encode())
+        + tar_entry("./helper", data=b"#!/bin/sh\nmodprobe amdxdna\n", mode=0o755)
+        + entry
+        + TAR_END
+    )
+    assert f"is a {kind}, not a regular file" in _error(hand_deb(control, DATA))
+
+
+def test_a_control_file_given_twice_is_refused() -> None:
+    control = (
+        tar_entry("./", b"5")
+        + tar_entry("./control", data=(CONTROL + "Depends: dkms\n").encode())
+        + tar_entry("./control", data=CONTROL.encode())
+        + TAR_END
+    )
+    assert "DEBIAN/control is given twice" in _error(hand_deb(control, DATA))
+
+
+def test_a_maintainer_script_over_the_limit_is_refused_not_cut() -> None:
+    padding = b"# " + b"x" * 100 + b"\n"
+    script = b"#!/bin/sh\n" + padding * ((debfile.TEXT_LIMIT // len(padding)) + 1) + b"modprobe x\n"
+    message = _error(hand_deb(control_tar(CONTROL, postinst=script), DATA))
+    assert f"DEBIAN/postinst is {len(script)} bytes, over the 1 MiB" in message
+    big_control = CONTROL + "X-Padding: " + "y" * debfile.TEXT_LIMIT + "\nDepends: dkms\n"
+    assert "DEBIAN/control is" in _error(hand_deb(control_tar(big_control), DATA))
+
+
+def test_control_bzip2_is_refused_as_dpkg_refuses_it() -> None:
+    control = tar_bytes({"./control": CONTROL}, ".bz2")
+    deb = ar_archive(
+        [("debian-binary", b"2.0\n"), ("control.tar.bz2", control), ("data.tar", DATA)]
+    )
+    assert "control.tar.bz2: unknown compression" in _error(deb)
+
+
+def test_control_field_names_fold_case() -> None:
+    control = CONTROL.replace("Depends:", "depends:").replace("Package:", "PACKAGE:")
+    deb = read_deb_stream(io.BytesIO(hand_deb(control_tar(control), DATA)), "c.deb")
+    assert deb.package == "xrt-base"
+    assert deb.control.get("Depends", "").startswith("ocl-icd-libopencl1")
+    assert "DEPENDS" in deb.control
+
+
+def test_the_names_of_all_entries_together_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(debfile, "NAMES_LIMIT", 10_000)
+    data = b"".join(tar_entry(f"./usr/share/{i:080d}") for i in range(120)) + TAR_END
+    assert "entry names over" in _error(hand_deb(control_tar(CONTROL), data))

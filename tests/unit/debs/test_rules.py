@@ -4,18 +4,26 @@ from __future__ import annotations
 
 import io
 
+import pytest
+
 from tests.debs import (
+    TAR_END,
     Spec,
+    control_tar,
     deb_bytes,
     dkms_source,
     firmware,
+    hand_deb,
     kernel_image,
+    module_bytes,
     plugin,
+    tar_entry,
+    tar_header,
     xrt_base,
     xrt_npu,
 )
-from xdnaforge.debs.debfile import read_deb_stream
-from xdnaforge.debs.rules import Verdict, Waiver, audit, format_verdicts, wants_text
+from xdnaforge.debs.debfile import TEXT_LIMIT, read_deb_stream
+from xdnaforge.debs.rules import Verdict, Waiver, audit, format_verdicts, symlinks, wants_text
 
 
 def judge(spec: Spec, waivers: tuple[Waiver, ...] = ()) -> Verdict:
@@ -47,6 +55,7 @@ def test_plugin_built_without_nokmod_is_blocked_for_every_payload() -> None:
         "SCRIPT-001",
         "SCRIPT-002",
         "SCRIPT-003",
+        "SCRIPT-004",  # prerm's rm -f /etc/udev/rules.d/99-amdxdna.rules
     }
     evidence = {(f.rule, f.evidence) for f in verdict.findings}
     assert ("SCRIPT-001", "rmmod amdxdna") in evidence
@@ -166,3 +175,165 @@ def test_report_groups_repeated_findings() -> None:
     assert lines[0].startswith("BLOCK linux-image-7.0.0-27-generic 7.0.0-27.27")
     assert "      KMOD-001: 4 more like these" in lines
     assert lines[-1] == "audit: 1 of 1 package(s) carry a kernel payload: BLOCKED"
+
+
+def test_relation_fields_are_found_whatever_their_case() -> None:
+    # dpkg folds field names: "depends: dkms" is enforced like "Depends: dkms"
+    for field in ("depends", "PRE-DEPENDS", "Pre-depends"):
+        spec = Spec(package="folded", depends="libc6")
+        control = spec.control().replace("Depends: libc6", f"{field}: linux-headers-generic")
+        deb = read_deb_stream(
+            io.BytesIO(hand_deb(control_tar(control), tar_entry("./", b"5") + TAR_END)),
+            "f.deb",
+            wants_text,
+        )
+        assert rules(audit(deb)) == {"DEP-001"}, field
+
+
+def test_a_rules_file_over_the_read_limit_is_blocked_not_judged_by_its_start() -> None:
+    rule = b'KERNEL=="accel*", MODE="0660"\n'
+    text = rule * (TEXT_LIMIT // len(rule) + 1) + b'KERNEL=="mem", MODE="0666"\n'
+    verdict = judge(Spec(package="big-rules", files={"lib/udev/rules.d/60-big.rules": text}))
+    assert [(f.rule, f.severity) for f in verdict.findings] == [("AUDIT-001", "block")]
+
+
+def test_a_module_is_found_by_its_content_whatever_it_is_called() -> None:
+    for name in ("opt/xilinx/xrt/share/amdxdna/amdxdna.bin", "usr/share/x/AMDXDNA.KO"):
+        verdict = judge(Spec(package="renamed", files={name: module_bytes()}))
+        assert [(f.rule, f.path) for f in verdict.findings] == [("KMOD-005", name)]
+
+
+@pytest.mark.parametrize(
+    ("path", "content", "rule"),
+    [
+        ("usr/local/lib/modprobe.d/npu.conf", "install amdxdna /bin/sh -c 'x'\n", "KMOD-004"),
+        ("run/modules-load.d/npu.conf", "amdxdna\n", "KMOD-004"),
+        ("etc/modules", "amdxdna\n", "KMOD-004"),
+        ("etc/depmod.d/npu.conf", "override amdxdna * extra\n", "KMOD-004"),
+        ("usr/lib/systemd/system-generators/npu", "#!/bin/sh\n", "LOAD-001"),
+        ("etc/kernel/postinst.d/npu", "#!/bin/sh\n", "LOAD-001"),
+        ("usr/lib/kernel/install.d/50-npu.install", "#!/bin/sh\n", "LOAD-001"),
+        ("usr/share/initramfs-tools/hooks/npu", "#!/bin/sh\n", "LOAD-001"),
+        ("usr/lib/dracut/dracut.conf.d/npu.conf", 'add_drivers+=" amdxdna "\n', "LOAD-001"),
+        ("etc/cron.d/npu", "@reboot root modprobe amdxdna\n", "LOAD-001"),
+        (
+            "usr/lib/systemd/system/npu.service",
+            "[Service]\nExecStart=-/sbin/modprobe amdxdna\n",
+            "LOAD-002",
+        ),
+        ("etc/systemd/system/npu.service", "[Unit]\nWants=modprobe@amdxdna.service\n", "LOAD-002"),
+        (
+            "usr/local/lib/udev/rules.d/60-npu.rules",
+            'ACTION=="add", RUN+="/bin/sh -c x"\n',
+            "LOAD-002",
+        ),
+        ("etc/apt/apt.conf.d/99npu", 'DPkg::Post-Invoke { "modprobe amdxdna"; };\n', "LOAD-002"),
+        ("usr/lib/udev/rules.d/60-npu.rules", 'KERNEL=="accel*", MODE="0777"\n', "UDEV-001"),
+        ("lib/udev/rules.d/60-npu.rules", 'KERNEL=="accel*", MODE="00666"\n', "UDEV-001"),
+        ("run/udev/rules.d/60-npu.rules", 'KERNEL=="accel*", MODE="0606"\n', "UDEV-001"),
+        ("usr/lib/tmpfiles.d/npu.conf", "z /dev/accel/accel0 0666 - - -\n", "DEV-001"),
+        ("usr/lib/tmpfiles.d/mem.conf", "c! /dev/mymem 0600 - - - 1:1\n", "DEV-001"),
+    ],
+)
+def test_module_loading_and_device_access_outside_the_six_directories(
+    path: str, content: str, rule: str
+) -> None:
+    verdict = judge(Spec(package="loader", files={path: content}))
+    assert rule in rules(verdict, "block"), verdict.findings
+    assert verdict.verdict == "block"
+
+
+def test_harmless_units_rules_and_comments_pass() -> None:
+    verdict = judge(
+        Spec(
+            package="quiet",
+            files={
+                "usr/lib/systemd/system/xrt.service": "[Service]\nExecStart=/opt/xrt/bin/xrtd\n",
+                "usr/lib/udev/rules.d/60-npu.rules": (
+                    '# KERNEL=="accel*", MODE="0666" was the old rule\n'
+                    'KERNEL=="accel*", GROUP="render", MODE="0660"\n'
+                ),
+                "usr/lib/tmpfiles.d/xrt.conf": "d /run/xrt 0755 root root -\n",
+                "usr/lib/x86_64-linux-gnu/libfoo.so": "x",
+            },
+        )
+    )
+    assert verdict.findings == ()
+
+
+def test_a_device_node_and_links_into_kernel_trees_are_blocked() -> None:
+    data = (
+        tar_entry("./", b"5")
+        + tar_entry("./dev/", b"5")
+        + tar_header("./dev/mem-for-all", b"3", 0, mode=0o666)
+        + tar_entry("./usr/", b"5")
+        + tar_entry("./usr/share/", b"5")
+        + tar_entry("./usr/share/npu", b"2", link="../../lib/firmware/amdnpu")
+        + tar_entry("./usr/share/mods", b"2", link="/usr/lib/modules")
+        + TAR_END
+    )
+    deb = read_deb_stream(
+        io.BytesIO(hand_deb(control_tar(Spec(package="dev").control()), data)), "d.deb", wants_text
+    )
+    found = {(f.rule, f.path) for f in audit(deb).findings}
+    assert found == {
+        ("DEV-001", "dev/mem-for-all"),
+        ("KMOD-006", "usr/share/npu"),
+        ("KMOD-006", "usr/share/mods"),
+    }
+
+
+@pytest.mark.parametrize(
+    "relation",
+    [
+        "Depends: amdxdna-dkms",
+        "Depends: linux-generic",
+        "Depends: linux-oem-24.04",
+        "Pre-Depends: linux-image-generic",
+        "Recommends: dkms",
+        "Recommends: linux-headers-amd64",
+    ],
+)
+def test_kernel_relations_block_recommends_too(relation: str) -> None:
+    field, _, value = relation.partition(": ")
+    control = Spec(package="rel").control().replace("Description", f"{field}: {value}\nDescription")
+    deb = read_deb_stream(
+        io.BytesIO(hand_deb(control_tar(control), tar_entry("./", b"5") + TAR_END)), "r.deb"
+    )
+    assert audit(deb).verdict == "block"
+
+
+def test_packages_are_judged_together_through_directory_symlinks() -> None:
+    # one package links usr/share/npu to the firmware tree, the other ships a file under it
+    link = tar_entry("./", b"5") + tar_entry("./usr/", b"5") + tar_entry("./usr/share/", b"5")
+    link += tar_entry("./usr/share/npu", b"2", link="../../lib/firmware") + TAR_END
+    file = tar_entry("./", b"5") + tar_entry("./usr/share/npu/", b"5")
+    file += tar_entry("./usr/share/npu/amdnpu/npu.sbin", data=b"\0fw") + TAR_END
+    first, second = (
+        read_deb_stream(
+            io.BytesIO(hand_deb(control_tar(Spec(package=name).control()), data)), f"{name}.deb"
+        )
+        for name, data in (("links", link), ("files", file))
+    )
+    alone = audit(second)
+    assert alone.findings == ()
+    together = audit(second, links=symlinks([first, second]))
+    assert [(f.rule, f.path, f.evidence) for f in together.findings] == [
+        (
+            "KMOD-006",
+            "usr/share/npu/amdnpu/npu.sbin",
+            "lands in lib/firmware/amdnpu/npu.sbin (the firmware tree) through symlinks",
+        )
+    ]
+    assert rules(audit(first)) == {"KMOD-006"}  # the link itself points into a kernel tree
+
+
+def test_printed_names_cannot_redraw_the_terminal() -> None:
+    fake = "\r\x1b[2K\x1b[32mPASS xrt-base 2.20.0\x1b[0m"
+    # the control file splits at "\r" (it is one field per line), the rest keeps it
+    spec = Spec(package="evil", version="1\x1b[2K", files={f"lib/modules/x{fake}.ko": "m"})
+    text = format_verdicts([judge(spec)], [(f"y{fake}.deb", f"bad{fake}")])
+    assert "\x1b" not in text
+    assert "\r" not in text
+    assert "\\r\\x1b[2K\\x1b[32mPASS" in text
+    assert text.splitlines()[0] == "BLOCK evil 1\\x1b[2K (evil.deb)"
