@@ -179,6 +179,7 @@ def test_track_writes_a_candidate_check_accepts_and_names_every_change(
     record = json.loads((project_dir / "artifacts/synthetic-2.0/track.json").read_text())
     assert record["commit"] == tip
     assert record["driver"]["checked_against_resolver"] is False
+    assert record["driver"]["resolver_problems"] == []  # doit check held it to the facts
     assert {g["path"] for g in record["gitlinks"]} == {"xrt", "xrt/src/aiebu", "xrt/src/xdp"}
     assert record["missing"] == []
     assert (project_dir / "artifacts/synthetic-2.0/survey.json").is_file()

@@ -23,8 +23,9 @@ from xdnaforge.host import HostFacts, read_host_facts
 from xdnaforge.planning.plan import Plan, matching_cells, plan_target
 from xdnaforge.planning.show import format_cells
 from xdnaforge.planning.toolchain import query_toolchain
-from xdnaforge.state.lockfile import Owner, held
-from xdnaforge.state.paths import Workspace, build_lock
+from xdnaforge.state import lockfile
+from xdnaforge.state.lockfile import Owner
+from xdnaforge.state.paths import Workspace
 
 # imported when a command plans with the toolchain (see actions/lazy.py)
 if TYPE_CHECKING:
@@ -82,8 +83,7 @@ def of(project: Project, name: str, host: HostFacts, *, probe: bool = True) -> T
 
 def build_dir_lock(project: Project, *, stop_stale: bool = False) -> AbstractContextManager[Owner]:
     """The build directory's lock: two runs never share build/, the caches or the records."""
-    build_dir = project.site.build_dir
-    return held(build_lock(build_dir), f"the build directory {build_dir}", stop_stale=stop_stale)
+    return lockfile.build_dir_lock(project.site.build_dir, stop_stale=stop_stale)
 
 
 def _known(project: Project) -> str:

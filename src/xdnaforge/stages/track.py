@@ -21,6 +21,8 @@ from typing import Any
 
 import yaml
 
+from xdnaforge.compat.contracts import check_contract
+from xdnaforge.compat.facts import load_upstream
 from xdnaforge.config.project import Project, load_project
 from xdnaforge.config.recipe import Recipe
 from xdnaforge.config.site import Site
@@ -46,7 +48,7 @@ from xdnaforge.planning.candidate import (
 )
 from xdnaforge.planning.plan import plan_target
 from xdnaforge.sources import lines
-from xdnaforge.state.lockfile import held
+from xdnaforge.state.lockfile import build_dir_lock
 from xdnaforge.state.paths import Workspace
 from xdnaforge.state.records import read_record, write_atomic, write_record
 from xdnaforge.tools.git import cache_name, normalize_url
@@ -395,7 +397,7 @@ def track(
         )
         files[matrix_path] = _append_cell(matrix_path, cell)
     before = {p: p.read_text(encoding="utf-8") if p.exists() else None for p in files}
-    with held(project.site.build_dir / ".lock", f"the build directory {project.site.build_dir}"):
+    with build_dir_lock(project.site.build_dir):
         _write_files(files)
         try:
             reloaded = load_project(project.root, environ)
@@ -410,6 +412,7 @@ def track(
             files[recipe_path] = candidate_header(provenance, changes, outcome, missing) + body
             _write_files({recipe_path: files[recipe_path]})
             _restamp_survey(space, recipe_path)
+    contract_recipe = reloaded.recipes[line]
     record = {
         "line": line,
         "ref": new.how,
@@ -437,6 +440,12 @@ def track(
             "carried_from": start.name,
             "checked_against_resolver": False,
             "note": "carried unchanged; the compatibility resolver's data must confirm it",
+            # what `doit check` already holds it to: the fields compat/ can read (an empty
+            # list says none contradicts the facts, not that a host was judged)
+            "resolver_problems": [
+                f"{'.'.join(map(str, key))}: {message}"
+                for key, message in check_contract(contract_recipe, load_upstream())
+            ],
         },
         "changes": changes.as_record(),
         "survey": outcome,

@@ -19,12 +19,13 @@ import sys
 import time
 import uuid
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from xdnaforge.errors import StageFailed
 from xdnaforge.process import containment
+from xdnaforge.state.paths import build_lock
 
 # processes of a SIGKILLed namespace take a moment to be reaped; do not call them stale
 SETTLE_S = 2.0
@@ -126,6 +127,12 @@ def held(path: Path, what: str, *, stop_stale: bool = False) -> Iterator[Owner]:
     finally:
         # the kernel drops the flock when the descriptor closes, even after SIGKILL
         os.close(fd)
+
+
+def build_dir_lock(build_dir: Path, *, stop_stale: bool = False) -> AbstractContextManager[Owner]:
+    """The build directory's lock: the one way any command takes it (two runs never share
+    build/, the caches or the records)."""
+    return held(build_lock(build_dir), f"the build directory {build_dir}", stop_stale=stop_stale)
 
 
 def held_by_us(path: Path) -> Owner | None:
