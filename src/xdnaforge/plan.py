@@ -19,6 +19,7 @@ from .matrix import Cell
 from .paths import Workspace
 from .project import Patch
 from .recipe import Recipe
+from .sandbox import WORK_INSIDE
 
 FINGERPRINT_VERSION = 1  # bump when the meaning of a stage's inputs changes
 
@@ -192,6 +193,9 @@ def plan_target(
                 "argv": list(step.argv),
                 "distro": list(distro),
                 "toolchain": dict(sorted(toolchain.items())),
+                # what makes two builds alike: the tree at one path, that path mapped away
+                "tree": str(WORK_INSIDE),
+                "flags": f"-ffile-prefix-map={WORK_INSIDE / 'src'}=.",
             },
             [previous],
         )
@@ -216,6 +220,8 @@ def plan_target(
                 for s in recipe.steps
             },
             "expected": sorted(recipe.produced_packages()),
+            # how the published files are rewritten (debs/normalize.py)
+            "normalize": "name order, root:root, umask 022, mtime <= SOURCE_DATE_EPOCH",
         },
         builds,
     )

@@ -26,11 +26,29 @@ def _environment(build: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _reproducible(rebuild: Mapping[str, Any] | None) -> str:
+    """The verdict and what it rests on: which builds, where their trees were, how compared."""
     if rebuild is None:
         return "not checked (doit rebuild-check)"
-    if rebuild.get("reproducible"):
-        return "yes"
-    return f"no ({rebuild.get('differing_files', 0)} files)"
+    verdict = (
+        "yes" if rebuild.get("reproducible") else f"no ({rebuild.get('differing_files', 0)} files)"
+    )
+    if "compared" not in rebuild:
+        return verdict  # a record written before the comparison said how
+    inside = rebuild.get("tree_inside", {})
+    return (
+        f"{verdict}: {rebuild['compared']}, built in {rebuild.get('first_build', '?')} and "
+        f"{rebuild.get('second_build', '?')} (trees seen at {inside.get('first', '?')} and "
+        f"{inside.get('second', '?')}; the second with an empty ccache)"
+    )
+
+
+def _rebuild_causes(rebuild: Mapping[str, Any] | None) -> list[dict[str, str]]:
+    """One row per file that differs between the two builds: package, file, cause, detail."""
+    rows = []
+    for package in (rebuild or {}).get("packages", []):
+        for cause in package.get("causes", []):
+            rows.append({"package": package["package"], **cause})
+    return rows
 
 
 def _short(sha: str | None) -> str:
@@ -189,6 +207,8 @@ def build_model(
         "matrix": records.get("matrix"),
         "environment": _environment(build),
         "reproducible": _reproducible(records.get("rebuild")),
+        "rebuild": records.get("rebuild"),
+        "rebuild_causes": _rebuild_causes(records.get("rebuild")),
     }
     model["changes"] = _changes(model, previous)
     proofs = _proofs(records.get("prove"))

@@ -4,7 +4,9 @@ Edge module. Every build step runs with a private HOME and git configuration (up
 build.sh runs `git config --global --add safe.directory '*'` on every configure), a fixed
 locale, SOURCE_DATE_EPOCH from the pinned commit, the site's ccache, a job count from the
 site or from cores and memory, in its own process group with a timeout; its full output
-goes to build/<target>/logs/build-<step>.log.
+goes to build/<target>/logs/build-<step>.log. The build tree is bound at one canonical path
+(sandbox.WORK_INSIDE) wherever it lies on the host, and the compilers map that path away
+(-ffile-prefix-map), so two builds of the same inputs are the same bytes.
 """
 
 from __future__ import annotations
@@ -26,7 +28,8 @@ from .progress import Progress
 from .project import Project
 from .recipe import BuildStep
 from .records import read_record, write_atomic, write_record
-from .run import PASS_ENV, CommandFailed, run_streaming
+from .run import PASS_ENV, CommandFailed, pid_namespace_prefix, run_streaming
+from .sandbox import WORK_INSIDE
 from .site import Site
 from .stage_package import recipe_record
 from .tools.ctest import CtestSummary, parse_ctest
@@ -35,17 +38,36 @@ from .tools.git import git
 CONFIGURED_MARK = "-- Build files have been written to"
 
 
-def build_environment(space: Workspace, site: Site, epoch: str) -> dict[str, str]:
+def build_environment(
+    space: Workspace, site: Site, epoch: str, work: Path | None = None
+) -> dict[str, str]:
     for folder in (space.work / "home", space.work / "tmp", site.ccache_dir):
         folder.mkdir(parents=True, exist_ok=True)
-    return step_environment(space, site, epoch)
+    return step_environment(space, site, epoch, work)
 
 
-def step_environment(space: Workspace, site: Site, epoch: str) -> dict[str, str]:
-    """The environment of a build step, creating nothing (the toolchain probe uses it)."""
-    home = space.work / "home"
-    tmp = space.work / "tmp"
+def prefix_map(work: Path) -> str:
+    """The compiler flag that keeps the build tree's path out of objects, debug data and
+    `__FILE__` (Debian's dpkg-buildflags does the same for its build directory)."""
+    return f"-ffile-prefix-map={work / 'src'}=."
+
+
+def step_environment(
+    space: Workspace, site: Site, epoch: str, work: Path | None = None
+) -> dict[str, str]:
+    """The environment of a build step, creating nothing (the toolchain probe uses it).
+    `work` is where the step sees the build tree (WORK_INSIDE; the host path by default)."""
+    host = space.work.resolve()
+    seen = work or space.work
+
+    def inside(path: Path) -> Path:
+        resolved = path.resolve()
+        return seen / resolved.relative_to(host) if resolved.is_relative_to(host) else path
+
+    home = seen / "home"
+    tmp = seen / "tmp"
     passed = {k: os.environ[k] for k in os.environ.get(PASS_ENV, "").split() if k in os.environ}
+    flags = prefix_map(seen)
     return {
         **passed,
         "PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
@@ -56,9 +78,25 @@ def step_environment(space: Workspace, site: Site, epoch: str) -> dict[str, str]
         "LANG": "C.UTF-8",
         "LC_ALL": "C.UTF-8",
         "SOURCE_DATE_EPOCH": epoch,
-        "CCACHE_DIR": str(site.ccache_dir),
+        "CCACHE_DIR": str(inside(site.ccache_dir)),
+        # CMake takes its first CMAKE_<LANG>_FLAGS from these
+        "CFLAGS": " ".join(f for f in (passed.get("CFLAGS"), flags) if f),
+        "CXXFLAGS": " ".join(f for f in (passed.get("CXXFLAGS"), flags) if f),
         "TERM": "dumb",
     }
+
+
+def _tree(site: Site, plan: Plan) -> tuple[Path | None, str]:
+    """Where the step sees its build tree, and how: WORK_INSIDE through a bind mount, or the
+    host path (None) when no bind is possible, with the reason."""
+    spec = plan.environment
+    if spec is not None and spec.kind != "host":
+        return WORK_INSIDE, f"bind mount inside {spec.name}"
+    if site.containment != "pid-namespace":
+        return None, f"not bound: site.yaml containment is {site.containment}"
+    if not pid_namespace_prefix():
+        return None, "not bound: bubblewrap cannot run here"
+    return WORK_INSIDE, "bind mount (bubblewrap, host root)"
 
 
 def _jobs(site: Site) -> int:
@@ -189,13 +227,17 @@ def build_step(project: Project, plan: Plan, space: Workspace, step: BuildStep) 
     epoch = git(
         ["log", "-1", "--format=%ct", "HEAD"], cwd=space.source_tree, log_file=None
     ).stdout.strip()
-    env = build_environment(space, site, epoch)
+    work, how = _tree(site, plan)
+    env = build_environment(space, site, epoch, work)
     spec = plan.environment
     wrapper: list[str] = []
     if spec is not None and spec.kind != "host":
         # the step runs inside the recipe's environment: no network, work paths bound in
         env = environment.step_variables(spec, env)
         wrapper = environment.step_wrapper(site, spec, space, cwd)
+    elif work is not None:
+        # on the host too, the build tree sits at the canonical path
+        wrapper = environment.host_wrapper(site, space, cwd, pid_namespace_prefix()[0])
     # every process of the step inherits these: a later run finds any that outlive this one
     owner = lockfile.held_by_us(site.build_dir / ".lock")
     markers = {
@@ -290,6 +332,8 @@ def build_step(project: Project, plan: Plan, space: Workspace, step: BuildStep) 
     steps[step.name] = {
         "command": attempts[-1]["argv"],
         "cwd": str(cwd),
+        # where the step saw its build tree: the same path for every build of the target
+        "tree": {"host": str(space.work), "inside": str(work or space.work), "how": how},
         "environment": {k: v for k, v in env.items() if k != "PATH"},
         "started": attempts[0]["started"],
         "finished": attempts[-1]["finished"],

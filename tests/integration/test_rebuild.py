@@ -1,16 +1,16 @@
 """`doit rebuild-check`: the synthetic target is reproducible; a build script that embeds the
-build path or the time is not, and the file that differs is named."""
+time, or the build path where the tree cannot sit at its canonical path, is not, and the file
+that differs is named with its cause."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-import pytest
-
 from tests.fakes.fixture import FakeTools
 from tests.integration.conftest import build
 from tests.integration.upstream import XRT_BUILD_SH, Upstream, write_recipe
+from xdnaforge.debs.normalize import data_files
 
 PACKAGED = 'cp ../src/CMake/boostUtil.cmake "$root/opt/xilinx/xrt/lib/build-config-$component.txt"'
 
@@ -38,31 +38,81 @@ def test_synthetic_target_is_reproducible(setup: Path, fake_tools: FakeTools) ->
     assert "reproducible: yes" in out
     assert record["reproducible"] is True
     assert record["second_build"] == str(setup / "build/rebuild/synthetic")
+    assert record["tree_inside"] == {"first": "/xdnaforge/work", "second": "/xdnaforge/work"}
+    assert str(record["second_ccache"]).startswith(str(setup / "build/rebuild/synthetic/ccache"))
     assert (setup / "build/rebuild/synthetic/src/xrt/build/Release").is_dir()
     report = (setup / "artifacts/synthetic/BUILD_REPORT.md").read_text()
-    assert "| reproducible | yes |" in report
+    assert (
+        "| reproducible | yes: the 3 published .deb files of both builds, built in "
+        f"{setup / 'build/synthetic'} and {setup / 'build/rebuild/synthetic'} (trees seen at "
+        "/xdnaforge/work and /xdnaforge/work; the second with an empty ccache) |"
+    ) in report
+    assert "Reproducibility: sha256 of each .deb;" in report
 
 
-@pytest.mark.parametrize(
-    ("line", "what"),
-    [
-        ('pwd > "$root/opt/xilinx/xrt/lib/where-$component.txt"', "where"),
-        ('date +%s%N > "$root/opt/xilinx/xrt/lib/when-$component.txt"', "when"),
-    ],
-)
-def test_embedded_path_or_time_is_named(
-    setup: Path, upstream: Upstream, fake_tools: FakeTools, line: str, what: str
+def test_the_build_path_is_the_same_in_both_builds(
+    setup: Path, upstream: Upstream, fake_tools: FakeTools
 ) -> None:
-    embed(upstream, setup, line)
+    """Both trees are bound at /xdnaforge/work: a script embedding `pwd` is reproducible."""
+    embed(upstream, setup, 'pwd > "$root/opt/xilinx/xrt/lib/where-$component.txt"')
+    out, _ = check(setup, fake_tools)
+    assert "reproducible: yes" in out, out
+    deb = setup / "artifacts/synthetic/debs/xrt_202520.2.20.0_26.04-amd64-base.deb"
+    where = data_files(deb.read_bytes(), {"opt/xilinx/xrt/lib/where-base.txt"})
+    assert where["opt/xilinx/xrt/lib/where-base.txt"] == b"/xdnaforge/work/src/xrt/build\n"
+
+
+def test_second_build_has_its_own_empty_ccache(
+    setup: Path, upstream: Upstream, fake_tools: FakeTools
+) -> None:
+    """Each build writes into its ccache and packages what it found there first: with a shared
+    cache the second build would find the first one's entry."""
+    embed(
+        upstream,
+        setup,
+        'ls "$CCACHE_DIR" | wc -l > "$root/opt/xilinx/xrt/lib/cached-$component.txt"; '
+        'touch "$CCACHE_DIR/entry-$component"',
+    )
+    out, _ = check(setup, fake_tools)
+    assert "reproducible: yes" in out, out
+    assert (setup / "build/ccache/entry-base").exists()
+    assert (setup / "build/rebuild/synthetic/ccache/entry-base").exists()
+
+
+def test_embedded_date_is_named(setup: Path, upstream: Upstream, fake_tools: FakeTools) -> None:
+    embed(upstream, setup, 'date -R > "$root/opt/xilinx/xrt/lib/when-$component.txt"')
     out, record = check(setup, fake_tools)
     assert "reproducible: no (2 files)" in out, out
-    assert f"xrt-base: opt/xilinx/xrt/lib/{what}-base.txt" in out
+    assert "xrt-base: opt/xilinx/xrt/lib/when-base.txt: build date: embeds the build time" in out
     assert record["differing_files"] == 2
-    differing = {p["package"]: p["differing"] for p in record["packages"]}  # type: ignore[attr-defined]
-    assert differing["xrt-npu"] == [f"opt/xilinx/xrt/lib/{what}-npu.txt"]
-    assert differing["xrt_plugin-amdxdna"] == []
+    causes = {p["package"]: p["causes"] for p in record["packages"]}  # type: ignore[attr-defined]
+    assert [c["cause"] for c in causes["xrt-npu"]] == ["build date"]
+    assert causes["xrt-npu"][0]["path"] == "opt/xilinx/xrt/lib/when-npu.txt"
+    assert causes["xrt_plugin-amdxdna"] == []
     report = (setup / "artifacts/synthetic/BUILD_REPORT.md").read_text()
-    assert "| reproducible | no (2 files) |" in report
+    assert "| reproducible | no (2 files): the 3 published .deb files" in report
+    assert "| xrt-npu | `opt/xilinx/xrt/lib/when-npu.txt` | build date | embeds the build time" in (
+        report
+    )
+
+
+def test_embedded_path_is_named_where_no_bind_is_possible(
+    setup: Path, upstream: Upstream, fake_tools: FakeTools
+) -> None:
+    """With containment: process-group there is no bubblewrap, so no canonical path: the two
+    trees' paths differ and a script that embeds its path makes packages that differ."""
+    (setup / "site.yaml").write_text("containment: process-group\n")
+    embed(upstream, setup, 'pwd > "$root/opt/xilinx/xrt/lib/where-$component.txt"')
+    out, _ = check(setup, fake_tools)
+    assert "reproducible: no (2 files)" in out, out
+    assert (
+        "xrt-base: opt/xilinx/xrt/lib/where-base.txt: embedded path: embeds the build tree's "
+        f"path {(setup / 'build/rebuild/synthetic').resolve()}"
+    ) in out
+    build_record = json.loads((setup / "artifacts/synthetic/build.json").read_text())
+    tree = build_record["steps"]["xrt"]["tree"]
+    assert tree["inside"] == str(setup / "build/synthetic")
+    assert tree["how"] == "not bound: site.yaml containment is process-group"
 
 
 def test_rebuild_check_needs_a_build_first(setup: Path, fake_tools: FakeTools) -> None:
