@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from tests.conftest import require_tool
 from tests.fakes.fixture import FakeTools
 from tests.integration.conftest import build
 from tests.integration.upstream import XRT_BUILD_SH, Upstream, write_recipe
@@ -41,6 +42,20 @@ def test_synthetic_target_is_reproducible(setup: Path, fake_tools: FakeTools) ->
     assert record["tree_inside"] == {"first": "/xdnaforge/work", "second": "/xdnaforge/work"}
     assert str(record["second_ccache"]).startswith(str(setup / "build/rebuild/synthetic/ccache"))
     assert (setup / "build/rebuild/synthetic/src/xrt/build/Release").is_dir()
+    step = json.loads((setup / "artifacts/synthetic/build.json").read_text())["steps"]["xrt"]
+    assert step["tree"] == {
+        "host": str(setup / "build/synthetic"),
+        "inside": "/xdnaforge/work",
+        "how": "bind mount (bubblewrap, host root)",
+    }
+    assert step["environment"]["HOME"] == "/xdnaforge/work/home"
+    assert step["environment"]["CXXFLAGS"] == "-ffile-prefix-map=/xdnaforge/work/src=."
+    packages = json.loads((setup / "artifacts/synthetic/packages.json").read_text())
+    normalized = packages["packages"][0]["normalized"]
+    assert normalized["epoch"] == int(step["environment"]["SOURCE_DATE_EPOCH"])
+    # dpkg-deb with SOURCE_DATE_EPOCH and --root-owner-group already writes the normal form
+    assert normalized["built_sha256"] == packages["packages"][0]["sha256"]
+    assert normalized["changes"] == []
     report = (setup / "artifacts/synthetic/BUILD_REPORT.md").read_text()
     assert (
         "| reproducible | yes: the 3 published .deb files of both builds, built in "
@@ -60,6 +75,21 @@ def test_the_build_path_is_the_same_in_both_builds(
     deb = setup / "artifacts/synthetic/debs/xrt_202520.2.20.0_26.04-amd64-base.deb"
     where = data_files(deb.read_bytes(), {"opt/xilinx/xrt/lib/where-base.txt"})
     assert where["opt/xilinx/xrt/lib/where-base.txt"] == b"/xdnaforge/work/src/xrt/build\n"
+
+
+def test_archive_metadata_is_normalised_where_the_packager_does_not(
+    setup: Path, upstream: Upstream, fake_tools: FakeTools
+) -> None:
+    """Packaged as CPack does, without SOURCE_DATE_EPOCH: every mtime is the time of the
+    build, yet the published packages are the same bytes, their mtimes clamped."""
+    embed(upstream, setup, "unset SOURCE_DATE_EPOCH; sleep 1")
+    out, _ = check(setup, fake_tools)
+    assert "reproducible: yes" in out, out
+    packages = json.loads((setup / "artifacts/synthetic/packages.json").read_text())
+    base = next(p for p in packages["packages"] if p["package"] == "xrt-base")
+    assert base["normalized"]["built_sha256"] != base["sha256"]
+    assert any(c.startswith("mtimes clamped") for c in base["normalized"]["changes"])
+    assert any(c.startswith("ar headers") for c in base["normalized"]["changes"])
 
 
 def test_second_build_has_its_own_empty_ccache(
@@ -94,6 +124,19 @@ def test_embedded_date_is_named(setup: Path, upstream: Upstream, fake_tools: Fak
     assert "| xrt-npu | `opt/xilinx/xrt/lib/when-npu.txt` | build date | embeds the build time" in (
         report
     )
+
+
+def test_diffoscope_reports_the_difference_when_installed(
+    setup: Path, upstream: Upstream, fake_tools: FakeTools
+) -> None:
+    require_tool("diffoscope")
+    embed(upstream, setup, 'date -R > "$root/opt/xilinx/xrt/lib/when-$component.txt"')
+    _, record = check(setup, fake_tools)
+    reports = {p["package"]: p["diffoscope"] for p in record["packages"]}  # type: ignore[attr-defined]
+    assert reports["xrt_plugin-amdxdna"] is None  # identical: nothing to show
+    text = Path(reports["xrt-npu"]).read_text()
+    assert "when-npu.txt" in text
+    assert "diffoscope text reports and xdnaforge's classification" in str(record["method"])
 
 
 def test_embedded_path_is_named_where_no_bind_is_possible(
