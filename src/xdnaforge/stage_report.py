@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 from . import __version__
+from .failure import retire_outdated
 from .paths import Workspace
 from .plan import Plan
 from .project import Project
@@ -35,5 +36,8 @@ def write_report(target: str, space: Workspace) -> str:
 
 def report(project: Project, plan: Plan, space: Workspace) -> None:
     del project
+    retired = retire_outdated(space, {s.name: s.fingerprint for s in plan.stages})
+    if retired is not None:
+        print(f"  the target {retired}, with inputs it no longer has: not shown as current")
     write_report(plan.target, space)
     print(f"  report: {space.records / 'BUILD_REPORT.md'}")

@@ -19,7 +19,7 @@ from doit.exceptions import TaskFailed
 from . import interrupt, lazy, storage
 from .envspec import choose_environment
 from .errors import Interrupted, StepFailed, UsageError, XdnaforgeError
-from .failure import clear_failure, describe_failure, record_failure
+from .failure import clear_failure, describe_failure, outdated, record_failure
 from .host import read_host_facts
 from .lockfile import held, mark_step
 from .matrix import USABLE
@@ -176,6 +176,8 @@ def _fresh(project: Project, plan: Plan, stage: Stage) -> tuple[bool, str]:
     recorded = read_record(space.record(stage.record)) if stage.record else None
     failure = read_record(space.record("failure"))
     failed = None
+    if failure is not None and outdated(failure, {s.name: s.fingerprint for s in plan.stages}):
+        failure = None  # of inputs that are no longer the current ones: history
     if failure is not None:
         if failure.get("stage") == stage.name:
             failed = describe_failure(failure)
@@ -228,7 +230,7 @@ def run_stage(project: Project, target: str, stage_name: str) -> None:
         raise stopped from None
     except XdnaforgeError as error:
         attempts = stage_build.pending_attempts(space, stage_name)
-        record_failure(space, stage_name, error.message, attempts)
+        record_failure(space, stage_name, error.message, attempts, stage.fingerprint)
         raise
     clear_failure(space, stage_name)
 

@@ -188,3 +188,23 @@ def test_the_toolchain_records_the_interpreter_the_build_runs(
     assert toolchain["python3"] == system  # type: ignore[index]
     assert "3.11.7" not in toolchain["python3"]  # type: ignore[index]
     assert "(/" in toolchain["gcc"]  # type: ignore[index]
+
+
+def test_a_failure_of_inputs_since_reverted_is_history(setup: Path, fake_tools: FakeTools) -> None:
+    """An edit breaks the package stage; reverting it makes the earlier good record current
+    again, so the package stage does not rerun: the failure no longer describes anything."""
+    assert build(setup, fake_tools).rc == 0
+    good = '["Release/xrt_*-base.deb", "Release/xrt_*-npu.deb"]'
+    edit_recipe(setup, good, '["Release/nothing-*.deb"]')
+    assert build(setup, fake_tools).rc == 1
+    assert record(setup, "failure")["stage"] == "package"
+    assert "**Failed last time** at package" in report(setup)
+    edit_recipe(setup, '["Release/nothing-*.deb"]', good)
+    plan = build(setup, fake_tools, "plan", "--target", "synthetic")
+    assert "failed last time" not in plan.stdout
+    outcome = build(setup, fake_tools)
+    assert outcome.rc == 0, outcome.output
+    assert "package synthetic: up to date" in outcome.stdout
+    assert "the target failed last time at package" in outcome.stdout
+    assert not (setup / ARTIFACTS / "failure.json").exists()
+    assert "Failed last time" not in report(setup)
