@@ -139,6 +139,13 @@ def test_missing_dependencies_are_listed_with_the_install_command(
     assert fake_tools.calls("apt-get") == [
         ["install", "-y", "--no-install-recommends", "g++", "libboost-dev"]
     ]
+    # what apt did (the recording: it upgraded systemd and 31 more), not what was asked of it
+    assert (
+        "apt: 67 newly installed for the 2 asked for, 32 upgraded (curl, libcurl3-gnutls, "
+        "libcurl3-nss, libcurl4, libglib2.0-0, libglib2.0-bin, libglib2.0-data, "
+        "libnss-systemd, ...), 0 removed; log "
+    ) in ran.stdout
+    assert str(setup / "build/synthetic/logs/deps.log") in ran.stdout
 
 
 def test_an_option_the_pinned_script_lacks_stops_before_building(
