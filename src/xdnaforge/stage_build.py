@@ -32,7 +32,7 @@ from .run import PASS_ENV, CommandFailed, pid_namespace_prefix, run_streaming
 from .sandbox import WORK_INSIDE
 from .site import Site
 from .stage_package import recipe_record
-from .tools.ctest import CtestSummary, parse_ctest
+from .tools.ctest import CtestSummary, parse_ctest, related_missing
 from .tools.git import git
 
 CONFIGURED_MARK = "-- Build files have been written to"
@@ -299,11 +299,24 @@ def build_step(project: Project, plan: Plan, space: Workspace, step: BuildStep) 
                 raise
             unknown = [t for t in summary.failed_tests if t not in known]
             if unknown or not summary.failed_tests or "-noctest" not in accepted:
+                lock = read_record(space.record("lock")) or {}
+                absent = related_missing(
+                    summary.failed_tests, lock.get("missing_files") or {}, text
+                )
+                cause = (
+                    f"; the fetch reported {len(absent)} file(s) missing from the mirror that "
+                    f"the failed test may need ({', '.join(absent[:3])}"
+                    f"{', ...' if len(absent) > 3 else ''}; lock.json missing_files)"
+                    if absent
+                    else ""
+                )
                 raise StepFailed(
                     f"build-{step.name}: ctest failed ({summary.failed} of {summary.total}): "
                     f"{', '.join(summary.failed_tests) or 'see the log'}; upstream's build "
-                    "script stops before packaging, so no packages were made",
-                    hint=f"log: {attempts[-1]['log']}\nif a failure is known and harmless, "
+                    f"script stops before packaging, so no packages were made{cause}",
+                    hint=f"log: {attempts[-1]['log']}\n"
+                    + ("fetch from a complete mirror, or, " if absent else "")
+                    + "if a failure is known and harmless, "
                     "list it in build.known_test_failures with a justification",
                 ) from None
             # every failure is a known one: package without rerunning ctest or cmake

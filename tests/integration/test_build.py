@@ -180,6 +180,26 @@ def test_failing_ctest_names_the_tests_and_makes_no_packages(
     assert not (setup / "artifacts/synthetic/packages.json").exists()
 
 
+def test_a_test_failure_is_connected_to_files_missing_from_the_mirror(
+    setup: Path, fake_tools: FakeTools
+) -> None:
+    """The fetch of a partial mirror named the test data file that xclbintest then lacks."""
+    assert build(setup, fake_tools, "patch", "--target", "synthetic").rc == 0
+    lock_path = setup / "artifacts/synthetic/lock.json"
+    lock = json.loads(lock_path.read_text())
+    data = "src/runtime_src/tools/xclbinutil/unittests/test_data/sample_1_2018.2.xclbin"
+    lock["missing_files"] = {"xrt": [data], ".": ["tools/bins/1640_00/validate.xclbin"]}
+    lock_path.write_text(json.dumps(lock))
+    (setup / "build/synthetic/src/xrt/FAIL_TEST").write_text("")
+    outcome = build(setup, fake_tools)
+    assert outcome.rc == 1
+    assert (
+        "no packages were made; the fetch reported 1 file(s) missing from the mirror that the "
+        f"failed test may need (xrt/{data}; lock.json missing_files)"
+    ) in outcome.output
+    assert "fetch from a complete mirror, or, if a failure is known" in outcome.output
+
+
 def test_known_test_failure_is_packaged_and_reported(setup: Path, fake_tools: FakeTools) -> None:
     recipe = setup / "recipes/synthetic.yaml"
     recipe.write_text(
