@@ -321,8 +321,13 @@ def _record_status(stage: Stage, recorded: Mapping[str, Any] | None) -> tuple[bo
     if recorded is None:
         return False, "never run (no record)"
     fingerprints = recorded.get("fingerprints", {})
+    state = str(recorded.get("state", ""))
+    if stage.name == "install" and state.startswith("rolled back"):
+        # what it installed is gone again: nothing of it is current
+        return False, f"{state} from {recorded.get('root', '?')}"
     if fingerprints.get(stage.name) == stage.fingerprint:
-        return True, "up to date"
+        root = recorded.get("root") if stage.name == "install" else None
+        return True, f"up to date (installed into {root})" if root else "up to date"
     previous = recorded.get("inputs", {}).get(stage.name)
     if not isinstance(previous, dict):
         return False, "never run (not in its record yet)"

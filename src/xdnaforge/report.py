@@ -42,6 +42,17 @@ def _reproducible(rebuild: Mapping[str, Any] | None) -> str:
     )
 
 
+def _installed(install: Mapping[str, Any] | None) -> str:
+    """The install's state with the root it concerns ("installed into /srv/root")."""
+    if not install:
+        return "not installed"
+    state = str(install.get("state", "not installed"))
+    root = install.get("root")
+    if not root:
+        return state
+    return f"{state} {'from' if state.startswith('rolled back') else 'into'} {root}"
+
+
 def _rebuild_causes(rebuild: Mapping[str, Any] | None) -> list[dict[str, str]]:
     """One row per file that differs between the two builds: package, file, cause, detail."""
     rows = []
@@ -197,7 +208,7 @@ def build_model(
         "audit": _audit_rows(audit),
         "waivers": audit.get("waivers", []),
         "audit_errors": audit.get("errors", []),
-        "installed": (install or {}).get("state", "not installed"),
+        "installed": _installed(install),
         "install": install,
         "validation_verdict": (validation or {}).get("verdict", "not run"),
         "validation": validation,
