@@ -6,6 +6,7 @@ fills the jinja2 template with StrictUndefined, so a missing field is an error, 
 
 from __future__ import annotations
 
+import datetime
 from collections import Counter
 from collections.abc import Mapping
 from typing import Any
@@ -40,6 +41,22 @@ def _reproducible(rebuild: Mapping[str, Any] | None) -> str:
         f"{rebuild.get('second_build', '?')} (trees seen at {inside.get('first', '?')} and "
         f"{inside.get('second', '?')}; the second with an empty ccache)"
     )
+
+
+def _failed_build(failure: Mapping[str, Any] | None) -> str | None:
+    """ "build-xrt failed after 762 s in 2 attempts" for a build step that failed."""
+    if not failure or not str(failure.get("stage", "")).startswith("build-"):
+        return None
+    attempts = failure.get("attempts") or []
+    seconds = 0.0
+    for attempt in attempts:
+        try:
+            began = datetime.datetime.fromisoformat(str(attempt["started"]))
+            ended = datetime.datetime.fromisoformat(str(attempt["finished"]))
+        except (KeyError, ValueError):
+            continue
+        seconds += (ended - began).total_seconds()
+    return f"{failure['stage']} failed after {round(seconds)} s in {len(attempts)} attempt(s)"
 
 
 def _installed(install: Mapping[str, Any] | None) -> str:
@@ -203,7 +220,9 @@ def build_model(
         "missing_files": sorted((lock.get("missing_files") or {}).items()),
         "patches": lock.get("patches", []),
         "steps": steps,
+        "failed_build": _failed_build(records.get("failure")),
         "packages": sorted(packages.get("packages", []), key=lambda p: p["package"]),
+        "left_out": packages.get("left_out", []),
         "audit_verdict": audit.get("verdict", "not run"),
         "audit": _audit_rows(audit),
         "waivers": audit.get("waivers", []),

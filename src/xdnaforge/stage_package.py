@@ -188,6 +188,7 @@ def package(project: Project, plan: Plan, space: Workspace) -> None:
         problems = []
         if missing:
             problems.append(f"missing {', '.join(missing)}")
+            problems.extend(_why_missing(space, plan.recipe, missing, debs))
         if unexpected:
             problems.append(f"unexpected {', '.join(unexpected)}")
         problems.extend(doubled)
@@ -250,6 +251,33 @@ def _normalized(space: Workspace, path: Path, epoch: int) -> tuple[Path, tuple[s
     target = folder / path.name
     target.write_bytes(done.data)
     return target, done.changes
+
+
+def _why_missing(
+    space: Workspace, recipe: Recipe, missing: list[str], debs: dict[Path, DebContents]
+) -> list[str]:
+    """For each missing package: the step that should make it, what its globs collected, and
+    the .deb files the step's tree holds that no glob collected (with their Package)."""
+    lines = []
+    for name in missing:
+        for step in (s for s in recipe.steps if name in s.produces):
+            cwd = space.source_tree / step.cwd
+            collected = sorted(str(p.relative_to(cwd)) for p in debs if p.is_relative_to(cwd))
+            others = sorted(
+                str(path.relative_to(cwd))
+                for path in cwd.rglob("*.deb")
+                if path not in debs and "_CPack_Packages" not in path.parts
+            )
+            lines.append(
+                f"{name}: build.steps[{step.name}].packages ({', '.join(step.packages)}) "
+                f"collected {', '.join(collected) or 'nothing'}, none of them {name}; "
+                + (
+                    f"built but not collected: {', '.join(others)}"
+                    if others
+                    else "the step's tree holds no other .deb file"
+                )
+            )
+    return lines
 
 
 def collect_prebuilt(project: Project, plan: Plan, space: Workspace) -> None:

@@ -17,6 +17,7 @@ from tests.fakes.fixture import FakeTools
 from tests.integration.conftest import build, run_doit
 from tests.integration.test_build_scope import edit_recipe
 from tests.integration.upstream import Upstream
+from xdnaforge.stage_build import attempts_seconds
 from xdnaforge.toolchain import PYTHON_PROBE
 
 ARTIFACTS = "artifacts/synthetic"
@@ -123,6 +124,9 @@ def test_a_failed_attempt_is_said_by_plan_build_and_report(
     # the failed build refreshed the report
     text = report(setup)
     assert "**Failed last time** at build-xrt" in text
+    # the summary says the build ran and failed, not that it did not run
+    assert "| build | build-xrt failed after " in text
+    assert " s in 1 attempt(s) |" in text
     assert f"log `{failed_log}`" in text
     marker.unlink()
     outcome = build(setup, fake_tools)
@@ -132,6 +136,10 @@ def test_a_failed_attempt_is_said_by_plan_build_and_report(
     attempts = record(setup, "build")["steps"]["xrt"]["attempts"]  # type: ignore[index]
     # the resumed attempt builds on the failed one's configure: both are this stage's run
     assert [a["exit_status"] for a in attempts] == [2, 0]
+    # the time the attempts ran, not the span from the first to the last invocation
+    step = record(setup, "build")["steps"]["xrt"]  # type: ignore[index]
+    assert step["duration_s"] <= step["span_s"]
+    assert step["duration_s"] == attempts_seconds(attempts)
     assert Path(attempts[0]["log"]) == failed_log
     assert "Failed last time" not in report(setup)
 
