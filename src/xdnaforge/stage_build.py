@@ -32,6 +32,7 @@ from .run import PASS_ENV, CommandFailed, pid_namespace_prefix, run_streaming
 from .sandbox import WORK_INSIDE
 from .site import Site
 from .stage_package import recipe_record
+from .tools.cmake_log import found_pythons
 from .tools.ctest import CtestSummary, parse_ctest, related_missing
 from .tools.git import git
 
@@ -370,6 +371,8 @@ def build_step(project: Project, plan: Plan, space: Workspace, step: BuildStep) 
         "log": attempts[-1]["log"],
         "attempts": attempts,
         "ctest": _ctest_record(parse_ctest(text), step),
+        # the interpreters CMake found (pyxrt is built for the one with Development)
+        "python": found_pythons(text),
         "known_test_failures": [{"test": t, "justification": known[t]} for t in known_seen],
         "files": _debs(cwd),
     }
