@@ -297,7 +297,8 @@ def run_streaming(
             timer.cancel()
             how = _stop_tree(process, grace)
             log.write(f"xdnaforge: interrupted; {how}\n")
-            raise _interrupted(stop, args, how) from None
+            # the step's own command, not the wrapper that runs it inside an environment
+            raise _interrupted(stop, args[len(wrapper) :], how) from None
         except OSError as error:
             # a full disk while writing the log: the step must not run on unseen
             timer.cancel()
