@@ -26,6 +26,7 @@ TOOL_PACKAGES = {
     "aptly": "aptly",
     "bwrap": "bubblewrap",
     "chromium": "chromium",
+    "diffoscope": "diffoscope-minimal",
     "dpkg": "dpkg",
     "dpkg-deb": "dpkg",
     "dpkg-query": "dpkg",

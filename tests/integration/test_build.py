@@ -139,6 +139,13 @@ def test_missing_dependencies_are_listed_with_the_install_command(
     assert fake_tools.calls("apt-get") == [
         ["install", "-y", "--no-install-recommends", "g++", "libboost-dev"]
     ]
+    # what apt did (the recording: it upgraded systemd and 31 more), not what was asked of it
+    assert (
+        "apt: 67 newly installed for the 2 asked for, 32 upgraded (curl, libcurl3-gnutls, "
+        "libcurl3-nss, libcurl4, libglib2.0-0, libglib2.0-bin, libglib2.0-data, "
+        "libnss-systemd, ...), 0 removed; log "
+    ) in ran.stdout
+    assert str(setup / "build/synthetic/logs/deps.log") in ran.stdout
 
 
 def test_an_option_the_pinned_script_lacks_stops_before_building(
@@ -171,6 +178,26 @@ def test_failing_ctest_names_the_tests_and_makes_no_packages(
     assert "build-xrt: ctest failed (1 of 3): [xclbinutil]:xclbintest" in outcome.output
     assert "no packages were made" in outcome.output
     assert not (setup / "artifacts/synthetic/packages.json").exists()
+
+
+def test_a_test_failure_is_connected_to_files_missing_from_the_mirror(
+    setup: Path, fake_tools: FakeTools
+) -> None:
+    """The fetch of a partial mirror named the test data file that xclbintest then lacks."""
+    assert build(setup, fake_tools, "patch", "--target", "synthetic").rc == 0
+    lock_path = setup / "artifacts/synthetic/lock.json"
+    lock = json.loads(lock_path.read_text())
+    data = "src/runtime_src/tools/xclbinutil/unittests/test_data/sample_1_2018.2.xclbin"
+    lock["missing_files"] = {"xrt": [data], ".": ["tools/bins/1640_00/validate.xclbin"]}
+    lock_path.write_text(json.dumps(lock))
+    (setup / "build/synthetic/src/xrt/FAIL_TEST").write_text("")
+    outcome = build(setup, fake_tools)
+    assert outcome.rc == 1
+    assert (
+        "no packages were made; the fetch reported 1 file(s) missing from the mirror that the "
+        f"failed test may need (xrt/{data}; lock.json missing_files)"
+    ) in outcome.output
+    assert "fetch from a complete mirror, or, if a failure is known" in outcome.output
 
 
 def test_known_test_failure_is_packaged_and_reported(setup: Path, fake_tools: FakeTools) -> None:

@@ -18,6 +18,7 @@ from tests.integration.conftest import build, run_doit
 from tests.integration.test_build_scope import edit_recipe
 from tests.integration.upstream import Upstream
 from xdnaforge.planning.toolchain import PYTHON_PROBE
+from xdnaforge.stages.build import attempts_seconds
 
 ARTIFACTS = "artifacts/synthetic"
 
@@ -123,6 +124,9 @@ def test_a_failed_attempt_is_said_by_plan_build_and_report(
     # the failed build refreshed the report
     text = report(setup)
     assert "**Failed last time** at build-xrt" in text
+    # the summary says the build ran and failed, not that it did not run
+    assert "| build | build-xrt failed after " in text
+    assert " s in 1 attempt(s) |" in text
     assert f"log `{failed_log}`" in text
     marker.unlink()
     outcome = build(setup, fake_tools)
@@ -132,6 +136,10 @@ def test_a_failed_attempt_is_said_by_plan_build_and_report(
     attempts = record(setup, "build")["steps"]["xrt"]["attempts"]  # type: ignore[index]
     # the resumed attempt builds on the failed one's configure: both are this stage's run
     assert [a["exit_status"] for a in attempts] == [2, 0]
+    # the time the attempts ran, not the span from the first to the last invocation
+    step = record(setup, "build")["steps"]["xrt"]  # type: ignore[index]
+    assert step["duration_s"] <= step["span_s"]
+    assert step["duration_s"] == attempts_seconds(attempts)
     assert Path(attempts[0]["log"]) == failed_log
     assert "Failed last time" not in report(setup)
 
@@ -188,3 +196,23 @@ def test_the_toolchain_records_the_interpreter_the_build_runs(
     assert toolchain["python3"] == system  # type: ignore[index]
     assert "3.11.7" not in toolchain["python3"]  # type: ignore[index]
     assert "(/" in toolchain["gcc"]  # type: ignore[index]
+
+
+def test_a_failure_of_inputs_since_reverted_is_history(setup: Path, fake_tools: FakeTools) -> None:
+    """An edit breaks the package stage; reverting it makes the earlier good record current
+    again, so the package stage does not rerun: the failure no longer describes anything."""
+    assert build(setup, fake_tools).rc == 0
+    good = '["Release/xrt_*-base.deb", "Release/xrt_*-npu.deb"]'
+    edit_recipe(setup, good, '["Release/nothing-*.deb"]')
+    assert build(setup, fake_tools).rc == 1
+    assert record(setup, "failure")["stage"] == "package"
+    assert "**Failed last time** at package" in report(setup)
+    edit_recipe(setup, '["Release/nothing-*.deb"]', good)
+    plan = build(setup, fake_tools, "plan", "--target", "synthetic")
+    assert "failed last time" not in plan.stdout
+    outcome = build(setup, fake_tools)
+    assert outcome.rc == 0, outcome.output
+    assert "package synthetic: up to date" in outcome.stdout
+    assert "the target failed last time at package" in outcome.stdout
+    assert not (setup / ARTIFACTS / "failure.json").exists()
+    assert "Failed last time" not in report(setup)

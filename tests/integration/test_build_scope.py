@@ -45,6 +45,12 @@ def test_changing_only_the_globs_recollects_without_compiling(
     assert "build-xrt synthetic: up to date" in narrowed.stdout
     assert "package synthetic: inputs changed: collect.xrt.packages" in narrowed.stdout
     assert "not the set the recipe expects: missing xrt-npu" in narrowed.output
+    # which glob, what it collected, and what was built and not collected
+    assert (
+        "xrt-npu: build.steps[xrt].packages (Release/xrt_*-base.deb) collected "
+        "Release/xrt_202520.2.20.0_26.04-amd64-base.deb, none of them xrt-npu; built but not "
+        "collected: Release/xrt_202520.2.20.0_26.04-amd64-npu.deb"
+    ) in narrowed.output
     edit_recipe(
         setup,
         '["Release/xrt_*-base.deb"]',
@@ -96,6 +102,9 @@ def test_two_files_with_one_package_name_are_resolved_by_the_recipe(
     assert not (
         setup / "artifacts/synthetic/debs/xrt_202520.2.20.0_26.04-amd64-runtime.deb"
     ).exists()
+    report = (setup / "artifacts/synthetic/BUILD_REPORT.md").read_text()
+    assert "Left out (another file carries the same Package):" in report
+    assert "-amd64-runtime.deb` (xrt-runtime, step xrt): not chosen (build.steps[xrt]" in report
 
 
 def test_a_rerun_reports_the_stages_in_pipeline_order(setup: Path, fake_tools: FakeTools) -> None:

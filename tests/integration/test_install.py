@@ -245,15 +245,21 @@ def test_install_and_rollback_refresh_the_report(built: Path, root: Path) -> Non
     report = built / "artifacts/synthetic/BUILD_REPORT.md"
     assert "## Install: not installed" in report.read_text()
     assert install(built, root, "--yes").rc == 0
-    assert "## Install: installed" in report.read_text()
-    assert "installed: not installed -> installed" in report.read_text()
+    assert f"## Install: installed into {root}" in report.read_text()
+    assert f"installed: not installed -> installed into {root}" in report.read_text()
+    plan = doit(built, "plan", "--target", "synthetic")
+    assert f"install (on request): up to date (installed into {root})" in plan.stdout
     back = doit(built, "rollback", "--target", "synthetic", "--root", str(root), "--yes")
     assert back.rc == 0, back.output
     # nothing was installed before: a purge, not a restore
     assert "purged xrt-base (was new)" in back.stdout
     assert "restored" not in back.stdout
-    assert "## Install: rolled back" in report.read_text()
-    assert "installed: installed -> rolled back" in report.read_text()
+    assert f"## Install: rolled back from {root}" in report.read_text()
+    assert f"installed: installed into {root} -> rolled back from {root}" in report.read_text()
+    assert f"| install | rolled back from {root} |" in report.read_text()
+    # a rolled-back install is not current: plan says so, with the root
+    plan = doit(built, "plan", "--target", "synthetic")
+    assert f"install (on request): rolled back from {root}" in plan.stdout
 
 
 def test_a_package_swapped_after_the_check_is_not_what_dpkg_installs(

@@ -1,16 +1,17 @@
 """`doit rebuild-check`: the synthetic target is reproducible; a build script that embeds the
-build path or the time is not, and the file that differs is named."""
+time, or the build path where the tree cannot sit at its canonical path, is not, and the file
+that differs is named with its cause."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-import pytest
-
+from tests.conftest import require_tool
 from tests.fakes.fixture import FakeTools
 from tests.integration.conftest import build
 from tests.integration.upstream import XRT_BUILD_SH, Upstream, write_recipe
+from xdnaforge.debs.normalize import data_files
 
 PACKAGED = 'cp ../src/CMake/boostUtil.cmake "$root/opt/xilinx/xrt/lib/build-config-$component.txt"'
 
@@ -38,31 +39,123 @@ def test_synthetic_target_is_reproducible(setup: Path, fake_tools: FakeTools) ->
     assert "reproducible: yes" in out
     assert record["reproducible"] is True
     assert record["second_build"] == str(setup / "build/rebuild/synthetic")
+    assert record["tree_inside"] == {"first": "/xdnaforge/work", "second": "/xdnaforge/work"}
+    assert str(record["second_ccache"]).startswith(str(setup / "build/rebuild/synthetic/ccache"))
     assert (setup / "build/rebuild/synthetic/src/xrt/build/Release").is_dir()
+    step = json.loads((setup / "artifacts/synthetic/build.json").read_text())["steps"]["xrt"]
+    assert step["tree"] == {
+        "host": str(setup / "build/synthetic"),
+        "inside": "/xdnaforge/work",
+        "how": "bind mount (bubblewrap, host root)",
+    }
+    assert step["environment"]["HOME"] == "/xdnaforge/work/home"
+    assert step["environment"]["CXXFLAGS"] == "-ffile-prefix-map=/xdnaforge/work/src=."
+    packages = json.loads((setup / "artifacts/synthetic/packages.json").read_text())
+    normalized = packages["packages"][0]["normalized"]
+    assert normalized["epoch"] == int(step["environment"]["SOURCE_DATE_EPOCH"])
+    # dpkg-deb with SOURCE_DATE_EPOCH and --root-owner-group already writes the normal form
+    assert normalized["built_sha256"] == packages["packages"][0]["sha256"]
+    assert normalized["changes"] == []
     report = (setup / "artifacts/synthetic/BUILD_REPORT.md").read_text()
-    assert "| reproducible | yes |" in report
+    assert (
+        "| reproducible | yes: the 3 published .deb files of both builds, built in "
+        f"{setup / 'build/synthetic'} and {setup / 'build/rebuild/synthetic'} (trees seen at "
+        "/xdnaforge/work and /xdnaforge/work; the second with an empty ccache) |"
+    ) in report
+    assert "Reproducibility: sha256 of each .deb;" in report
 
 
-@pytest.mark.parametrize(
-    ("line", "what"),
-    [
-        ('pwd > "$root/opt/xilinx/xrt/lib/where-$component.txt"', "where"),
-        ('date +%s%N > "$root/opt/xilinx/xrt/lib/when-$component.txt"', "when"),
-    ],
-)
-def test_embedded_path_or_time_is_named(
-    setup: Path, upstream: Upstream, fake_tools: FakeTools, line: str, what: str
+def test_the_build_path_is_the_same_in_both_builds(
+    setup: Path, upstream: Upstream, fake_tools: FakeTools
 ) -> None:
-    embed(upstream, setup, line)
+    """Both trees are bound at /xdnaforge/work: a script embedding `pwd` is reproducible."""
+    embed(upstream, setup, 'pwd > "$root/opt/xilinx/xrt/lib/where-$component.txt"')
+    out, _ = check(setup, fake_tools)
+    assert "reproducible: yes" in out, out
+    deb = setup / "artifacts/synthetic/debs/xrt_202520.2.20.0_26.04-amd64-base.deb"
+    where = data_files(deb.read_bytes(), {"opt/xilinx/xrt/lib/where-base.txt"})
+    assert where["opt/xilinx/xrt/lib/where-base.txt"] == b"/xdnaforge/work/src/xrt/build\n"
+
+
+def test_archive_metadata_is_normalised_where_the_packager_does_not(
+    setup: Path, upstream: Upstream, fake_tools: FakeTools
+) -> None:
+    """Packaged as CPack does, without SOURCE_DATE_EPOCH: every mtime is the time of the
+    build, yet the published packages are the same bytes, their mtimes clamped."""
+    embed(upstream, setup, "unset SOURCE_DATE_EPOCH; sleep 1")
+    out, _ = check(setup, fake_tools)
+    assert "reproducible: yes" in out, out
+    packages = json.loads((setup / "artifacts/synthetic/packages.json").read_text())
+    base = next(p for p in packages["packages"] if p["package"] == "xrt-base")
+    assert base["normalized"]["built_sha256"] != base["sha256"]
+    assert any(c.startswith("mtimes clamped") for c in base["normalized"]["changes"])
+    assert any(c.startswith("ar headers") for c in base["normalized"]["changes"])
+
+
+def test_second_build_has_its_own_empty_ccache(
+    setup: Path, upstream: Upstream, fake_tools: FakeTools
+) -> None:
+    """Each build writes into its ccache and packages what it found there first: with a shared
+    cache the second build would find the first one's entry."""
+    embed(
+        upstream,
+        setup,
+        'ls "$CCACHE_DIR" | wc -l > "$root/opt/xilinx/xrt/lib/cached-$component.txt"; '
+        'touch "$CCACHE_DIR/entry-$component"',
+    )
+    out, _ = check(setup, fake_tools)
+    assert "reproducible: yes" in out, out
+    assert (setup / "build/ccache/entry-base").exists()
+    assert (setup / "build/rebuild/synthetic/ccache/entry-base").exists()
+
+
+def test_embedded_date_is_named(setup: Path, upstream: Upstream, fake_tools: FakeTools) -> None:
+    embed(upstream, setup, 'date -R > "$root/opt/xilinx/xrt/lib/when-$component.txt"')
     out, record = check(setup, fake_tools)
     assert "reproducible: no (2 files)" in out, out
-    assert f"xrt-base: opt/xilinx/xrt/lib/{what}-base.txt" in out
+    assert "xrt-base: opt/xilinx/xrt/lib/when-base.txt: build date: embeds the build time" in out
     assert record["differing_files"] == 2
-    differing = {p["package"]: p["differing"] for p in record["packages"]}  # type: ignore[attr-defined]
-    assert differing["xrt-npu"] == [f"opt/xilinx/xrt/lib/{what}-npu.txt"]
-    assert differing["xrt_plugin-amdxdna"] == []
+    causes = {p["package"]: p["causes"] for p in record["packages"]}  # type: ignore[attr-defined]
+    assert [c["cause"] for c in causes["xrt-npu"]] == ["build date"]
+    assert causes["xrt-npu"][0]["path"] == "opt/xilinx/xrt/lib/when-npu.txt"
+    assert causes["xrt_plugin-amdxdna"] == []
     report = (setup / "artifacts/synthetic/BUILD_REPORT.md").read_text()
-    assert "| reproducible | no (2 files) |" in report
+    assert "| reproducible | no (2 files): the 3 published .deb files" in report
+    assert "| xrt-npu | `opt/xilinx/xrt/lib/when-npu.txt` | build date | embeds the build time" in (
+        report
+    )
+
+
+def test_diffoscope_reports_the_difference_when_installed(
+    setup: Path, upstream: Upstream, fake_tools: FakeTools
+) -> None:
+    require_tool("diffoscope")
+    embed(upstream, setup, 'date -R > "$root/opt/xilinx/xrt/lib/when-$component.txt"')
+    _, record = check(setup, fake_tools)
+    reports = {p["package"]: p["diffoscope"] for p in record["packages"]}  # type: ignore[attr-defined]
+    assert reports["xrt_plugin-amdxdna"] is None  # identical: nothing to show
+    text = Path(reports["xrt-npu"]).read_text()
+    assert "when-npu.txt" in text
+    assert "diffoscope text reports and xdnaforge's classification" in str(record["method"])
+
+
+def test_embedded_path_is_named_where_no_bind_is_possible(
+    setup: Path, upstream: Upstream, fake_tools: FakeTools
+) -> None:
+    """With containment: process-group there is no bubblewrap, so no canonical path: the two
+    trees' paths differ and a script that embeds its path makes packages that differ."""
+    (setup / "site.yaml").write_text("containment: process-group\n")
+    embed(upstream, setup, 'pwd > "$root/opt/xilinx/xrt/lib/where-$component.txt"')
+    out, _ = check(setup, fake_tools)
+    assert "reproducible: no (2 files)" in out, out
+    assert (
+        "xrt-base: opt/xilinx/xrt/lib/where-base.txt: embedded path: embeds the build tree's "
+        f"path {(setup / 'build/rebuild/synthetic').resolve()}"
+    ) in out
+    build_record = json.loads((setup / "artifacts/synthetic/build.json").read_text())
+    tree = build_record["steps"]["xrt"]["tree"]
+    assert tree["inside"] == str(setup / "build/synthetic")
+    assert tree["how"] == "not bound: site.yaml containment is process-group"
 
 
 def test_rebuild_check_needs_a_build_first(setup: Path, fake_tools: FakeTools) -> None:

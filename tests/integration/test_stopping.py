@@ -2,7 +2,9 @@
 leave no process of the step behind, keep the last good records and packages, and a rerun
 completes. The slow step (../SLOW_BUILD in the synthetic XRT build.sh) starts a job that
 leaves its process group and session, as make's jobs may; its command line carries
-"slow-unit <tree>", which the tests look for in /proc."""
+"slow-unit <tree>" (the tree as the step sees it, /xdnaforge/work/...), which the tests look
+for in /proc, telling this test's step from another's by the fake tools' paths in its
+environment."""
 
 from __future__ import annotations
 
@@ -50,7 +52,12 @@ def needs_pid_namespace(test: Callable[..., None]) -> Callable[..., None]:
 
 def step_processes(project: Path) -> list[str]:
     """The living processes of the slow step: its marker is in their command line."""
-    marker = f"slow-unit {project / XRT / 'build'}".encode()
+    # the canonical path through bubblewrap; the host path where no bind mount is possible
+    markers = (
+        b"slow-unit /xdnaforge/work/src/xrt/build",
+        f"slow-unit {project / XRT}/build ".encode(),
+    )
+    ours = f"FAKE_CALLS={project.parent}/".encode()  # this test's fake tools (tmp_path)
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -58,9 +65,11 @@ def step_processes(project: Path) -> list[str]:
         try:
             command = (entry / "cmdline").read_bytes().replace(b"\0", b" ")
             state = (entry / "stat").read_text().rpartition(")")[2].split()[0]
+            mine = any(m in command + b" " for m in markers)
+            mine = mine and ours in (entry / "environ").read_bytes()
         except OSError:
             continue
-        if marker in command and state not in {"Z", "X"}:
+        if mine and state not in {"Z", "X"}:
             found.append(f"{entry.name} {command.decode(errors='replace')}")
     return found
 

@@ -26,7 +26,7 @@ from xdnaforge.planning.plan import Plan, Stage, matching_cells, stage_status
 from xdnaforge.planning.show import format_check, format_plan
 from xdnaforge.process import interrupt
 from xdnaforge.state import storage
-from xdnaforge.state.failure import clear_failure, describe_failure, record_failure
+from xdnaforge.state.failure import clear_failure, describe_failure, outdated, record_failure
 from xdnaforge.state.lockfile import mark_stage
 from xdnaforge.state.paths import Workspace, build_lock
 from xdnaforge.state.records import RECORDS, mark_interrupted, read_record
@@ -107,6 +107,8 @@ def _fresh(plan: Plan, space: Workspace, stage: Stage) -> tuple[bool, str]:
     recorded = read_record(space.record(stage.record)) if stage.record else None
     failure = read_record(space.record("failure"))
     failed = None
+    if failure is not None and outdated(failure, {s.name: s.fingerprint for s in plan.stages}):
+        failure = None  # of inputs that are no longer the current ones: history
     if failure is not None:
         if failure.get("stage") == stage.name:
             failed = describe_failure(failure)
@@ -157,7 +159,7 @@ def run_stage(target: Target, stage_name: str) -> None:
         raise stopped from None
     except XdnaforgeError as error:
         attempts = stage_build.pending_attempts(space, stage_name)
-        record_failure(space, stage_name, error.message, attempts)
+        record_failure(space, stage_name, error.message, attempts, stage.fingerprint)
         raise
     clear_failure(space, stage_name)
 

@@ -19,10 +19,12 @@ from xdnaforge.config.site import Site
 from xdnaforge.errors import StageFailed
 from xdnaforge.process.sandbox import (
     PATH_INSIDE,
+    WORK_INSIDE,
     Binds,
     RootEntry,
     SandboxError,
     container_argv,
+    host_argv,
     rootfs_argv,
 )
 from xdnaforge.state.paths import Workspace
@@ -110,15 +112,17 @@ def root_entries(root: Path) -> list[RootEntry]:
 
 
 def binds(site: Site, space: Workspace) -> Binds:
-    """The build tree (source, logs, private HOME and TMPDIR) and ccache writable; the object
-    caches and local path mirrors read-only, so upstream's git calls find every object."""
+    """The build tree (source, logs, private HOME and TMPDIR) writable at WORK_INSIDE, the
+    ccache writable; the object caches and local path mirrors read-only at their own paths,
+    so upstream's git calls find every object (a worktree's alternates name them)."""
     space.work.mkdir(parents=True, exist_ok=True)
     site.ccache_dir.mkdir(parents=True, exist_ok=True)
-    writable = _outermost([space.work, site.ccache_dir])
+    work = space.work.resolve()
+    writable = [p for p in _outermost([site.ccache_dir]) if not _below(p, [work])]
     mirrors = [Path(m) for _, m in site.mirrors if "://" not in m and Path(m).exists()]
     cache = [site.cache_dir] if site.cache_dir.exists() else []
-    readonly = [p for p in _outermost([*cache, *mirrors]) if not _below(p, writable)]
-    return Binds(writable=tuple(writable), readonly=tuple(readonly))
+    readonly = [p for p in _outermost([*cache, *mirrors]) if not _below(p, [*writable, work])]
+    return Binds(writable=tuple(writable), readonly=tuple(readonly), moved=((work, WORK_INSIDE),))
 
 
 def _below(path: Path, parents: list[Path]) -> bool:
@@ -129,6 +133,13 @@ def _outermost(paths: list[Path]) -> list[Path]:
     """Drop paths inside another one of the list (one bind covers them)."""
     resolved = sorted({p.resolve() for p in paths})
     return [p for p in resolved if not any(p != q and p.is_relative_to(q) for q in resolved)]
+
+
+def host_wrapper(site: Site, space: Workspace, cwd: Path, bwrap: str) -> list[str]:
+    """The argv prefix that runs a build step on the host with its build tree at WORK_INSIDE
+    (bubblewrap: the host's own directories, a PID namespace; see sandbox.host_argv)."""
+    where = binds(site, space)
+    return host_argv(bwrap, root_entries(Path("/")), where, cwd=where.inside(cwd.resolve()))
 
 
 def step_wrapper(site: Site, spec: EnvironmentSpec, space: Workspace, cwd: Path) -> list[str]:
@@ -148,8 +159,11 @@ def step_wrapper(site: Site, spec: EnvironmentSpec, space: Workspace, cwd: Path)
                 f"environment {spec.name}: bubblewrap (bwrap) is not installed",
                 hint="apt-get install bubblewrap (or dnf install bubblewrap)",
             )
+        bound = binds(site, space)
         try:
-            return rootfs_argv(bwrap, root_entries(where.root), binds(site, space), cwd=cwd)
+            return rootfs_argv(
+                bwrap, root_entries(where.root), bound, cwd=bound.inside(cwd.resolve())
+            )
         except SandboxError as error:
             raise StageFailed(f"environment {spec.name}: {error}") from None
     engine = shutil.which(spec.kind)
@@ -163,8 +177,9 @@ def step_wrapper(site: Site, spec: EnvironmentSpec, space: Workspace, cwd: Path)
             f"environment {spec.name}: {spec.kind} is not installed",
             hint=f"install {spec.kind}, or provide {spec.name} as a rootfs in site.yaml",
         )
+    bound = binds(site, space)
     return container_argv(
-        engine, spec.image, binds(site, space), cwd=cwd, environment=STEP_VARIABLES
+        engine, spec.image, bound, cwd=bound.inside(cwd.resolve()), environment=STEP_VARIABLES
     )
 
 
@@ -181,6 +196,8 @@ STEP_VARIABLES = (
     "TERM",
     "CC",
     "CXX",
+    "CFLAGS",
+    "CXXFLAGS",
     # process/containment.py's markers: a later run finds a step's processes by them
     "XDNAFORGE_RUN",
     "XDNAFORGE_STEP",

@@ -18,6 +18,7 @@ from xdnaforge.config.matrix import Cell
 from xdnaforge.config.project import Patch
 from xdnaforge.config.recipe import Recipe
 from xdnaforge.host import HostFacts
+from xdnaforge.process.sandbox import WORK_INSIDE
 from xdnaforge.state.paths import Workspace
 
 FINGERPRINT_VERSION = 1  # bump when the meaning of a stage's inputs changes
@@ -198,6 +199,9 @@ def plan_target(
                 "argv": list(step.argv),
                 "distro": list(distro),
                 "toolchain": dict(sorted(toolchain.items())),
+                # what makes two builds alike: the tree at one path, that path mapped away
+                "tree": str(WORK_INSIDE),
+                "flags": f"-ffile-prefix-map={WORK_INSIDE / 'src'}=.",
             },
             [previous],
         )
@@ -222,6 +226,8 @@ def plan_target(
                 for s in recipe.steps
             },
             "expected": sorted(recipe.produced_packages()),
+            # how the published files are rewritten (debs/normalize.py)
+            "normalize": "name order, root:root, umask 022, mtime <= SOURCE_DATE_EPOCH",
         },
         builds,
     )
@@ -354,8 +360,13 @@ def _record_status(stage: Stage, recorded: Mapping[str, Any] | None) -> tuple[bo
     if recorded is None:
         return False, "never run (no record)"
     fingerprints = recorded.get("fingerprints", {})
+    state = str(recorded.get("state", ""))
+    if stage.name == "install" and state.startswith("rolled back"):
+        # what it installed is gone again: nothing of it is current
+        return False, f"{state} from {recorded.get('root', '?')}"
     if fingerprints.get(stage.name) == stage.fingerprint:
-        return True, "up to date"
+        root = recorded.get("root") if stage.name == "install" else None
+        return True, f"up to date (installed into {root})" if root else "up to date"
     previous = recorded.get("inputs", {}).get(stage.name)
     if not isinstance(previous, dict):
         return False, "never run (not in its record yet)"

@@ -217,6 +217,11 @@ def keeper_prefix() -> tuple[str, ...]:
     return (sys.executable, "-I", "-c", code, str(os.getpid()), "--")
 
 
+def bwrap_holds_steps() -> bool:
+    """Whether host steps run in bubblewrap's PID namespace (else under the keeper)."""
+    return pid_namespace_prefix() == containment.PID_NAMESPACE_PREFIX
+
+
 @functools.cache
 def pid_namespace_prefix() -> tuple[str, ...]:
     """The argv prefix that holds a host step's tree (process/containment.py); where bwrap is
@@ -309,7 +314,8 @@ def run_streaming(
             timer.cancel()
             how = _stop_tree(process, grace)
             log.write(f"xdnaforge: interrupted; {how}\n")
-            raise _interrupted(stop, args, how) from None
+            # the step's own command, not the wrapper that runs it inside an environment
+            raise _interrupted(stop, args[len(wrapper) :], how) from None
         except OSError as error:
             # a full disk while writing the log: the step must not run on unseen
             timer.cancel()

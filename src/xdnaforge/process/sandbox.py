@@ -3,8 +3,12 @@
 For a rootfs: bubblewrap on a fresh tmpfs root, the environment's top-level directories bound
 read-only, the work paths bound at their host paths (read-write or read-only), a private /tmp,
 new network, PID, IPC and UTS namespaces (loopback only), and `--die-with-parent`; the root
-itself is remounted read-only at the end. For podman/docker: `run --rm --network none` with
-the same binds. Starting the command is process/run.py's job; this module only builds argv.
+itself is remounted read-only at the end. For podman/docker: `run --rm --network none` with the
+same binds. For the host: the host's own top-level directories bound as they are, in a PID
+namespace. In all three the target's build tree is bound at one canonical path, WORK_INSIDE,
+whichever directory it lies in on the host (as sbuild and Nix do): two builds of the same inputs
+see the same paths, so nothing path-dependent (RUNPATH lengths, `__FILE__`, CMake's caches)
+tells them apart. Starting the command is process/run.py's job; this module only builds argv.
 """
 
 from __future__ import annotations
@@ -18,6 +22,8 @@ _SKIPPED = frozenset({"proc", "dev", "sys", "tmp", "run", "lost+found"})
 # An environment without these is not a root file system: a bind below them would hide it.
 _SYSTEM = frozenset({"usr", "etc", "var", "bin", "sbin", "lib", "lib64"})
 PATH_INSIDE = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+# Where a build step sees its target's build tree (build/<target>), in every environment.
+WORK_INSIDE = Path("/xdnaforge/work")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -26,6 +32,15 @@ class Binds:
 
     writable: tuple[Path, ...]  # source tree, build tree, ccache, logs
     readonly: tuple[Path, ...]  # object caches, path mirrors lent through git alternates
+    # (host path, path inside): writable, bound elsewhere (the build tree at WORK_INSIDE)
+    moved: tuple[tuple[Path, Path], ...] = ()
+
+    def inside(self, path: Path) -> Path:
+        """Where a host path is seen inside (a moved tree's files move with it)."""
+        for host, inside in self.moved:
+            if path == host or path.is_relative_to(host):
+                return inside / path.relative_to(host)
+        return path
 
 
 class SandboxError(ValueError):
@@ -42,7 +57,12 @@ class RootEntry:
 
 
 def _tops(binds: Binds) -> set[str]:
-    return {p.parts[1] for p in (*binds.writable, *binds.readonly) if len(p.parts) > 1}
+    paths = (*binds.writable, *binds.readonly, *(inside for _, inside in binds.moved))
+    return {p.parts[1] for p in paths if len(p.parts) > 1}
+
+
+def _moved_tops(binds: Binds) -> set[str]:
+    return {inside.parts[1] for _, inside in binds.moved if len(inside.parts) > 1}
 
 
 def rootfs_argv(
@@ -70,12 +90,35 @@ def rootfs_argv(
         argv += ["--bind", str(path), str(path)]
     for path in binds.readonly:
         argv += ["--ro-bind", str(path), str(path)]
+    for host, inside in binds.moved:
+        argv += ["--bind", str(host), str(inside)]
     # no network: a new network namespace holds loopback only. PID namespace and
     # --die-with-parent: nothing a build starts outlives the step or sees host processes.
     argv += ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent"]
     if not network:
         argv += ["--unshare-net"]
     argv += ["--remount-ro", "/", "--chdir", str(cwd), "--"]
+    return argv
+
+
+def host_argv(bwrap: str, entries: Sequence[RootEntry], binds: Binds, *, cwd: Path) -> list[str]:
+    """`bwrap ... --chdir CWD --` for a step on the host: the host's top-level entries bound
+    as they are (read-write, devices included, the network kept: what `--dev-bind / /` gives),
+    the moved trees at their canonical paths, a PID namespace that dies with xdnaforge.
+    A fresh root rather than `/` itself, so the canonical path needs no directory on the host."""
+    hidden = _moved_tops(binds)
+    argv = [bwrap]
+    for entry in entries:
+        if entry.name in hidden or entry.name == "proc":
+            continue
+        if entry.symlink is not None:
+            argv += ["--symlink", entry.symlink, f"/{entry.name}"]
+        else:
+            argv += ["--dev-bind", str(entry.source), f"/{entry.name}"]
+    argv += ["--proc", "/proc"]
+    for host, inside in binds.moved:
+        argv += ["--bind", str(host), str(inside)]
+    argv += ["--unshare-pid", "--die-with-parent", "--chdir", str(cwd), "--"]
     return argv
 
 
@@ -110,6 +153,8 @@ def container_argv(
         argv += ["-v", f"{path}:{path}:rw"]
     for path in binds.readonly:
         argv += ["-v", f"{path}:{path}:ro"]
+    for host, inside in binds.moved:
+        argv += ["-v", f"{host}:{inside}:rw"]
     for name in environment:
         argv += ["-e", name]  # the value comes from the engine's own environment
     argv += ["--read-only", "--tmpfs", "/tmp", image]

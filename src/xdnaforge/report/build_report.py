@@ -6,6 +6,7 @@ fills the jinja2 template with StrictUndefined, so a missing field is an error, 
 
 from __future__ import annotations
 
+import datetime
 from collections import Counter
 from collections.abc import Mapping
 from typing import Any
@@ -26,11 +27,56 @@ def _environment(build: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _reproducible(rebuild: Mapping[str, Any] | None) -> str:
+    """The verdict and what it rests on: which builds, where their trees were, how compared."""
     if rebuild is None:
         return "not checked (doit rebuild-check)"
-    if rebuild.get("reproducible"):
-        return "yes"
-    return f"no ({rebuild.get('differing_files', 0)} files)"
+    verdict = (
+        "yes" if rebuild.get("reproducible") else f"no ({rebuild.get('differing_files', 0)} files)"
+    )
+    if "compared" not in rebuild:
+        return verdict  # a record written before the comparison said how
+    inside = rebuild.get("tree_inside", {})
+    return (
+        f"{verdict}: {rebuild['compared']}, built in {rebuild.get('first_build', '?')} and "
+        f"{rebuild.get('second_build', '?')} (trees seen at {inside.get('first', '?')} and "
+        f"{inside.get('second', '?')}; the second with an empty ccache)"
+    )
+
+
+def _failed_build(failure: Mapping[str, Any] | None) -> str | None:
+    """ "build-xrt failed after 762 s in 2 attempts" for a build step that failed."""
+    if not failure or not str(failure.get("stage", "")).startswith("build-"):
+        return None
+    attempts = failure.get("attempts") or []
+    seconds = 0.0
+    for attempt in attempts:
+        try:
+            began = datetime.datetime.fromisoformat(str(attempt["started"]))
+            ended = datetime.datetime.fromisoformat(str(attempt["finished"]))
+        except (KeyError, ValueError):
+            continue
+        seconds += (ended - began).total_seconds()
+    return f"{failure['stage']} failed after {round(seconds)} s in {len(attempts)} attempt(s)"
+
+
+def _installed(install: Mapping[str, Any] | None) -> str:
+    """The install's state with the root it concerns ("installed into /srv/root")."""
+    if not install:
+        return "not installed"
+    state = str(install.get("state", "not installed"))
+    root = install.get("root")
+    if not root:
+        return state
+    return f"{state} {'from' if state.startswith('rolled back') else 'into'} {root}"
+
+
+def _rebuild_causes(rebuild: Mapping[str, Any] | None) -> list[dict[str, str]]:
+    """One row per file that differs between the two builds: package, file, cause, detail."""
+    rows = []
+    for package in (rebuild or {}).get("packages", []):
+        for cause in package.get("causes", []):
+            rows.append({"package": package["package"], **cause})
+    return rows
 
 
 def _short(sha: str | None) -> str:
@@ -179,12 +225,13 @@ def build_model(
         "missing_files": sorted((lock.get("missing_files") or {}).items()),
         "patches": lock.get("patches", []),
         "steps": steps,
+        "failed_build": _failed_build(records.get("failure")),
         "packages": sorted(packages.get("packages", []), key=lambda p: p["package"]),
         "audit_verdict": audit.get("verdict", "not run"),
         "audit": _audit_rows(audit),
         "waivers": audit.get("waivers", []),
         "audit_errors": audit.get("errors", []),
-        "installed": (install or {}).get("state", "not installed"),
+        "installed": _installed(install),
         "install": install,
         "validation_verdict": (validation or {}).get("verdict", "not run"),
         "validation": validation,
@@ -194,6 +241,8 @@ def build_model(
         "matrix": records.get("matrix"),
         "environment": _environment(build),
         "reproducible": _reproducible(records.get("rebuild")),
+        "rebuild": records.get("rebuild"),
+        "rebuild_causes": _rebuild_causes(records.get("rebuild")),
     }
     model["changes"] = _changes(model, previous)
     proofs = _proofs(records.get("prove"))

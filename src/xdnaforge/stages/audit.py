@@ -26,6 +26,7 @@ from xdnaforge.debs.rules import (
 from xdnaforge.environments import runtime_container
 from xdnaforge.errors import StageFailed
 from xdnaforge.planning.plan import Plan
+from xdnaforge.process.sandbox import WORK_INSIDE
 from xdnaforge.state.paths import Workspace
 from xdnaforge.state.records import read_record, write_atomic, write_record
 
@@ -69,6 +70,12 @@ def _host(project: Project, workspace: Workspace | None = None) -> HostPaths:
     """The directories of this build that no package may point into, most specific first."""
     site = project.site
     named = [(site.build_dir, "the build directory"), (site.ccache_dir, "the ccache directory")]
+    # where every build step sees its tree (a bind mount): the path a package would carry
+    whose = f"of {workspace.target}" if workspace is not None else "of a target"
+    named[:0] = [
+        (WORK_INSIDE / "src", f"the source tree {whose}, where its build steps see it"),
+        (WORK_INSIDE, f"the build tree {whose}, where its build steps see it"),
+    ]
     if workspace is not None:
         named[:0] = [
             (workspace.source_tree, f"the source tree of {workspace.target}"),

@@ -4,7 +4,9 @@ Edge module. Every build step runs with a private HOME and git configuration (up
 build.sh runs `git config --global --add safe.directory '*'` on every configure), a fixed
 locale, SOURCE_DATE_EPOCH from the pinned commit, the site's ccache, a job count from the
 site or from cores and memory, in its own process group with a timeout; its full output
-goes to build/<target>/logs/build-<step>.log.
+goes to build/<target>/logs/build-<step>.log. The build tree is bound at one canonical path
+(sandbox.WORK_INSIDE) wherever it lies on the host, and the compilers map that path away
+(-ffile-prefix-map), so two builds of the same inputs are the same bytes.
 """
 
 from __future__ import annotations
@@ -26,28 +28,55 @@ from xdnaforge.planning.buildscript import parse_options
 from xdnaforge.planning.plan import Plan
 from xdnaforge.process import containment
 from xdnaforge.process.progress import Progress
-from xdnaforge.process.run import PASS_ENV, CommandFailed, run_streaming
+from xdnaforge.process.run import (
+    PASS_ENV,
+    CommandFailed,
+    bwrap_holds_steps,
+    pid_namespace_prefix,
+    run_streaming,
+)
+from xdnaforge.process.sandbox import WORK_INSIDE
 from xdnaforge.stages.package import recipe_record
 from xdnaforge.state import lockfile
 from xdnaforge.state.paths import Workspace, build_lock
 from xdnaforge.state.records import read_record, write_atomic, write_record
-from xdnaforge.tools.ctest import CtestSummary, parse_ctest
+from xdnaforge.tools.cmake_log import found_pythons
+from xdnaforge.tools.ctest import CtestSummary, parse_ctest, related_missing
 from xdnaforge.tools.git import git
 
 CONFIGURED_MARK = "-- Build files have been written to"
 
 
-def build_environment(space: Workspace, site: Site, epoch: str) -> dict[str, str]:
+def build_environment(
+    space: Workspace, site: Site, epoch: str, work: Path | None = None
+) -> dict[str, str]:
     for folder in (space.work / "home", space.work / "tmp", site.ccache_dir):
         folder.mkdir(parents=True, exist_ok=True)
-    return step_environment(space, site, epoch)
+    return step_environment(space, site, epoch, work)
 
 
-def step_environment(space: Workspace, site: Site, epoch: str) -> dict[str, str]:
-    """The environment of a build step, creating nothing (the toolchain probe uses it)."""
-    home = space.work / "home"
-    tmp = space.work / "tmp"
+def prefix_map(work: Path) -> str:
+    """The compiler flag that keeps the build tree's path out of objects, debug data and
+    `__FILE__` (Debian's dpkg-buildflags does the same for its build directory)."""
+    return f"-ffile-prefix-map={work / 'src'}=."
+
+
+def step_environment(
+    space: Workspace, site: Site, epoch: str, work: Path | None = None
+) -> dict[str, str]:
+    """The environment of a build step, creating nothing (the toolchain probe uses it).
+    `work` is where the step sees the build tree (WORK_INSIDE; the host path by default)."""
+    host = space.work.resolve()
+    seen = work or space.work
+
+    def inside(path: Path) -> Path:
+        resolved = path.resolve()
+        return seen / resolved.relative_to(host) if resolved.is_relative_to(host) else path
+
+    home = seen / "home"
+    tmp = seen / "tmp"
     passed = {k: os.environ[k] for k in os.environ.get(PASS_ENV, "").split() if k in os.environ}
+    flags = prefix_map(seen)
     return {
         **passed,
         "PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
@@ -58,9 +87,26 @@ def step_environment(space: Workspace, site: Site, epoch: str) -> dict[str, str]
         "LANG": "C.UTF-8",
         "LC_ALL": "C.UTF-8",
         "SOURCE_DATE_EPOCH": epoch,
-        "CCACHE_DIR": str(site.ccache_dir),
+        "CCACHE_DIR": str(inside(site.ccache_dir)),
+        # CMake takes its first CMAKE_<LANG>_FLAGS from these
+        "CFLAGS": " ".join(f for f in (passed.get("CFLAGS"), flags) if f),
+        "CXXFLAGS": " ".join(f for f in (passed.get("CXXFLAGS"), flags) if f),
         "TERM": "dumb",
     }
+
+
+def _tree(site: Site, plan: Plan) -> tuple[Path | None, str]:
+    """Where the step sees its build tree, and how: WORK_INSIDE through a bind mount, or the
+    host path (None) when no bind is possible, with the reason."""
+    spec = plan.environment
+    if spec is not None and spec.kind != "host":
+        return WORK_INSIDE, f"bind mount inside {spec.name}"
+    if site.containment != "pid-namespace":
+        return None, f"not bound: site.yaml containment is {site.containment}"
+    if not bwrap_holds_steps():
+        # the keeper holds the tree instead (process/run.py); it binds nothing
+        return None, "not bound: bubblewrap cannot run here"
+    return WORK_INSIDE, "bind mount (bubblewrap, host root)"
 
 
 def _jobs(site: Site) -> int:
@@ -108,6 +154,19 @@ def _next_log(space: Workspace, step: str) -> Path:
     latest.unlink(missing_ok=True)
     latest.symlink_to(log.name)
     return log
+
+
+def attempts_seconds(attempts: list[dict[str, Any]]) -> float:
+    """The time the attempts ran, summed (not the span from the first to the last)."""
+    total = 0.0
+    for attempt in attempts:
+        try:
+            began = datetime.datetime.fromisoformat(str(attempt["started"]))
+            ended = datetime.datetime.fromisoformat(str(attempt["finished"]))
+        except (KeyError, ValueError):
+            continue
+        total += (ended - began).total_seconds()
+    return round(total, 1)
 
 
 def _now() -> str:
@@ -191,13 +250,17 @@ def build_step(project: Project, plan: Plan, space: Workspace, step: BuildStep) 
     epoch = git(
         ["log", "-1", "--format=%ct", "HEAD"], cwd=space.source_tree, log_file=None
     ).stdout.strip()
-    env = build_environment(space, site, epoch)
+    work, how = _tree(site, plan)
+    env = build_environment(space, site, epoch, work)
     spec = plan.environment
     wrapper: list[str] = []
     if spec is not None and spec.kind != "host":
         # the step runs inside the recipe's environment: no network, work paths bound in
         env = environment.step_variables(spec, env)
         wrapper = environment.step_wrapper(site, spec, space, cwd)
+    elif work is not None:
+        # on the host too, the build tree sits at the canonical path
+        wrapper = environment.host_wrapper(site, space, cwd, pid_namespace_prefix()[0])  # bwrap
     # every process of the step inherits these: a later run finds any that outlive this one
     owner = lockfile.held_by_us(build_lock(site.build_dir))
     markers = {
@@ -259,11 +322,24 @@ def build_step(project: Project, plan: Plan, space: Workspace, step: BuildStep) 
                 raise
             unknown = [t for t in summary.failed_tests if t not in known]
             if unknown or not summary.failed_tests or "-noctest" not in accepted:
+                lock = read_record(space.record("lock")) or {}
+                absent = related_missing(
+                    summary.failed_tests, lock.get("missing_files") or {}, text
+                )
+                cause = (
+                    f"; the fetch reported {len(absent)} file(s) missing from the mirror that "
+                    f"the failed test may need ({', '.join(absent[:3])}"
+                    f"{', ...' if len(absent) > 3 else ''}; lock.json missing_files)"
+                    if absent
+                    else ""
+                )
                 raise StageFailed(
                     f"build-{step.name}: ctest failed ({summary.failed} of {summary.total}): "
                     f"{', '.join(summary.failed_tests) or 'see the log'}; upstream's build "
-                    "script stops before packaging, so no packages were made",
-                    hint=f"log: {attempts[-1]['log']}\nif a failure is known and harmless, "
+                    f"script stops before packaging, so no packages were made{cause}",
+                    hint=f"log: {attempts[-1]['log']}\n"
+                    + ("fetch from a complete mirror, or, " if absent else "")
+                    + "if a failure is known and harmless, "
                     "list it in build.known_test_failures with a justification",
                 ) from None
             # every failure is a known one: package without rerunning ctest or cmake
@@ -292,14 +368,20 @@ def build_step(project: Project, plan: Plan, space: Workspace, step: BuildStep) 
     steps[step.name] = {
         "command": attempts[-1]["argv"],
         "cwd": str(cwd),
+        # where the step saw its build tree: the same path for every build of the target
+        "tree": {"host": str(space.work), "inside": str(work or space.work), "how": how},
         "environment": {k: v for k, v in env.items() if k != "PATH"},
         "started": attempts[0]["started"],
         "finished": attempts[-1]["finished"],
-        "duration_s": round((finished - started).total_seconds(), 1),
+        # the attempts' own time; the span also holds the time between invocations
+        "duration_s": attempts_seconds(attempts),
+        "span_s": round((finished - started).total_seconds(), 1),
         "exit_status": 0,
         "log": attempts[-1]["log"],
         "attempts": attempts,
         "ctest": _ctest_record(parse_ctest(text), step),
+        # the interpreters CMake found (pyxrt is built for the one with Development)
+        "python": found_pythons(text),
         "known_test_failures": [{"test": t, "justification": known[t]} for t in known_seen],
         "files": _debs(cwd),
     }

@@ -7,6 +7,7 @@ Edge module: dpkg-query for what is installed, apt-get (only with --yes) for wha
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 from xdnaforge.config.envspec import host_mismatch
 from xdnaforge.config.project import Project
@@ -18,7 +19,7 @@ from xdnaforge.planning.plan import Plan
 from xdnaforge.process.run import CommandFailed, run
 from xdnaforge.process.sandbox import bwrap_fault
 from xdnaforge.state.paths import Workspace
-from xdnaforge.tools.dpkg import install_command, query_installed
+from xdnaforge.tools.dpkg import AptOutcome, install_command, parse_apt_install, query_installed
 
 
 def _depends(plan: Plan) -> tuple[str, ...]:
@@ -131,11 +132,28 @@ def install_deps(project: Project, plan: Plan, space: Workspace, yes: bool) -> N
         argv = ["sudo", *argv]
     print(f"+ {' '.join(argv)}")
     require(yes, "not run: installing packages changes the system", "the command above")
-    run(
+    log = space.logs / "deps.log"
+    done = run(
         argv,
         cwd=space.work,
         timeout=3600,
-        log_file=space.logs / "deps.log",
+        log_file=log,
         env={"DEBIAN_FRONTEND": "noninteractive"},
     )
-    print(f"installed {len(missing)} package(s)")
+    print(describe_apt(parse_apt_install(done.stdout), len(missing), log))
+
+
+def describe_apt(outcome: AptOutcome, asked: int, log: Path) -> str:
+    """What apt did, not what was asked of it: upgrades of other packages are changes too."""
+    if outcome.summary is None:
+        return f"apt-get ran for {asked} package(s); its summary was not found, see {log}"
+
+    def named(names: tuple[str, ...]) -> str:
+        shown = ", ".join(names[:8]) + (", ..." if len(names) > 8 else "")
+        return f" ({shown})" if names else ""
+
+    return (
+        f"apt: {len(outcome.installed)} newly installed for the {asked} asked for, "
+        f"{len(outcome.upgraded)} upgraded{named(outcome.upgraded)}, "
+        f"{len(outcome.removed)} removed{named(outcome.removed)}; log {log}"
+    )

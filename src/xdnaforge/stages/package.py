@@ -3,6 +3,9 @@ control data, resolve files that carry one Package name, publish them with packa
 
 Edge module. Which files to collect (`packages` globs, `produces`, `choose`) is this stage's
 input, not the compile's: correcting a glob re-collects in seconds and recompiles nothing.
+Each built file is published normalised (debs/normalize.py: member order, owners, modes,
+mtimes clamped to the build's SOURCE_DATE_EPOCH), since CPack leaves those to chance; a
+vendor's file is published as it is (its digest is pinned).
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from typing import Any
 from xdnaforge.config.project import Project
 from xdnaforge.config.recipe import BuildStep, Recipe
 from xdnaforge.debs.debfile import DebContents, DebError, read_deb
+from xdnaforge.debs.normalize import NormalizeError, normalize
 from xdnaforge.debs.rules import shown, wants_text
 from xdnaforge.errors import StageFailed
 from xdnaforge.planning.plan import Plan
@@ -32,7 +36,7 @@ def recipe_record(recipe: Recipe) -> dict[str, str]:
 def _entry(deb: DebContents, path: Path, step: str) -> dict[str, Any]:
     """One packages.json entry: what the control file says, not what the file name says."""
     return {
-        "file": f"debs/{path.name}",
+        "file": f"debs/{Path(deb.file).name}",
         "package": deb.package,
         "version": deb.control.get("Version", ""),
         "architecture": deb.control.get("Architecture", ""),
@@ -187,6 +191,7 @@ def package(project: Project, plan: Plan, space: Workspace) -> None:
         problems = []
         if missing:
             problems.append(f"missing {', '.join(missing)}")
+            problems.extend(_why_missing(space, plan.recipe, missing, debs))
         if unexpected:
             problems.append(f"unexpected {', '.join(unexpected)}")
         problems.extend(doubled)
@@ -200,8 +205,82 @@ def package(project: Project, plan: Plan, space: Workspace) -> None:
                 ]
             ),
         )
-    entries = [_entry(debs[path], path, step) for path, step in taken]
-    _publish(plan, space, [path for path, _ in taken], entries, left_out)
+    epoch = _epoch(space)
+    published: list[Path] = []
+    entries = []
+    for path, made_by in taken:
+        normal, changes = _normalized(space, path, epoch)
+        try:
+            deb = read_deb(normal, wants_text)
+        except DebError as error:
+            raise StageFailed(f"package: {error.message}") from None
+        entry = _entry(deb, path, made_by)
+        entry["normalized"] = {
+            "epoch": epoch,
+            "built_sha256": debs[path].sha256,
+            "changes": list(changes),
+        }
+        entries.append(entry)
+        published.append(normal)
+    _publish(plan, space, published, entries, left_out)
+
+
+def _epoch(space: Workspace) -> int:
+    """The SOURCE_DATE_EPOCH the build steps ran with (build.json)."""
+    steps = (read_record(space.record("build")) or {}).get("steps", {})
+    for step in steps.values():
+        value = step.get("environment", {}).get("SOURCE_DATE_EPOCH", "")
+        if str(value).isdigit():
+            return int(value)
+    raise StageFailed(
+        "package: build.json records no SOURCE_DATE_EPOCH to clamp the packages' mtimes to",
+        hint=f"rebuild: doit build --target {space.target}",
+    )
+
+
+def _normalized(space: Workspace, path: Path, epoch: int) -> tuple[Path, tuple[str, ...]]:
+    """`path` rewritten in the normal form under build/<target>/normalized/; what changed."""
+    try:
+        done = normalize(path.read_bytes(), epoch)
+    except NormalizeError as error:
+        raise StageFailed(
+            f"package: {path}: {error}",
+            hint="the file is not a .deb xdnaforge can normalise; see the build log",
+        ) from None
+    except OSError as error:
+        raise StageFailed(f"package: cannot read {path}: {error.strerror}") from None
+    folder = space.work / "normalized"
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / path.name
+    target.write_bytes(done.data)
+    return target, done.changes
+
+
+def _why_missing(
+    space: Workspace, recipe: Recipe, missing: list[str], debs: dict[Path, DebContents]
+) -> list[str]:
+    """For each missing package: the step that should make it, what its globs collected, and
+    the .deb files the step's tree holds that no glob collected (with their Package)."""
+    lines = []
+    for name in missing:
+        for step in (s for s in recipe.steps if name in s.produces):
+            cwd = space.source_tree / step.cwd
+            collected = sorted(str(p.relative_to(cwd)) for p in debs if p.is_relative_to(cwd))
+            others = sorted(
+                str(path.relative_to(cwd))
+                for path in cwd.rglob("*.deb")
+                if path not in debs and "_CPack_Packages" not in path.parts
+            )
+            lines.append(
+                f"{name}: build.steps[{step.name}].packages ({', '.join(step.packages)}) "
+                f"collected {', '.join(collected) or 'nothing'}, none of them {name}; "
+                + (
+                    f"built but not collected: {', '.join(others)}"
+                    if others
+                    else "the step's tree holds no other .deb file"
+                )
+            )
+    return lines
 
 
 def _vendor_file(folders: Sequence[Path], name: str) -> Path | None:

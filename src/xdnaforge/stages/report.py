@@ -10,6 +10,7 @@ from xdnaforge import __version__
 from xdnaforge.config.project import Project
 from xdnaforge.planning.plan import Plan
 from xdnaforge.report.build_report import build_model, render_markdown
+from xdnaforge.state.failure import retire_outdated
 from xdnaforge.state.paths import Workspace
 from xdnaforge.state.records import RECORDS, read_record, write_atomic
 
@@ -35,5 +36,8 @@ def write_report(target: str, space: Workspace) -> str:
 
 def report(project: Project, plan: Plan, space: Workspace) -> None:
     del project
+    retired = retire_outdated(space, {s.name: s.fingerprint for s in plan.stages})
+    if retired is not None:
+        print(f"  the target {retired}, with inputs it no longer has: not shown as current")
     write_report(plan.target, space)
     print(f"  report: {space.records / 'BUILD_REPORT.md'}")

@@ -50,3 +50,25 @@ def parse_ctest(log: str) -> CtestSummary | None:
         failed_tests=tuple(failed_tests),
         skipped_tests=tuple(skipped_tests),
     )
+
+
+def _tokens(test: str) -> set[str]:
+    """The words of a test's name ("[xclbinutil]:xclbintest" -> xclbinutil, xclbintest)."""
+    return {word.lower() for word in re.split(r"[^A-Za-z0-9_]+", test) if len(word) >= 4}
+
+
+def related_missing(
+    failed_tests: tuple[str, ...] | list[str], missing: dict[str, list[str]], log: str
+) -> list[str]:
+    """Files the fetch reported missing from a partial mirror (lock.json `missing_files`,
+    repository -> paths) that a failed test may have needed: the log names the file, or its
+    path holds a word of the test's name. Pure."""
+    words = set().union(*(_tokens(t) for t in failed_tests)) if failed_tests else set()
+    found = []
+    for repository, paths in sorted(missing.items()):
+        for path in paths:
+            parts = {p.lower() for p in re.split(r"[/._-]+", path)}
+            name = path.rsplit("/", 1)[-1]
+            if name in log or words & parts:
+                found.append(path if repository == "." else f"{repository}/{path}")
+    return found

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from xdnaforge.process.run import CommandFailed, run
@@ -108,3 +109,37 @@ def parse_status(text: str) -> dict[str, str]:
         if fields.get("Status", "").endswith(" installed") and "Package" in fields:
             installed[fields["Package"]] = fields.get("Version", "")
     return installed
+
+
+@dataclass(frozen=True, slots=True)
+class AptOutcome:
+    """What `apt-get install` said it would do (its plan, printed before it acts)."""
+
+    installed: tuple[str, ...]  # newly installed
+    upgraded: tuple[str, ...]
+    removed: tuple[str, ...]
+    summary: str | None  # "32 upgraded, 67 newly installed, 0 to remove and 100 not upgraded."
+
+
+_APT_LISTS = {
+    "The following NEW packages will be installed:": "installed",
+    "The following packages will be upgraded:": "upgraded",
+    "The following packages will be REMOVED:": "removed",
+}
+
+
+def parse_apt_install(text: str) -> AptOutcome:
+    """apt-get install's lists of new, upgraded and removed packages; pure."""
+    lists: dict[str, list[str]] = {"installed": [], "upgraded": [], "removed": []}
+    current: str | None = None
+    summary = None
+    for line in text.splitlines():
+        if line.startswith("  ") and current is not None:
+            lists[current] += [name.rstrip("*") for name in line.split()]
+            continue
+        current = _APT_LISTS.get(line.strip())
+        if " newly installed, " in line and " upgraded, " in line:
+            summary = line.strip()
+    return AptOutcome(
+        tuple(lists["installed"]), tuple(lists["upgraded"]), tuple(lists["removed"]), summary
+    )

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from xdnaforge.debs.compare import ARCHIVE_ONLY, compare_builds, summary
+from tests.debs import elf_bytes
+from xdnaforge.debs.compare import ARCHIVE_ONLY, CAUSES, compare_builds, explain, summary
 from xdnaforge.debs.control import Fields
 from xdnaforge.debs.debfile import DebContents, Entry
 
@@ -43,3 +44,52 @@ def test_control_fields_and_missing_packages_count() -> None:
     assert result[0].differing == ("control:Version",)
     assert result[1].second_sha256 is None
     assert summary(result) == (False, 2)
+
+
+TREES = ["/srv/build/t", "/srv/build/rebuild/t", "/xdnaforge/work"]
+
+
+def test_a_wall_clock_date_is_named_as_the_build_date() -> None:
+    first = b'static const char date[] = "Tue, 01 Dec 2026 09:27:23 +0000";'
+    second = b'static const char date[] = "Tue, 01 Dec 2026 09:52:01 +0000";'
+    cause = explain("usr/include/version.h", first, second, TREES)
+    assert (cause.cause, cause.path) == ("build date", "usr/include/version.h")
+    assert cause.detail == (
+        "embeds the build time: 'Tue, 01 Dec 2026 09:27:23' in the first build, "
+        "'Tue, 01 Dec 2026 09:52:01' in the second"
+    )
+    nanoseconds = explain("x", b"t=1764581243123456789\n", b"t=1764581249000000001\n", TREES)
+    assert nanoseconds.cause == "build date"
+
+
+def test_an_embedded_tree_path_is_named_with_the_path() -> None:
+    first = b"\0/srv/build/t/src/xrt/core.cpp\0"
+    second = b"\0/srv/build/rebuild/t/src/xrt/core.cpp\0"
+    cause = explain("usr/lib/libxrt_coreutil.so.2", first, second, TREES)
+    assert cause.cause == "embedded path"
+    assert cause.detail == "embeds the build tree's path /srv/build/rebuild/t"
+    # the canonical path in both builds is the same path: not a cause
+    same = b"/xdnaforge/work/src/a.cpp"
+    assert explain("x", same + b"1", same + b"2", TREES).cause == "content"
+
+
+def test_a_different_runpath_is_named() -> None:
+    cause = explain(
+        "usr/lib/libxrt_core.so",
+        elf_bytes("$ORIGIN/../lib"),
+        elf_bytes("$ORIGIN/../lib64"),
+        TREES,
+    )
+    assert cause.cause == "RUNPATH"
+    assert cause.detail == "RUNPATH '$ORIGIN/../lib' vs '$ORIGIN/../lib64'"
+
+
+def test_the_same_lines_in_another_order_and_plain_content() -> None:
+    assert explain("list.txt", b"a\nb\nc\n", b"c\na\nb\n", TREES).detail == (
+        "the same lines in another order"
+    )
+    content = explain("blob", b"abcdef", b"abcxef", TREES)
+    assert (content.cause, content.detail) == ("content", "first difference at byte 3")
+    only = explain("new.txt", None, b"x", TREES)
+    assert (only.cause, only.detail) == ("only in one build", "only the second build has it")
+    assert {c.cause for c in (content, only)} <= set(CAUSES)

@@ -88,3 +88,38 @@ def test_a_twin_build_and_its_rebuild_check_are_said() -> None:
     assert "network none, env.json abababababab |" in text
     assert "Built in a twin" in text
     assert "| reproducible | no (2 files) |" in text
+
+
+def test_the_reproducibility_line_says_what_was_compared_and_each_cause() -> None:
+    records = json.loads(json.dumps(RECORDS))
+    records["rebuild"] = {
+        "reproducible": False,
+        "differing_files": 1,
+        "first_build": "/srv/build/t",
+        "second_build": "/srv/build/rebuild/t",
+        "tree_inside": {"first": "/xdnaforge/work", "second": "/xdnaforge/work"},
+        "compared": "the 3 published .deb files of both builds",
+        "method": "sha256 of each .deb",
+        "packages": [
+            {
+                "package": "xrt-npu",
+                "causes": [
+                    {
+                        "path": "opt/xilinx/xrt/version.json",
+                        "cause": "build date",
+                        "detail": "embeds the build time",
+                    }
+                ],
+            }
+        ],
+    }
+    text = render_markdown(build_model("t", records, None, "t0", "0.1.0"))
+    assert (
+        "| reproducible | no (1 files): the 3 published .deb files of both builds, built in "
+        "/srv/build/t and /srv/build/rebuild/t (trees seen at /xdnaforge/work and "
+        "/xdnaforge/work; the second with an empty ccache) |"
+    ) in text
+    assert "Reproducibility: sha256 of each .deb." in text
+    assert (
+        "| xrt-npu | `opt/xilinx/xrt/version.json` | build date | embeds the build time |" in text
+    )
