@@ -35,7 +35,7 @@ def _pid_namespace() -> str | None:
         done = subprocess.run(
             [*argv, "--proc", "/proc", "--", "true"], capture_output=True, text=True, check=False
         )
-    except FileNotFoundError:
+    except OSError:  # not installed (or not executable): the tools marker reports it
         return None
     return None if done.returncode == 0 else f"bwrap refused: {done.stderr.strip()}"
 
