@@ -6,12 +6,13 @@ fills the jinja2 template with StrictUndefined, so a missing field is an error, 
 
 from __future__ import annotations
 
-import datetime
 from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
 import jinja2
+
+from xdnaforge.state.failure import attempts_seconds
 
 
 def _environment(build: Mapping[str, Any]) -> dict[str, Any]:
@@ -48,14 +49,7 @@ def _failed_build(failure: Mapping[str, Any] | None) -> str | None:
     if not failure or not str(failure.get("stage", "")).startswith("build-"):
         return None
     attempts = failure.get("attempts") or []
-    seconds = 0.0
-    for attempt in attempts:
-        try:
-            began = datetime.datetime.fromisoformat(str(attempt["started"]))
-            ended = datetime.datetime.fromisoformat(str(attempt["finished"]))
-        except (KeyError, ValueError):
-            continue
-        seconds += (ended - began).total_seconds()
+    seconds = attempts_seconds(attempts)
     return f"{failure['stage']} failed after {round(seconds)} s in {len(attempts)} attempt(s)"
 
 

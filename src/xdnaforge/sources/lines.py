@@ -16,9 +16,8 @@ from pathlib import Path
 from xdnaforge.config.site import Site
 from xdnaforge.errors import StageFailed
 from xdnaforge.process.run import CommandFailed
-from xdnaforge.sources.trees import Node, blob_at, ensure_commit, join, source_for
+from xdnaforge.sources.trees import Node, blob_at, ensure_commit, fetch_refs, join, source_for
 from xdnaforge.tools.git import (
-    FETCH_TIMEOUT,
     cache_name,
     git,
     is_local,
@@ -87,22 +86,7 @@ def _refresh(cache: Path, source: str, site: Site, log: Path) -> None:
         git(["init", "--bare", "--quiet", str(cache)], cwd=cache, log_file=log)
     namespace = _namespace(source)
     try:
-        git(
-            [
-                "--git-dir",
-                str(cache),
-                "fetch",
-                "--quiet",
-                "--no-tags",
-                "--prune",
-                source,
-                f"+refs/heads/*:{namespace}/heads/*",
-                f"+refs/tags/*:{namespace}/tags/*",
-            ],
-            cwd=cache,
-            log_file=log,
-            timeout=FETCH_TIMEOUT,
-        )
+        fetch_refs(cache, source, namespace, log)
     except CommandFailed as error:
         raise StageFailed(
             f"cannot read the branches and tags of {source}\n{error.output.strip()}",

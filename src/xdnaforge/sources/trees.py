@@ -65,6 +65,27 @@ def source_for(site: Site, url: str) -> str:
     return site.mirror_for(url) or url
 
 
+def fetch_refs(cache: Path, source: str, namespace: str, log: Path) -> None:
+    """Every branch and tag of `source` into `cache` under `namespace` (pruned, no tags of
+    its own): the one fetch both the pinned tree and `doit track` make."""
+    git(
+        [
+            "--git-dir",
+            str(cache),
+            "fetch",
+            "--quiet",
+            "--no-tags",
+            "--prune",
+            source,
+            f"+refs/heads/*:{namespace}/heads/*",
+            f"+refs/tags/*:{namespace}/tags/*",
+        ],
+        cwd=cache,
+        log_file=log,
+        timeout=FETCH_TIMEOUT,
+    )
+
+
 def _has_commit(cache: Path, commit: str) -> bool:
     # `cat-file -t` exits 128 for an object the cache does not hold
     result = git(
@@ -124,22 +145,7 @@ def ensure_commit(node: Node, site: Site, log: Path) -> None:
         namespace = f"refs/xdnaforge/sources/{cache_name(source)}"
         try:
             # all branches and tags: a mirror's upload-pack refuses unadvertised commits
-            git(
-                [
-                    "--git-dir",
-                    str(cache),
-                    "fetch",
-                    "--quiet",
-                    "--no-tags",
-                    "--prune",
-                    source,
-                    f"+refs/heads/*:{namespace}/heads/*",
-                    f"+refs/tags/*:{namespace}/tags/*",
-                ],
-                cwd=cache,
-                log_file=log,
-                timeout=FETCH_TIMEOUT,
-            )
+            fetch_refs(cache, source, namespace, log)
         except CommandFailed as error:
             offline_hint = " or set 'offline: true' with local mirrors" if not site.offline else ""
             raise StageFailed(

@@ -37,6 +37,7 @@ from xdnaforge.process.run import (
 )
 from xdnaforge.process.sandbox import WORK_INSIDE
 from xdnaforge.stages.package import recipe_record
+from xdnaforge.state import failure as failure_record
 from xdnaforge.state import lockfile
 from xdnaforge.state.paths import Workspace, build_lock
 from xdnaforge.state.records import read_record, write_atomic, write_record
@@ -158,15 +159,7 @@ def _next_log(space: Workspace, step: str) -> Path:
 
 def attempts_seconds(attempts: list[dict[str, Any]]) -> float:
     """The time the attempts ran, summed (not the span from the first to the last)."""
-    total = 0.0
-    for attempt in attempts:
-        try:
-            began = datetime.datetime.fromisoformat(str(attempt["started"]))
-            ended = datetime.datetime.fromisoformat(str(attempt["finished"]))
-        except (KeyError, ValueError):
-            continue
-        total += (ended - began).total_seconds()
-    return round(total, 1)
+    return round(failure_record.attempts_seconds(attempts), 1)
 
 
 def _now() -> str:

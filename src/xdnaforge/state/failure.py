@@ -10,7 +10,7 @@ fingerprint the stage had when it failed: once the inputs no longer give that fi
 from __future__ import annotations
 
 import datetime
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from xdnaforge.state.paths import Workspace
@@ -70,3 +70,17 @@ def retire_outdated(space: Workspace, fingerprints: Mapping[str, str]) -> str | 
         return None
     space.record("failure").unlink(missing_ok=True)
     return describe_failure(failure)
+
+
+def attempts_seconds(attempts: Iterable[Mapping[str, Any]]) -> float:
+    """The time the attempts of a stage ran, summed (not the span from the first to the
+    last); an attempt without both times adds nothing."""
+    total = 0.0
+    for attempt in attempts:
+        try:
+            began = datetime.datetime.fromisoformat(str(attempt["started"]))
+            ended = datetime.datetime.fromisoformat(str(attempt["finished"]))
+        except (KeyError, ValueError):
+            continue
+        total += (ended - began).total_seconds()
+    return total
