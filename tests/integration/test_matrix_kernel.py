@@ -93,6 +93,41 @@ def test_kernel_upgrade_within_the_cell_is_revalidate_only(
     assert "nothing is compiled" in outcome.stdout
 
 
+def driver_says(root: Path, version: str) -> None:
+    """The kernel log line by which the running amdxdna reports its DRM driver version."""
+    log = root / "var/log/kern.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    log.write_text(
+        f"[    9.8] [drm] Initialized amdxdna_accel_driver {version} for 0000:c5:00.1 on minor 0\n"
+    )
+
+
+def test_the_running_drivers_version_places_the_host_not_its_release(
+    project_dir: Path, fake_tools: FakeTools
+) -> None:
+    root = npu_host(project_dir / "sysroot")
+    installed_here(project_dir, "ubuntu26-compat")
+    # a vendor kernel outside the cell's 7.0 range with 7.0's driver backported
+    (root / "proc/sys/kernel/osrelease").write_text("6.17.0-1010-oem\n")
+    driver_says(root, "0.7.0")
+    outcome = doit(project_dir, fake_tools, "kernel-check")
+    assert outcome.rc == 0, outcome.output
+    assert (
+        "revalidate only: kernel 6.17.0-1010-oem is in cell ubuntu26-npu4 (by driver: its "
+        "amdxdna reports DRM 0.7.0 (in-tree-0.7), a backport" in outcome.stdout
+    )
+    # a 7.0 release whose driver is a later one: the cell's evidence does not speak for it
+    (root / "proc/sys/kernel/osrelease").write_text("7.0.5-31-generic\n")
+    driver_says(root, "0.10.0")
+    later = doit(project_dir, fake_tools, "kernel-check")
+    assert later.rc == 0, later.output
+    assert "no supported matrix cell matches kernel 7.0.5-31-generic" in later.stdout
+    assert (
+        "ubuntu26-npu4: by driver: its amdxdna reports DRM 0.10.0 (in-tree-0.10); Linux "
+        ">=7.0, <7.1 carries in-tree-0.6-7.0, in-tree-0.7" in later.stdout
+    )
+
+
 def test_kernel_upgrade_into_another_cell_says_build(
     project_dir: Path, fake_tools: FakeTools
 ) -> None:

@@ -44,7 +44,22 @@ def test_four_verdicts_in_the_table_and_the_report(
     ):
         recipe = write_recipe(project_dir, upstream, name=name, url=url)
         recipe.write_text(recipe.read_text().replace("gates: [host]", gates))
-    npu_host(project_dir / "sysroot")
+    # synthetic's shim creates 64 KiB command buffers; the running driver (0.7.0) caps 32 KiB
+    synthetic = project_dir / "recipes/synthetic.yaml"
+    synthetic.write_text(
+        synthetic.read_text().replace(
+            "  driver: amdxdna (in-tree)\n",
+            '  driver: amdxdna (in-tree)\n  drm_version: "0.7.0"\n  cmd_bo_max_bytes: 65536\n',
+        )
+    )
+    root = npu_host(project_dir / "sysroot")
+    (root / "var/log").mkdir(parents=True)
+    (root / "var/log/kern.log").write_text(
+        "[drm] Initialized amdxdna_accel_driver 0.7.0 for 0000:c5:00.1 on minor 0\n"
+    )
+    blob = root / "lib/firmware/amdnpu/17f0_10/npu_7.sbin"
+    blob.parent.mkdir(parents=True)
+    blob.write_bytes(b"\0header\0Release 1.1.2.64\0rest")
     replay(fake_tools, "healthy-npu4", "exec-cmd-einval")
     (fake_tools.scenario / "xrt-smi/validate.json").unlink()  # validate stops before writing it
     fake_tools.installed(
@@ -91,22 +106,41 @@ def test_four_verdicts_in_the_table_and_the_report(
         "fails with no-devices-found" in rows["passes"]
     )
     assert "not judged here: built and audited; this host is not in the cell" in rows["elsewhere"]
+    # the compat resolver's word on the cells this host is in, from the running driver
+    assert " NO " in rows["known-code"]
+    assert " - " in rows["elsewhere"]  # not judged: the host is not in that cell
+    assert (
+        "cell known-code: synthetic does not fit here: creates command BOs of 65536 bytes, "
+        "in-tree-0.7 rejects those over 32768" in outcome.stdout
+    )
+    assert (
+        "compat (this host): firmware loads amdnpu/17f0_10/npu_7.sbin (1.1.2.64, protocol 7.2); "
+        "accepted: yes" in outcome.stdout
+    )
     assert "NEWS" not in rows["elsewhere"]
     assert "3 cell(s) did not behave as the matrix expects: at-fetch, other-code, passes" in (
         outcome.output
     )
     # the same verdicts in each target's record and report
     record = json.loads((project_dir / "artifacts/synthetic/matrix.json").read_text())
-    assert [(c["cell"], c["verdict"], c["news"]) for c in record["cells"]] == [
-        ("known-code", "as expected", False),
-        ("other-code", "fails differently", True),
-        ("elsewhere", "not judged here", False),
+    assert [(c["cell"], c["verdict"], c["news"], c["compat"]["fits"]) for c in record["cells"]] == [
+        ("known-code", "as expected", False, "NO"),
+        ("other-code", "fails differently", True, "NO"),
+        ("elsewhere", "not judged here", False, ""),
     ]
     report = (project_dir / "artifacts/synthetic/BUILD_REPORT.md").read_text()
     assert "| known-code | known-broken: gate validate fails with exec-cmd-cmd-bo-limit |" in report
     assert "| as expected: gate validate fails with exec-cmd-cmd-bo-limit |" in report
     assert "**NEWS: fails differently**: gate validate fails with exec-cmd-cmd-bo-limit;" in report
     assert "| not judged here: built and audited; this host is not in the cell |" in report
+    # the compat verdict of the host the report was made on
+    assert "Compatibility on the host this report was made on (ubuntu 26.04" in report
+    assert "- driver: amdxdna, DRM version 0.7.0 (in-tree-0.7)" in report
+    assert (
+        "- firmware: loads amdnpu/17f0_10/npu_7.sbin (1.1.2.64, protocol 7.2); accepted: yes"
+        in report
+    )
+    assert "- this recipe fits: NO (creates command BOs of 65536 bytes" in report
     fetch_report = (project_dir / "artifacts/unreachable/BUILD_REPORT.md").read_text()
     assert "| at-fetch |" in fetch_report
     assert "**NEWS: fails differently**: fails at fetch" in fetch_report

@@ -13,14 +13,15 @@ from doit.reporter import ConsoleReporter
 from xdnaforge.actions import lazy
 from xdnaforge.actions.pipeline import guarded, run_chain
 from xdnaforge.actions.target import Target, build_dir_lock, of, read_host, resolve
+from xdnaforge.config.matrix import matching_cells
 from xdnaforge.config.project import Project, load_matrix_file
 from xdnaforge.errors import StageFailed, UsageError, XdnaforgeError
 from xdnaforge.host import HostFacts
-from xdnaforge.planning.plan import matching_cells
 from xdnaforge.state.records import read_record
 
 # imported when a command runs them (see actions/lazy.py)
 if TYPE_CHECKING:
+    from xdnaforge.compat.facts import HostCompat
     from xdnaforge.install import kernel_upgrade
     from xdnaforge.stages import matrix as stage_matrix
     from xdnaforge.stages import report as stage_report
@@ -126,17 +127,26 @@ def matrix(config: dict[str, Any], project: Project, matrix: str, stop_stale: bo
             build=lambda name: _build(config, target(name)),
             validate=lambda name: _validation(target(name)),
             workspace=lambda name: target(name).workspace,
+            compat=_running_driver(project, host),
         )
+
+
+def _running_driver(project: Project, host: HostFacts) -> HostCompat:
+    """The compat facts of the live host: the driver it runs, the firmware on disk."""
+    from xdnaforge.compat import observe
+
+    return observe.observe(project.site.sysroot, host=host)
 
 
 @guarded
 def kernel_check(project: Project, kernel: str) -> None:
-    print(kernel_upgrade.decide(project, read_host(project), kernel or None).message)
+    host = read_host(project)
+    compat = _running_driver(project, host)
+    print(kernel_upgrade.decide(project, host, kernel or None, compat).message)
     if kernel:
-        from xdnaforge.compat import facts, observe, resolver
+        from xdnaforge.compat import facts, resolver
 
-        host = observe.observe(project.site.sysroot, host=read_host(project))
-        print(resolver.after_kernel(host, kernel, facts.load_upstream()))
+        print(resolver.after_kernel(compat, kernel, facts.load_upstream()))
 
 
 def _compat_summary(project: Project, host: HostFacts) -> None:
@@ -156,7 +166,7 @@ def revalidate(project: Project, kernel: str, root_validate: str) -> None:
     """The first-boot action: decide, revalidate when that is all it takes, record the outcome.
     `root_validate`: the xrt-smi validate report the boot unit made as root beforehand."""
     host = read_host(project)
-    decision = kernel_upgrade.decide(project, host, kernel or None)
+    decision = kernel_upgrade.decide(project, host, kernel or None, _running_driver(project, host))
     print(decision.message)
     outcome = "not run"
     if decision.kind == "revalidate" and decision.target:

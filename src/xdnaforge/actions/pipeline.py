@@ -20,9 +20,10 @@ from doit.exceptions import TaskFailed
 
 from xdnaforge.actions import lazy, tasks
 from xdnaforge.actions.target import Target, build_dir_lock, read_host, resolve, workspace
+from xdnaforge.config.matrix import matching_cells
 from xdnaforge.config.project import Project
 from xdnaforge.errors import Interrupted, StageFailed, UsageError, XdnaforgeError
-from xdnaforge.planning.plan import Plan, Stage, matching_cells, stage_status
+from xdnaforge.planning.plan import Plan, Stage, stage_status
 from xdnaforge.planning.show import format_check, format_plan
 from xdnaforge.process import interrupt
 from xdnaforge.state import storage
@@ -324,6 +325,13 @@ def check(project: Project) -> None:
         print(str(ConfigError(problems)), file=sys.stderr)
         raise SystemExit(3)
     print(format_check(project))
+    for recipe in project.recipes.values():
+        silent = contracts.unexplained(recipe)
+        if silent:
+            print(
+                f"note: {recipe.origin}: driver contract states nothing of {', '.join(silent)} "
+                "(state it, or say why under driver.unknown: compat cannot judge it)"
+            )
 
 
 def _compat_line(target: Target) -> str:

@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING
 
 from xdnaforge.actions import lazy
 from xdnaforge.config.envspec import choose_environment
-from xdnaforge.config.matrix import USABLE
+from xdnaforge.config.matrix import USABLE, matching_cells
 from xdnaforge.config.project import Project
 from xdnaforge.errors import UsageError
 from xdnaforge.host import HostFacts, read_host_facts
-from xdnaforge.planning.plan import Plan, matching_cells, plan_target
+from xdnaforge.planning.plan import Plan, plan_target
 from xdnaforge.planning.show import format_cells
 from xdnaforge.planning.toolchain import query_toolchain
 from xdnaforge.state import lockfile

@@ -11,6 +11,7 @@ from typing import Any
 
 from xdnaforge.compat.facts import version_tuple
 from xdnaforge.config import recipe as recipe_model
+from xdnaforge.config.recipe import CONTRACT_FIELDS
 
 KeyPath = tuple[str | int, ...]
 
@@ -86,3 +87,15 @@ def check_contract(
                 )
             )
     return found
+
+
+def unexplained(recipe: recipe_model.Recipe) -> list[str]:
+    """The contract fields a recipe neither states nor explains under `driver.unknown`: the
+    resolver can say nothing about them, and nobody said why."""
+    contract = recipe.driver
+    explained = {name for name, _ in contract.unknown}
+    return [
+        name
+        for name in CONTRACT_FIELDS
+        if getattr(contract, name) is None and name not in explained
+    ]

@@ -23,7 +23,7 @@ class FirmwareVerdict:
     why: tuple[str, ...]
 
 
-def _major_minor(text: str | None) -> tuple[int, int] | None:
+def major_minor(text: str | None) -> tuple[int, int] | None:
     parsed = version_tuple(text)
     if parsed is None:
         return None
@@ -47,9 +47,9 @@ def find_driver(
             f"out-of-tree amdxdna {host.driver_version or '(version unknown)'}: no "
             "xdna-driver line in the facts matches it"
         )
-    wanted = _major_minor(host.drm_version)
+    wanted = major_minor(host.drm_version)
     if wanted is not None:
-        same = [g for g in upstream["drivers"] if _major_minor(g["drm_version"]) == wanted]
+        same = [g for g in upstream["drivers"] if major_minor(g["drm_version"]) == wanted]
         if len(same) == 1:
             return same[0], f"DRM driver version {host.drm_version}"
         if not same:

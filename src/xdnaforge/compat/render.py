@@ -52,3 +52,19 @@ def plan_line(verdict: Verdict, recipe: str) -> str:
         + (f" ({why})" if why else "")
         + (f"; fix: {verdict.fix}" if verdict.fix and verdict.firmware.accepted is False else "")
     )
+
+
+def firmware_line(verdict: Verdict) -> str:
+    """The firmware on this host in one line: what loads, whether it is accepted, the fix."""
+    fw = verdict.firmware
+    loads = (
+        f"{fw.loads} ({fw.version or '?'}, protocol {fw.protocol or '?'})"
+        if fw.loads
+        else ("nothing")
+    )
+    line = f"compat (this host): firmware loads {loads}; accepted: {_STATE[fw.accepted]}"
+    if fw.accepted is not True and fw.why:
+        line += f" ({'; '.join(fw.why)})"
+    if fw.accepted is False and verdict.fix:
+        line += f"; fix: {verdict.fix}"
+    return line

@@ -9,6 +9,7 @@ against the recipe and the knowledge base in config/project.py.
 from __future__ import annotations
 
 import difflib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,7 +17,7 @@ from xdnaforge.config.kernel import KernelRange
 from xdnaforge.config.recipe import GATES, Npu
 from xdnaforge.config.recipe_build import NAME_RE
 from xdnaforge.config.recipe_parse import parse_distro, parse_kernel, parse_npu
-from xdnaforge.host import AMD_VENDOR, NPU_GENERATIONS, npu_generation
+from xdnaforge.host import AMD_VENDOR, NPU_GENERATIONS, HostFacts, npu_generation
 from xdnaforge.schema import Reader
 from xdnaforge.yamlfile import Document
 
@@ -347,3 +348,19 @@ def _partial(
     if not ok or both:
         return None
     return PartialSupport(passing=passing, failing=tuple(failing))
+
+
+def matching_cells(cells: Sequence[Cell], host: HostFacts, any_kernel: bool = False) -> list[Cell]:
+    """Matrix cells whose distro, kernel range and NPU match this host (`any_kernel`: whatever
+    the range, for compat.placement to judge by the driver)."""
+    found = []
+    for cell in cells:
+        if (cell.distro_id, cell.distro_version) != (host.distro_id, host.distro_version):
+            continue
+        if not any_kernel and (host.kernel is None or not cell.kernel.contains(host.kernel)):
+            continue
+        if any(
+            n.pci == cell.npu.pci and cell.npu.revision in (None, n.revision) for n in host.npus
+        ):
+            found.append(cell)
+    return found

@@ -12,6 +12,7 @@ from typing import Any
 
 from xdnaforge.config.kernel import KernelRange, parse_range
 from xdnaforge.config.recipe import (
+    CONTRACT_FIELDS,
     GATES,
     KINDS,
     Baseline,
@@ -270,6 +271,7 @@ def _driver(reader: Reader, value: Any, path: KeyPath) -> DriverContract | None:
             "firmware_protocol_major",
             "cmd_bo_max_bytes",
             "notes",
+            "unknown",
         ),
     )
     if driver is None:
@@ -277,7 +279,18 @@ def _driver(reader: Reader, value: Any, path: KeyPath) -> DriverContract | None:
     name = reader.string(driver, "driver", path)
     if name is None:
         return None
+    unknown = []
+    if "unknown" in driver:
+        where = (*path, "unknown")
+        said = reader.mapping(driver["unknown"], where, optional=CONTRACT_FIELDS)
+        for field, reason in (said or {}).items():
+            text = reader.as_string(reason, (*where, field))
+            if field in driver:
+                reader.problem((*where, field), f"{field} is stated above: it is not unknown")
+            elif text is not None:
+                unknown.append((field, text))
     return DriverContract(
+        unknown=tuple(unknown),
         driver=name,
         drm_version=reader.string(driver, "drm_version", path),
         firmware_version=reader.string(driver, "firmware_version", path),

@@ -19,6 +19,7 @@ from pathlib import Path
 from xdnaforge.compat.facts import load_upstream
 from xdnaforge.compat.observe import observe
 from xdnaforge.compat.resolver import resolve
+from xdnaforge.config.matrix import matching_cells
 from xdnaforge.diagnosis.classify import diagnose
 from xdnaforge.diagnosis.knowledge import by_code
 from xdnaforge.errors import ToolNotFound
@@ -26,7 +27,6 @@ from xdnaforge.hardware.gate_context import Context, Gate
 from xdnaforge.hardware.host_checks import memlock, parse_memlock
 from xdnaforge.hardware.xrt_gates import gate_examine, gate_pyxrt, gate_runtime, gate_validate
 from xdnaforge.host import read_text
-from xdnaforge.planning.plan import matching_cells
 from xdnaforge.process.run import CommandFailed
 
 DEPENDS = {

@@ -11,13 +11,14 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from xdnaforge.compat.facts import HostCompat
+from xdnaforge.compat.placement import host_cells
 from xdnaforge.config.matrix import USABLE
 from xdnaforge.config.project import Project
 from xdnaforge.hardware.npu_user import installing_user, named_user
 from xdnaforge.hardware.xrt_layout import find_layout
 from xdnaforge.host import HostFacts
 from xdnaforge.install.consent import require, require_root
-from xdnaforge.planning.plan import matching_cells
 from xdnaforge.state.records import read_record, write_atomic, write_record
 
 HOOK = "etc/kernel/postinst.d/zz-xdnaforge-revalidate"
@@ -87,14 +88,21 @@ def installed_target(project: Project) -> str | None:
     return None
 
 
-def decide(project: Project, host: HostFacts, kernel: str | None) -> Decision:
-    """`host` as the command read it; `kernel`: judge this release instead of the running one."""
+def decide(
+    project: Project, host: HostFacts, kernel: str | None, compat: HostCompat | None = None
+) -> Decision:
+    """`host` as the command read it; `kernel`: judge this release instead of the running one
+    (by its release: the driver it will carry has not reported itself yet); `compat`: the
+    running driver's facts, which place the host by its DRM driver version."""
     facts = host
-    if kernel:
+    if kernel and kernel != host.kernel:
         facts = dataclasses.replace(facts, kernel=kernel)
+        compat = None
     release = facts.kernel or "unknown"
     installed = installed_target(project)
-    cells = [c for c in matching_cells(project.cells(), facts) if c.expect in USABLE]
+    inside, moved = host_cells(project.cells(), facts, compat)
+    cells = [c for c in inside if c.expect in USABLE]
+    why = {name: f" ({text})" for name, text in moved.items()}
     if not cells:
         keep = (
             f"keep {installed} and run `doit validate --target {installed}` to find out"
@@ -106,7 +114,8 @@ def decide(project: Project, host: HostFacts, kernel: str | None) -> Decision:
             release,
             installed,
             installed,
-            f"no supported matrix cell matches kernel {release} on this host: unverified; {keep}",
+            f"no supported matrix cell matches kernel {release} on this host: unverified; {keep}"
+            + "".join(f"; {name}: {text}" for name, text in sorted(moved.items())),
         )
     cell = cells[0]
     if cell.recipe == installed:
@@ -115,7 +124,8 @@ def decide(project: Project, host: HostFacts, kernel: str | None) -> Decision:
             release,
             cell.recipe,
             installed,
-            f"revalidate only: kernel {release} is in cell {cell.name}, whose recipe "
+            f"revalidate only: kernel {release} is in cell {cell.name}{why.get(cell.name, '')}, "
+            f"whose recipe "
             f"{cell.recipe} is installed; -nokmod userspace does not depend on the "
             f"kernel, so nothing is compiled (doit validate --target {cell.recipe})",
         )
@@ -125,7 +135,8 @@ def decide(project: Project, host: HostFacts, kernel: str | None) -> Decision:
         release,
         cell.recipe,
         installed,
-        f"build {cell.recipe}: kernel {release} is in cell {cell.name}; {was} "
+        f"build {cell.recipe}: kernel {release} is in cell {cell.name}"
+        f"{why.get(cell.name, '')}; {was} "
         f"(doit build --target {cell.recipe}, then doit install)",
     )
 

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from xdnaforge.config.envspec import EnvironmentSpec
-from xdnaforge.config.matrix import Cell
 from xdnaforge.config.project import Patch
 from xdnaforge.config.recipe import Recipe
 from xdnaforge.host import HostFacts
@@ -388,18 +387,3 @@ def changed_inputs(
         else:
             names.append(f"{prefix}{key}")
     return names
-
-
-def matching_cells(cells: Sequence[Cell], host: HostFacts) -> list[Cell]:
-    """Matrix cells whose distro, kernel range and NPU match this host."""
-    found = []
-    for cell in cells:
-        if (cell.distro_id, cell.distro_version) != (host.distro_id, host.distro_version):
-            continue
-        if host.kernel is None or not cell.kernel.contains(host.kernel):
-            continue
-        if any(
-            n.pci == cell.npu.pci and cell.npu.revision in (None, n.revision) for n in host.npus
-        ):
-            found.append(cell)
-    return found

@@ -232,6 +232,7 @@ def build_model(
         "metrics": (bench or {}).get("latest_metrics", []),
         "bench": bench,
         "kernel": records.get("kernel"),
+        "host_compat": records.get("hostcompat"),
         "matrix": records.get("matrix"),
         "environment": _environment(build),
         "reproducible": _reproducible(records.get("rebuild")),

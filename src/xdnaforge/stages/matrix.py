@@ -6,19 +6,24 @@ which outcomes are news.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from xdnaforge.compat.facts import HostCompat, load_upstream
+from xdnaforge.compat.placement import host_cells
+from xdnaforge.compat.render import firmware_line
+from xdnaforge.compat.resolver import Verdict as CompatVerdict
+from xdnaforge.compat.resolver import resolve
 from xdnaforge.config.matrix import Cell
 from xdnaforge.config.project import Project, stage_names
 from xdnaforge.diagnosis.classify import diagnose
 from xdnaforge.errors import StageFailed
 from xdnaforge.host import HostFacts
 from xdnaforge.planning.cell_verdict import GateSeen, Outcome, Verdict, judge
-from xdnaforge.planning.plan import matching_cells
 from xdnaforge.stages.report import write_report
 from xdnaforge.state.paths import Workspace
 from xdnaforge.state.records import read_record, write_record
@@ -40,6 +45,12 @@ class Row:
     installed: str
     validated: str
     verdict: Verdict
+    # the compat resolver's word for a cell this host is in: does the recipe's driver
+    # contract hold here ("yes", "NO", "unknown", "" when not judged), why, and, when the
+    # DRM driver version put the host in or out against its kernel release, how
+    compat: str = ""
+    compat_why: tuple[str, ...] = ()
+    placement: str = ""
 
     def as_record(self) -> dict[str, Any]:
         return {
@@ -54,6 +65,8 @@ class Row:
             "verdict": self.verdict.kind,
             "why": self.verdict.why,
             "news": self.verdict.news,
+            "compat": {"fits": self.compat, "why": list(self.compat_why)},
+            "placement": self.placement,
         }
 
 
@@ -135,9 +148,29 @@ def row_for(
 
 
 def format_table(rows: Sequence[Row]) -> str:
-    header = ("cell", "recipe", "expect", "built", "audited", "installed", "validated", "verdict")
+    header = (
+        "cell",
+        "recipe",
+        "expect",
+        "built",
+        "audited",
+        "installed",
+        "fits here",
+        "validated",
+        "verdict",
+    )
     table = [header] + [
-        (r.cell, r.recipe, r.expect, r.built, r.audited, r.installed, r.validated, r.verdict.text)
+        (
+            r.cell,
+            r.recipe,
+            r.expect,
+            r.built,
+            r.audited,
+            r.installed,
+            r.compat or "-",
+            r.validated,
+            r.verdict.text,
+        )
         for r in rows
     ]
     widths = [max(len(line[i]) for line in table) for i in range(len(header))]
@@ -239,6 +272,15 @@ def _record(
         write_report(recipe, space)
 
 
+def _judged(row: Row, verdict: CompatVerdict | None, placement: str) -> Row:
+    """The row with the compat resolver's word on its recipe (cells this host is in)."""
+    finding = verdict.recipes.get(row.recipe) if verdict is not None else None
+    if finding is None:
+        return dataclasses.replace(row, placement=placement)
+    word = {True: "yes", False: "NO", None: "unknown"}[finding.ok]
+    return dataclasses.replace(row, compat=word, compat_why=finding.why, placement=placement)
+
+
 def run_matrix(
     project: Project,
     host: HostFacts,
@@ -246,13 +288,26 @@ def run_matrix(
     build: Build,
     validate: Validate,
     workspace: Callable[[str], Workspace],
+    compat: HostCompat | None = None,
 ) -> list[Row]:
+    """`compat`: the running driver's and the firmware's facts, which place this host in a
+    cell by its DRM driver version and say whether each recipe's driver contract holds."""
     failed: dict[str, str | None] = {}
     for cell in cells:
         if cell.recipe not in failed:
             print(f"== {cell.recipe} (cell {cell.name})", flush=True)
             failed[cell.recipe] = build(cell.recipe)
-    applying = {c.name for c in matching_cells(cells, host)}
+    inside, moved = host_cells(cells, host, compat)
+    applying = {c.name for c in inside}
+    verdict = (
+        resolve(
+            compat,
+            load_upstream(),
+            [project.recipes[r] for r in sorted({c.recipe for c in inside})],
+        )
+        if compat is not None
+        else None
+    )
     root = str(Path(project.site.sysroot).resolve())
     validations: dict[str, Mapping[str, Any] | None] = {}
 
@@ -262,14 +317,18 @@ def run_matrix(
         return validations[recipe]
 
     rows = [
-        row_for(
-            cell,
-            workspace(cell.recipe),
-            failed[cell.recipe],
-            stage_names(project.recipes[cell.recipe]),
-            cell.name in applying,
-            validate_once,
-            root,
+        _judged(
+            row_for(
+                cell,
+                workspace(cell.recipe),
+                failed[cell.recipe],
+                stage_names(project.recipes[cell.recipe]),
+                cell.name in applying,
+                validate_once,
+                root,
+            ),
+            verdict if cell.name in applying else None,
+            moved.get(cell.name, ""),
         )
         for cell in cells
     ]
@@ -277,6 +336,13 @@ def run_matrix(
     comparison = compare_stacks(rows, kinds, applying, validations)
     _record(rows, workspace, host.describe(), comparison)
     print(format_table(rows))
+    for row in rows:
+        if row.placement:
+            print(f"cell {row.cell}: {row.placement}")
+        if row.compat == "NO":
+            print(f"cell {row.cell}: {row.recipe} does not fit here: {'; '.join(row.compat_why)}")
+    if verdict is not None and inside:
+        print(firmware_line(verdict))
     for line in comparison:
         print(f"distro stack vs source build: {line}")
     news = [r for r in rows if r.verdict.news]

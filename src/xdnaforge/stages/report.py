@@ -7,12 +7,15 @@ import json
 from typing import Any
 
 from xdnaforge import __version__
+from xdnaforge.compat.facts import load_upstream
+from xdnaforge.compat.observe import observe
+from xdnaforge.compat.resolver import resolve
 from xdnaforge.config.project import Project
 from xdnaforge.planning.plan import Plan
 from xdnaforge.report.build_report import build_model, render_markdown
 from xdnaforge.state.failure import retire_outdated
 from xdnaforge.state.paths import Workspace
-from xdnaforge.state.records import RECORDS, read_record, write_atomic
+from xdnaforge.state.records import RECORDS, read_record, write_atomic, write_record
 
 
 def write_report(target: str, space: Workspace) -> str:
@@ -34,8 +37,30 @@ def write_report(target: str, space: Workspace) -> str:
     return markdown
 
 
+def record_host_compat(project: Project, plan: Plan, space: Workspace) -> None:
+    """hostcompat.json: the compat verdict, for this recipe, of the host the report is made
+    on (its driver, the firmware on its disk); a report made elsewhere says that host's."""
+    host = observe(project.site.sysroot, host=plan.host)
+    verdict = resolve(host, load_upstream(), [plan.recipe]).as_record()
+    write_record(
+        space.record("hostcompat"),
+        "hostcompat",
+        {
+            "target": plan.target,
+            "time": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+            "made_on": plan.host.describe(),
+            "facts": verdict["facts"],
+            "firmware": verdict["firmware"],
+            "recipe": verdict["recipes"].get(plan.recipe.name),
+            "consumers": verdict["consumers"],
+            "fix": verdict["fix"],
+            "notes": verdict["notes"],
+        },
+    )
+
+
 def report(project: Project, plan: Plan, space: Workspace) -> None:
-    del project
+    record_host_compat(project, plan, space)
     retired = retire_outdated(space, {s.name: s.fingerprint for s in plan.stages})
     if retired is not None:
         print(f"  the target {retired}, with inputs it no longer has: not shown as current")

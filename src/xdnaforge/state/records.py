@@ -31,6 +31,7 @@ RECORDS = (
     "rebuild",
     "failure",
     "prove",
+    "hostcompat",
 )
 
 SCHEMA = 1

@@ -17,6 +17,21 @@ def test_every_shipped_contract_is_readable() -> None:
         assert contracts.check_contract(recipe, UPSTREAM) == [], recipe.name
 
 
+def test_every_shipped_contract_states_or_explains_each_field() -> None:
+    for recipe in RECIPES.values():
+        assert contracts.unexplained(recipe) == [], recipe.name
+    assert dict(RECIPES["ubuntu26-compat"].driver.unknown).keys() == {"firmware_protocol_major"}
+
+
+def test_a_field_left_silent_is_named() -> None:
+    recipe = RECIPES["ubuntu26-compat"]
+    silent = dataclasses.replace(recipe.driver, unknown=(), drm_version=None)
+    assert contracts.unexplained(dataclasses.replace(recipe, driver=silent)) == [
+        "drm_version",
+        "firmware_protocol_major",
+    ]
+
+
 def test_unreadable_contract_fields_are_named() -> None:
     recipe = RECIPES["ubuntu26-compat"]
     driver = dataclasses.replace(

@@ -188,3 +188,16 @@ def test_choose_must_name_a_package_the_step_produces(project_dir: Path) -> None
     assert "build.steps[0].choose.xrt-runtime: 'xrt-runtime' is not in this step's produces" in (
         str(caught.value)
     )
+
+
+def test_a_contract_field_both_stated_and_called_unknown_is_refused(project_dir: Path) -> None:
+    recipe = project_dir / "recipes/ubuntu26-compat.yaml"
+    text = recipe.read_text(encoding="utf-8")
+    recipe.write_text(
+        text.replace("  unknown:\n", "  unknown:\n    drm_version: not read\n", 1),
+        encoding="utf-8",
+    )
+    with pytest.raises(ConfigError) as caught:
+        load_project(project_dir, {})
+    assert "recipes/ubuntu26-compat.yaml:" in str(caught.value)
+    assert "drm_version is stated above: it is not unknown" in str(caught.value)

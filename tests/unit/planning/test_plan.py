@@ -6,10 +6,11 @@ import dataclasses
 from pathlib import Path
 
 from tests.conftest import REPO
+from xdnaforge.config.matrix import matching_cells
 from xdnaforge.config.project import Project, load_project
 from xdnaforge.config.recipe import Justified
 from xdnaforge.host import HostFacts, PciFunction
-from xdnaforge.planning.plan import Plan, matching_cells, plan_target, stage_status
+from xdnaforge.planning.plan import Plan, plan_target, stage_status
 from xdnaforge.state.paths import Workspace
 
 PROJECT: Project = load_project(REPO, {})
