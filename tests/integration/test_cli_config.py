@@ -198,7 +198,7 @@ def test_check_keeps_step_paths_inside_and_names_to_one_pattern(project_dir: Pat
     assert outcome.rc == 3
     assert "Traceback" not in outcome.output
     for expected in (
-        "recipes/ubuntu26-compat.yaml:66:",
+        "recipes/ubuntu26-compat.yaml:72:",
         "build.steps[1].name: step name '../shim' is not a name",
         "build.steps[1].cwd: '../../etc' leaves the source tree",
         "build.steps[1].packages[0]: '/tmp/*.deb' leaves the build tree",

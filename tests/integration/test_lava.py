@@ -73,6 +73,7 @@ def test_a_job_per_cell_that_lavas_schema_accepts(
         "debian-forky-npu4-archive",
         "ubuntu26-npu4-archive",
         "ubuntu24-npu1-ryzen-ai",
+        "ubuntu24-npu6-ryzen-ai",
         "zimaos17-npu5-xdna-1-7",
         "ubuntu26-npu4-xdna-1-8",
         "ubuntu26-npu4-xdna-1-9",
@@ -85,6 +86,7 @@ def test_a_job_per_cell_that_lavas_schema_accepts(
     assert rendered["ubuntu26-npu4"]["tags"] == ["npu4", "ubuntu-26.04"]
     assert rendered["zimaos17-npu5"]["tags"] == ["npu5", "zimaos-1.7"]
     assert rendered["ubuntu24-npu1-ryzen-ai"]["tags"] == ["npu1", "ubuntu-24.04"]
+    assert rendered["ubuntu24-npu6-ryzen-ai"]["tags"] == ["npu6", "ubuntu-24.04"]
     # tags never name the kernel: it changes under the device and gate 1 checks it
     assert not any("7.0" in tag for job in rendered.values() for tag in job["tags"])
     steps = rendered["ubuntu26-npu4"]["actions"][2]["test"]["definitions"][0]["repository"]
