@@ -386,3 +386,25 @@ def module_bytes(name: str = "amdxdna") -> bytes:
     strings = b"\0.text\0.modinfo\0.gnu.linkonce.this_module\0.symtab\0"
     modinfo = f"license=GPL\0name={name}\0vermagic=6.8.0 SMP mod_unload\0".encode()
     return header + modinfo + bytes(200) + strings
+
+
+# dh_python3's prerm as Debian forky's python3-xrt 1:2.25.0-4+b1 carries it (PACKAGE: its name)
+DH_PYTHON3_PRERM = "\n".join(
+    [
+        "#!/bin/sh",
+        "set -e",
+        "",
+        "# Automatically added by dh_python3",
+        "if command -v py3clean >/dev/null 2>&1 && python3 -c 'pass' 2>/dev/null; then",
+        "\tpy3clean -p PACKAGE:amd64 ",
+        "else",
+        "\tdpkg -L PACKAGE:amd64 | sed -En -e "
+        + r"""'/^(.*)\/(.+)\.py$/s,,rm "\1/__pycache__/\2".*,e'""",
+        "\tfind /usr/lib/python3/dist-packages/ -type d -name __pycache__ -empty -print0 "
+        "| xargs --null --no-run-if-empty rmdir",
+        "fi",
+        "",
+        "# End automatically added section",
+        "",
+    ]
+)

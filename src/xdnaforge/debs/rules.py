@@ -443,8 +443,29 @@ def _script_findings(deb: DebContents) -> Iterable[tuple[str, str, str]]:
             continue
         flagged = {line for _, _, line in found}
         for problem in shell.judge(text, sensitive_word):
+            reason = problem.reason
+            if problem.own_py_names is not None:
+                unsafe = _unsafe_py_name(deb, problem.own_py_names)
+                if unsafe is None:
+                    continue  # proven: it removes this package's own byte-code, nothing else
+                reason = f"{reason}, and {unsafe}"
             if problem.text not in flagged:
-                yield "SCRIPT-004", where, f"line {problem.line}: {problem.text}: {problem.reason}"
+                yield "SCRIPT-004", where, f"line {problem.line}: {problem.text}: {reason}"
+
+
+_SHELL_SYNTAX = frozenset('"$`\\\n')
+
+
+def _unsafe_py_name(deb: DebContents, named: str) -> str | None:
+    """Why dh_python3's `dpkg -L PKG | sed ...e` line is not harmless for this package (None
+    when it is): it must name this package, and every .py path of it must be plain text
+    inside double quotes."""
+    if named != deb.package:
+        return f"it names {named}, not this package ({deb.package}), whose files are not seen"
+    for entry in deb.entries:
+        if entry.path.endswith(".py") and _SHELL_SYNTAX & set(entry.path):
+            return f"/{entry.path!r} carries shell syntax the rm line would run"
+    return None
 
 
 def _pattern_findings(script: str, where: str, text: str) -> Iterable[tuple[str, str, str]]:

@@ -126,6 +126,42 @@ class Problem:
     line: int  # 1-based line of the script
     text: str  # the line, stripped
     reason: str
+    # a generated line harmless only if the package it names is the one being audited and
+    # none of its .py paths carries shell syntax: the package it names (the audit checks)
+    own_py_names: str | None = None
+
+
+_PACKAGE = r"(?P<package>[a-z0-9][a-z0-9+.-]+)(?::[a-z0-9-]+)?"
+
+
+def _template(text: str) -> re.Pattern[str]:
+    """A generated line, matched whole, with the package name as its only variable."""
+    return re.compile(re.escape(text).replace(re.escape("{package}"), _PACKAGE) + r"\Z")
+
+
+# lines debhelper generates verbatim (dh_python3's prerm, as in Debian forky's python3-xrt), each
+# harmless as written; the sed one runs `rm "DIR/__pycache__/NAME".*` through the shell for
+# each .py path dpkg lists for the package, so it is harmless only when the package named is
+# the audited one and no such path carries a quote, `$`, a backquote, a backslash or a newline
+GENERATED: tuple[tuple[re.Pattern[str], bool], ...] = (
+    (
+        _template("if command -v py3clean >/dev/null 2>&1 && python3 -c 'pass' 2>/dev/null; then"),
+        False,
+    ),
+    (
+        _template(
+            r"""dpkg -L {package} | sed -En -e '/^(.*)\/(.+)\.py$/s,,rm "\1/__pycache__/\2".*,e'"""
+        ),
+        True,
+    ),
+    (
+        _template(
+            "find /usr/lib/python3/dist-packages/ -type d -name __pycache__ -empty -print0 "
+            "| xargs --null --no-run-if-empty rmdir"
+        ),
+        False,
+    ),
+)
 
 
 def _lines(text: str) -> Iterator[tuple[int, str]]:
@@ -187,6 +223,22 @@ def judge(text: str, sensitive: Callable[[str], str | None]) -> list[Problem]:
         if not line.strip() or line.lstrip().startswith("#"):
             continue
         shown = line.strip()
+        generated = next(
+            ((m, own) for pattern, own in GENERATED if (m := pattern.match(shown))), None
+        )
+        if generated is not None:
+            match, own = generated
+            if own:
+                problems.append(
+                    Problem(
+                        number,
+                        shown,
+                        "dh_python3's fallback runs, through sed's e flag, an rm built from "
+                        f"each .py path of {match['package']}",
+                        own_py_names=match["package"],
+                    )
+                )
+            continue
         # debhelper's `[ -x "$(command -v systemd-tmpfiles)" ]`: a lookup, not a command
         line = _LOOKUP.sub("/usr/bin/looked-up", line)
         if _substitutes(line):

@@ -7,6 +7,7 @@ import io
 import pytest
 
 from tests.debs import (
+    DH_PYTHON3_PRERM,
     TAR_END,
     Spec,
     control_tar,
@@ -337,3 +338,30 @@ def test_printed_names_cannot_redraw_the_terminal() -> None:
     assert "\r" not in text
     assert "\\r\\x1b[2K\\x1b[32mPASS" in text
     assert text.splitlines()[0] == "BLOCK evil 1\\x1b[2K (evil.deb)"
+
+
+def python_package(path: str, named: str = "python3-xrt") -> Spec:
+    return Spec(
+        package="python3-xrt",
+        files={path: "pass\n"},
+        scripts={"prerm": DH_PYTHON3_PRERM.replace("PACKAGE", named)},
+    )
+
+
+def test_dh_python3s_prerm_is_proven_harmless_for_its_own_plain_file_names() -> None:
+    verdict = judge(python_package("usr/lib/python3/dist-packages/pyxrt/__init__.py"))
+    assert verdict.findings == ()
+
+
+def test_dh_python3s_sed_line_blocks_a_file_name_that_would_run_a_command() -> None:
+    # sed's e flag hands `rm "DIR/__pycache__/NAME".*` to the shell: $(...) in NAME runs
+    hostile = judge(python_package("usr/lib/python3/dist-packages/$(modprobe evil).py"))
+    assert hostile.verdict == "block"
+    [finding] = [f for f in hostile.findings if f.rule == "SCRIPT-004"]
+    assert "line 8:" in finding.evidence
+    assert "carries shell syntax the rm line would run" in finding.evidence
+    # naming another package: its file names are not in this .deb, nothing is proven
+    other = judge(python_package("usr/lib/python3/dist-packages/x.py", named="python3-other"))
+    assert "it names python3-other, not this package (python3-xrt)" in " ".join(
+        f.evidence for f in other.findings
+    )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.debs import DH_PYTHON3_PRERM
 from xdnaforge.debs.rules import sensitive_word
 from xdnaforge.debs.shell import judge
 
@@ -112,3 +113,12 @@ def test_a_nul_byte_and_other_interpreters_are_problems() -> None:
 def test_the_problem_shows_the_line() -> None:
     found = judge("#!/bin/sh\nldconfig\n  sudo modprobe amdxdna  \n", sensitive_word)
     assert [(p.line, p.text) for p in found] == [(3, "sudo modprobe amdxdna")]
+
+
+def test_dh_python3s_generated_lines_are_known_and_the_sed_one_is_left_to_the_audit() -> None:
+    [problem] = judge(DH_PYTHON3_PRERM.replace("PACKAGE", "python3-xrt"), sensitive_word)
+    assert problem.line == 8
+    assert problem.own_py_names == "python3-xrt"
+    # one character off the generated text and the line is judged like any other
+    edited = DH_PYTHON3_PRERM.replace("PACKAGE", "python3-xrt").replace("-empty", "-newer /x")
+    assert "runs 'find'" in " ".join(p.reason for p in judge(edited, sensitive_word))
