@@ -116,6 +116,12 @@ def test_the_running_drivers_version_places_the_host_not_its_release(
         "revalidate only: kernel 6.17.0-1010-oem is in cell ubuntu26-npu4 (by driver: its "
         "amdxdna reports DRM 0.7.0 (in-tree-0.7), a backport" in outcome.stdout
     )
+    # and `doit plan` without --target picks the cell's recipe by the same word
+    planned = doit(project_dir, fake_tools, "plan")
+    assert planned.rc == 0, planned.output
+    assert "target ubuntu26-compat: cell ubuntu26-npu4, by driver: its amdxdna reports DRM" in (
+        planned.stdout
+    )
     # a 7.0 release whose driver is a later one: the cell's evidence does not speak for it
     (root / "proc/sys/kernel/osrelease").write_text("7.0.5-31-generic\n")
     driver_says(root, "0.10.0")

@@ -15,8 +15,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from xdnaforge.actions import lazy
+from xdnaforge.compat.observe import observe
+from xdnaforge.compat.placement import host_cells
 from xdnaforge.config.envspec import choose_environment
-from xdnaforge.config.matrix import USABLE, matching_cells
+from xdnaforge.config.matrix import USABLE
 from xdnaforge.config.project import Project
 from xdnaforge.errors import UsageError
 from xdnaforge.host import HostFacts, read_host_facts
@@ -95,9 +97,13 @@ def _name(project: Project, requested: str | None, host: HostFacts) -> str:
         if requested not in project.recipes:
             raise UsageError(f"unknown target '{requested}'", hint=f"targets: {_known(project)}")
         return requested
-    cells = matching_cells(project.cells(), host)
+    # the cell by the driver this host runs (its DRM version), where the compat facts know it
+    cells, moved = host_cells(project.cells(), host, observe(project.site.sysroot, host=host))
     supported = sorted({c.recipe for c in cells if c.expect in USABLE})
     if len(supported) == 1:
+        for cell in cells:
+            if cell.name in moved and cell.recipe == supported[0]:
+                print(f"target {supported[0]}: cell {cell.name}, {moved[cell.name]}")
         return supported[0]
     if len(supported) > 1:
         raise UsageError(
@@ -106,8 +112,9 @@ def _name(project: Project, requested: str | None, host: HostFacts) -> str:
             hint="choose one with --target",
         )
     matched = f"\nmatching cells that are not supported:\n{format_cells(cells)}" if cells else ""
+    placed = "".join(f"\n{name}: {why}" for name, why in sorted(moved.items()))
     raise UsageError(
-        f"no supported matrix cell matches this host ({host.describe()}){matched}",
+        f"no supported matrix cell matches this host ({host.describe()}){matched}{placed}",
         hint=f"choose a target with --target; targets: {_known(project)}\n"
         f"matrix cells:\n{format_cells(project.cells())}",
     )
