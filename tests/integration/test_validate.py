@@ -49,6 +49,24 @@ def host(project_dir: Path) -> Path:
     return project_dir / "sysroot"
 
 
+def test_the_host_gate_finds_the_cell_by_the_driver_a_vendor_kernel_backported(
+    project_dir: Path, host: Path, fake_tools: FakeTools
+) -> None:
+    npu_host(host)
+    (host / "proc/sys/kernel/osrelease").write_text("6.17.0-1010-oem\n")
+    (host / "var/log").mkdir(parents=True)
+    (host / "var/log/kern.log").write_text(
+        "[drm] Initialized amdxdna_accel_driver 0.7.0 for 0000:c5:00.1 on minor 0\n"
+    )
+    replay(fake_tools, "healthy-npu4")
+    installed_xrt(fake_tools)
+    validate(project_dir, fake_tools)
+    assert (
+        "matrix cell ubuntu26-npu4 (supported), by driver: its amdxdna reports DRM 0.7.0 "
+        "(in-tree-0.7), a backport" in gates(project_dir)["host"]["summary"]
+    )
+
+
 def test_healthy_npu4_passes_every_gate_with_the_proven_figures(
     project_dir: Path, host: Path, fake_tools: FakeTools
 ) -> None:

@@ -18,8 +18,8 @@ from pathlib import Path
 
 from xdnaforge.compat.facts import load_upstream
 from xdnaforge.compat.observe import observe
+from xdnaforge.compat.placement import host_cells
 from xdnaforge.compat.resolver import resolve
-from xdnaforge.config.matrix import matching_cells
 from xdnaforge.diagnosis.classify import diagnose
 from xdnaforge.diagnosis.knowledge import by_code
 from xdnaforge.errors import ToolNotFound
@@ -64,18 +64,21 @@ def gate_host(context: Context, gate: Gate) -> Gate:
     gate.evidence.append(facts.describe())
     if facts.distro_id is None or facts.kernel is None:
         return gate.failed(f"cannot read os-release or the kernel release under {context.sysroot}")
-    cells = [
-        c for c in matching_cells(context.project.cells(), facts) if c.recipe == context.plan.target
-    ]
+    # the cell by the driver the host runs (its DRM version) where the compat facts know it
+    inside, moved = host_cells(context.project.cells(), facts, observe(context.sysroot, host=facts))
+    cells = [c for c in inside if c.recipe == context.plan.target]
+    mine = {c.name for c in context.project.cells() if c.recipe == context.plan.target}
+    placed = "".join(f"; {name}: {why}" for name, why in sorted(moved.items()) if name in mine)
     if not cells:
         return gate.passed(
             f"{facts.describe()}; no matrix cell of {context.plan.target} "
-            "matches this host (unverified combination)"
+            f"matches this host (unverified combination){placed}"
         )
     cell = cells[0]
     context.found["cell"] = cell.name
     note = f": {cell.reason.strip()}" if cell.reason and cell.expect != "supported" else ""
-    return gate.passed(f"{facts.describe()}; matrix cell {cell.name} ({cell.expect}{note})")
+    how = f", {moved[cell.name]}" if cell.name in moved else ""
+    return gate.passed(f"{facts.describe()}; matrix cell {cell.name} ({cell.expect}{note}){how}")
 
 
 def gate_memlock(context: Context, gate: Gate) -> Gate:
