@@ -13,7 +13,7 @@ from doit.reporter import ConsoleReporter
 from xdnaforge.actions import lazy
 from xdnaforge.actions.pipeline import guarded, run_chain
 from xdnaforge.actions.target import Target, build_dir_lock, of, read_host, resolve
-from xdnaforge.config.matrix import matching_cells
+from xdnaforge.compat.placement import host_cells
 from xdnaforge.config.project import Project, load_matrix_file
 from xdnaforge.errors import StageFailed, UsageError, XdnaforgeError
 from xdnaforge.host import HostFacts
@@ -50,7 +50,7 @@ def doctor(project: Project, target: str, log: list[str], json: str = "") -> Non
         plan = resolved.plan
     except UsageError:
         # any host deserves a diagnosis
-        cells = matching_cells(project.cells(), host)
+        cells, _ = host_cells(project.cells(), host, _running_driver(project, host))
         if cells:
             resolved = of(project, cells[0].recipe, host)
             print(

@@ -20,7 +20,8 @@ from doit.exceptions import TaskFailed
 
 from xdnaforge.actions import lazy, tasks
 from xdnaforge.actions.target import Target, build_dir_lock, read_host, resolve, workspace
-from xdnaforge.config.matrix import matching_cells
+from xdnaforge.compat.observe import observe
+from xdnaforge.compat.placement import host_cells
 from xdnaforge.config.project import Project
 from xdnaforge.errors import Interrupted, StageFailed, UsageError, XdnaforgeError
 from xdnaforge.planning.plan import Plan, Stage, stage_status
@@ -350,7 +351,8 @@ def show_plan(project: Project, target: str) -> None:
     resolved = resolve(project, target or None)
     plan, space, host = resolved.plan, resolved.workspace, resolved.host
     statuses = [_fresh(plan, space, stage) for stage in plan.stages]
-    cells = [c for c in matching_cells(project.cells(), host) if c.recipe == resolved.name]
+    inside, _ = host_cells(project.cells(), host, observe(project.site.sysroot, host=host))
+    cells = [c for c in inside if c.recipe == resolved.name]
     lock = read_record(space.record("lock"))
     print(format_plan(plan, statuses, host, cells, project.root, lock))
     print(_compat_line(resolved))
