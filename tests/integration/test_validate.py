@@ -67,6 +67,29 @@ def test_the_host_gate_finds_the_cell_by_the_driver_a_vendor_kernel_backported(
     )
 
 
+def test_a_driver_contract_that_does_not_hold_fails_the_device_gate_and_the_rest_still_run(
+    project_dir: Path, host: Path, fake_tools: FakeTools
+) -> None:
+    npu_host(host)
+    replay(fake_tools, "healthy-npu4")
+    # mainline 7.0 still reported DRM 0.6; ubuntu26-compat was proven on 0.7.0
+    journal = fake_tools.scenario / "journalctl/kernel.out"
+    journal.write_text(journal.read_text().replace("driver 0.7.0", "driver 0.6.0"))
+    installed_xrt(fake_tools)
+    outcome = validate(project_dir, fake_tools)
+    assert outcome.rc == 1
+    device = gates(project_dir)["device"]
+    assert device["status"] == "fail"
+    assert device["blocking"] is False
+    assert (
+        "the driver contract of ubuntu26-compat does not hold here: needs DRM driver >= "
+        "0.7.0, the host has 0.6.0" in device["summary"]
+    )
+    assert [d["code"] for d in device["diagnoses"]] == ["driver-contract"]
+    # a prediction, not an observation: what it predicts is still observed
+    assert statuses(project_dir) == {**dict.fromkeys(ALL_GATES, "pass"), "device": "fail"}
+
+
 def test_healthy_npu4_passes_every_gate_with_the_proven_figures(
     project_dir: Path, host: Path, fake_tools: FakeTools
 ) -> None:

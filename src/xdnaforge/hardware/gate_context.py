@@ -33,6 +33,9 @@ class Gate:
     metrics: list[Metric] = field(default_factory=list)
     diagnoses: list[Diagnosis] = field(default_factory=list)
     ran_as: str = ""  # whose limits, groups and device access the gate saw
+    # False for a failure that predicts rather than observes (a driver contract that does not
+    # hold): the gates after it still run and observe what it predicts
+    blocking: bool = True
 
     def passed(self, summary: str) -> Gate:
         self.status, self.summary = "pass", summary
@@ -54,6 +57,7 @@ class Gate:
             "metrics": [m.as_record() for m in self.metrics],
             "diagnoses": [d.as_record() for d in self.diagnoses],
             "ran_as": self.ran_as,
+            **({} if self.blocking else {"blocking": False}),
         }
 
 

@@ -189,16 +189,24 @@ def gate_device(context: Context, gate: Gate) -> Gate:
         )
     if log_diagnoses:
         return gate.failed("the kernel log shows amdxdna errors", *log_diagnoses)
-    _contract_evidence(context, gate, log)
-    return gate.passed(
-        f"{npu.pci} rev {npu.revision} at {npu.slot} bound to amdxdna; {shown} read/write{inside}"
-    )
+    bound = f"{npu.pci} rev {npu.revision} at {npu.slot} bound to amdxdna; {shown} read/write"
+    broken = _contract(context, gate, log)
+    if broken:
+        # a prediction, not an observation: the gates after this one still run
+        gate.blocking = False
+        return gate.failed(
+            f"{bound}, but the driver contract of {context.plan.recipe.name} does not hold "
+            f"here: {broken}{inside}",
+            by_code("driver-contract", f"xdnaforge: driver contract: {broken}"),
+        )
+    return gate.passed(f"{bound}{inside}")
 
 
-def _contract_evidence(context: Context, gate: Gate, log: str) -> None:
+def _contract(context: Context, gate: Gate, log: str) -> str:
     """The recipe's `driver:` contract against this host's driver and firmware (the compat
-    resolver), as evidence. Not a failure of its own: the gates after this one observe what the
-    contract predicts (a known-broken cell is judged by where it really breaks)."""
+    resolver), as evidence; why it does not hold ("" when it holds or is unknown). A contract
+    that does not hold fails the device gate without blocking the gates after it: they observe
+    what it predicts (a known-broken cell is judged by where it really breaks)."""
     verdict = resolve(
         observe(context.sysroot, kernel_log=log, host=context.facts),
         load_upstream(),
@@ -210,6 +218,7 @@ def _contract_evidence(context: Context, gate: Gate, log: str) -> None:
         f"driver contract of {context.plan.recipe.name} (doit compat): {state}: "
         + "; ".join(fits.why)
     )
+    return "; ".join(fits.why) if fits.ok is False else ""
 
 
 GATES: dict[str, Callable[[Context, Gate], Gate]] = {
@@ -232,7 +241,11 @@ def run_gates(context: Context, wanted: Sequence[str]) -> list[Gate]:
         if name not in wanted:
             gate.summary = "not in the recipe's gates"
             continue
-        blocked = [d for d in DEPENDS[name] if d in wanted and results[d].status != "pass"]
+        blocked = [
+            d
+            for d in DEPENDS[name]
+            if d in wanted and results[d].status != "pass" and results[d].blocking
+        ]
         if blocked:
             gate.summary = f"skipped: {', '.join(blocked)} did not pass"
             continue
