@@ -16,6 +16,8 @@ Layout of that directory:
   (tools/info.json, src/driver/amdxdna/npu*_regs.c, amdxdna_gem.c, src/shim/umq/hwq.cpp);
 - firmware/observations.txt: firmware version -> protocol with the report each comes from,
   and linux-firmware's links;
+- firmware/tree/<name>/: an amdnpu directory as a linux-firmware package installs it, with a
+  SOURCE file naming the package (its links and each blob's embedded Release string);
 - fastflowlm/*.cpp: the lines of FastFlowLM's `validate` that hold its floors.
 
 Every fact in the output names the source it was read from; facts no file states (which kernel
@@ -251,6 +253,34 @@ def parse_cmd_bo(text: str) -> int | None:
 def parse_umq(text: str) -> int | None:
     match = _UMQ_RE.search(text)
     return _int(match.group(1)) if match else None
+
+
+_RELEASE_RE = re.compile(rb"Release (\d+\.\d+\.\d+\.\d+)")
+
+
+def read_firmware_tree(root: Path) -> tuple[str, list[dict[str, Any]], list[dict[str, Any]]]:
+    """firmware/tree/<name>/: an amdnpu directory as a linux-firmware package installs it
+    (e.g. extracted from Debian's firmware-amd-graphics), with a SOURCE file naming it. Its
+    links are linux-firmware's links (WHENCE's Link: lines, as copy-firmware.sh makes them);
+    each blob's version is the `Release x.y.z.w` string inside it."""
+    source = (root / "SOURCE").read_text(encoding="utf-8").strip().splitlines()[0]
+    links: list[dict[str, Any]] = []
+    blobs: list[dict[str, Any]] = []
+    for path in sorted(root.glob("*/*")):
+        directory, name = path.parent.name, path.name
+        if path.is_symlink():
+            target = path.readlink().as_posix()
+            if "/" in target:
+                raise ValueError(f"{path}: a link out of its directory ({target})")
+            links.append({"dir": directory, "name": name, "target": target, "source": source})
+        elif path.is_file():
+            match = _RELEASE_RE.search(path.read_bytes()[: 1 << 20])
+            release = match.group(1).decode() if match else None
+            named = name.removeprefix("npu.sbin.") if name.startswith("npu.sbin.") else None
+            if named and release and named != release:
+                raise ValueError(f"{path}: named {named}, but its Release string says {release}")
+            blobs.append({"dir": directory, "file": name, "release": release, "source": source})
+    return source, links, blobs
 
 
 def parse_observations(text: str, source: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -609,6 +639,25 @@ def generate(upstream: Path) -> dict[str, Any]:
             "note": "each row names its report",
         },
     )
+    shipped: list[dict[str, Any]] = []
+    for tree in sorted(p for p in (upstream / "firmware/tree").glob("*") if p.is_dir()):
+        source, tree_links, tree_blobs = read_firmware_tree(tree)
+        sources.add(
+            f"firmware/tree/{tree.name}",
+            {
+                "repo": "(package)",
+                "commit": "-",
+                "path": f"firmware/tree/{tree.name}",
+                "note": source,
+            },
+        )
+        # a package's tree is linux-firmware as shipped: its links replace the recorded ones
+        seen = {(link["dir"], link["name"]) for link in tree_links}
+        links = [x for x in links if (x["dir"], x["name"]) not in seen] + tree_links
+        shipped.extend(tree_blobs)
+        for blob in blobs:
+            if any(b["dir"] == blob["dir"] and b["release"] == blob["version"] for b in tree_blobs):
+                blob["release_seen_in"] = source
     consumers = []
     for path in sorted((upstream / "fastflowlm").glob("*.cpp")):
         text = path.read_text(encoding="utf-8", errors="replace")
@@ -628,7 +677,10 @@ def generate(upstream: Path) -> dict[str, Any]:
         "drivers": drivers,
         "xdna_driver": lines,
         "firmware": blobs,
-        "firmware_links": links,
+        "firmware_links": sorted(links, key=lambda x: (x["dir"], x["name"])),
+        # every blob a linux-firmware package ships, by its Release string (protocol: only
+        # where `firmware` has a report of it)
+        "firmware_shipped": shipped,
         "consumers": consumers,
         "search_order": {
             "prefixes": ["updates/", ""],

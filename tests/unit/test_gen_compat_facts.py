@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 from pathlib import Path
 from types import ModuleType
 
@@ -215,3 +216,49 @@ def test_the_shipped_data_file_names_a_source_for_every_fact() -> None:
     for line in data["xdna_driver"]:
         assert len(line["commit"]) == 40
     assert {s["repo"] for s in data["sources"]} >= {"torvalds/linux", "amd/xdna-driver"}
+
+
+def firmware_tree(root: Path, blobs: dict[str, bytes], links: dict[str, str]) -> Path:
+    tree = root / "firmware/tree/pkg"
+    (tree / "17f0_11").mkdir(parents=True)
+    (tree / "SOURCE").write_text("firmware-example 1.0 (linux-firmware 20260916)\n")
+    for name, content in blobs.items():
+        (tree / "17f0_11" / name).write_bytes(content)
+    for name, target in links.items():
+        (tree / "17f0_11" / name).symlink_to(target)
+    return tree
+
+
+def test_a_packaged_firmware_tree_gives_the_links_and_the_blobs_release_strings(
+    tmp_path: Path,
+) -> None:
+    root = synthetic(tmp_path)
+    firmware_tree(
+        root,
+        {
+            "npu.sbin.1.0.0.166": b"\0hdr\0Release 1.0.0.166\0",
+            "npu.sbin.1.1.2.65": b"Release 1.1.2.65",
+        },
+        {"npu.sbin": "npu.sbin.1.0.0.166", "npu_7.sbin": "npu.sbin.1.1.2.65"},
+    )
+    data = generator().generate(root)
+    package = "firmware-example 1.0 (linux-firmware 20260916)"
+    assert data["firmware_links"] == [
+        {"dir": "17f0_11", "name": "npu.sbin", "source": package, "target": "npu.sbin.1.0.0.166"},
+        {"dir": "17f0_11", "name": "npu_7.sbin", "source": package, "target": "npu.sbin.1.1.2.65"},
+    ]
+    assert {b["file"]: b["release"] for b in data["firmware_shipped"]} == {
+        "npu.sbin.1.0.0.166": "1.0.0.166",
+        "npu.sbin.1.1.2.65": "1.1.2.65",
+    }
+    seen = {b["version"]: b.get("release_seen_in") for b in data["firmware"]}
+    assert seen == {"1.1.2.65": package, "1.0.0.166": package}
+
+
+def test_a_blob_whose_release_string_contradicts_its_name_is_refused(tmp_path: Path) -> None:
+    root = synthetic(tmp_path)
+    firmware_tree(root, {"npu.sbin.1.1.2.65": b"Release 1.0.0.166"}, {})
+    with pytest.raises(
+        ValueError, match=re.escape("named 1.1.2.65, but its Release string says 1.0.0.166")
+    ):
+        generator().generate(root)
