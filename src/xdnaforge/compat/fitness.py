@@ -94,10 +94,12 @@ def judge_recipe(
     if fails:
         return Finding(ok=False, why=tuple(fails + unknown))
     if unknown or not passes:
+        unstated = [f"{field} not known: {reason}" for field, reason in contract.unknown]
         return Finding(
             ok=None,
             why=tuple(
                 unknown
+                or unstated
                 or [
                     "the recipe's driver contract states no "
                     "DRM version, protocol or command BO size"

@@ -311,3 +311,11 @@ def test_drm_0_6_is_6_19_or_mainline_7_0_and_the_release_decides() -> None:
     oem = judge(text.replace("7.0.9-200.fc44", "6.17.0-1025-oem"))
     assert oem.firmware.driver is None
     assert "does not say which" in oem.firmware.why[0]
+
+
+def test_a_contract_that_states_nothing_says_why_each_field_is_unknown() -> None:
+    verdict = judge(UBUNTU)
+    finding = verdict.recipes["xdna-1.8"]
+    assert finding.ok is None
+    assert finding.why[0].startswith("drm_version not known: carried from upstream-main")
+    assert len(finding.why) == 4
