@@ -229,11 +229,43 @@ def _pyxrt_builds(context: Context) -> list[str]:
     return sorted(p.name for p in context.under_root(layout.python_dir).glob("pyxrt*.so"))
 
 
+def _recorded_bindings(context: Context) -> dict[str, dict[str, str]]:
+    """The bindings `doit pyxrt` built for this target, by interpreter (pyxrt.json)."""
+    site = context.project.site
+    space = Workspace(context.plan.target, site.build_dir, site.artifacts_dir)
+    record = read_record(space.record("pyxrt")) or {}
+    return {str(b["python"]): b for b in record.get("bindings", []) if b.get("python")}
+
+
+def _recorded_problem(python: str, binding: dict[str, str]) -> str | None:
+    """Why the binding pyxrt.json names for `python` cannot be the one it imports."""
+    path = Path(binding["binding"])
+    if not path.is_file():
+        return (
+            f"the pyxrt `doit pyxrt` installed for this interpreter ({path}) is gone; "
+            f"`doit pyxrt --python {python}` builds it again"
+        )
+    return None
+
+
 def gate_pyxrt(context: Context, gate: Gate) -> Gate:
     layout = context.xrt()
     python_dir = context.under_root(layout.python_dir or layout.bin_dir.parent / "python")
+    recorded = _recorded_bindings(context)
+    # the configured interpreters, then every one `doit pyxrt` built a binding for
+    pythons = list(dict.fromkeys([*context.project.site.pythons, *recorded]))
     outcomes = []
-    for python in context.project.site.pythons:
+    for python in pythons:
+        binding = recorded.get(python)
+        if binding is not None:
+            gate.evidence.append(
+                f"{python}: {binding['tag']} binding from `doit pyxrt`: {binding['binding']} "
+                f"(sha256 {str(binding['sha256'])[:12]}, {binding['source']})"
+            )
+            problem = _recorded_problem(python, binding)
+            if problem is not None:
+                outcomes.append((python, False, problem))
+                continue
         argv = [python, "-c", PYXRT_PROBE]
         try:
             result = context.tool(argv, env={"PYTHONPATH": str(python_dir)})
@@ -252,7 +284,8 @@ def gate_pyxrt(context: Context, gate: Gate) -> Gate:
                     python,
                     False,
                     f"Python {probe['python']}: no pyxrt binding for "
-                    f"this interpreter ({probe['error']}){built_for}",
+                    f"this interpreter ({probe['error']}){built_for}; "
+                    f"`doit pyxrt --python {python}` builds one",
                 )
             )
         else:

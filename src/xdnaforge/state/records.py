@@ -31,6 +31,7 @@ RECORDS = (
     "rebuild",
     "failure",
     "prove",
+    "pyxrt",
 )
 
 SCHEMA = 1
