@@ -47,8 +47,7 @@ def test_a_distro_stack_in_usr_needs_no_variables_and_is_checked_where_debian_pu
     assert "/opt/xilinx" not in text
     assert " && if ! test -x /usr/bin/xrt-smi; then \\\n" in text
     assert (
-        " && if ! ls /usr/lib/x86_64-linux-gnu/libxrt_driver_xdna.so* >/dev/null 2>&1; then"
-        in text
+        " && if ! ls /usr/lib/x86_64-linux-gnu/libxrt_driver_xdna.so* >/dev/null 2>&1; then" in text
     )
     assert text.endswith('CMD ["/usr/bin/xrt-smi", "examine"]\n')
     assert "plugin in /usr/lib/x86_64-linux-gnu" in readme(recipe, passed(recipe), layout)
