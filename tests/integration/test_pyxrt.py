@@ -194,6 +194,10 @@ def test_a_venv_gets_a_binding_for_the_opt_stack_and_the_pyxrt_gate_then_passes_
     report = (project_dir / "artifacts/ubuntu26-compat/BUILD_REPORT.md").read_text()
     assert "## pyxrt bindings" in report
     assert f"| `{venv}` | {sys.version.split()[0]} | {tag} |" in report
+    stack_own = (
+        f"Found by the last pyxrt gate: the stack's own pyxrt in {host}/opt/xilinx/xrt/python"
+    )
+    assert f"{stack_own}: none." in report
 
 
 def test_the_installed_versions_tag_is_the_source_for_a_distro_stack_in_usr(

@@ -102,6 +102,15 @@ def _pyxrt_rows(
     return rows
 
 
+def _pyxrt_stack(validation: Mapping[str, Any] | None) -> str | None:
+    """What the last pyxrt gate found of the stack's own bindings (python3-xrt's, ours)."""
+    for gate in (validation or {}).get("gates", []):
+        if gate.get("name") == "pyxrt":
+            own = [e for e in gate.get("evidence", []) if e.startswith("the stack's own pyxrt")]
+            return own[0] if own else None
+    return None
+
+
 def _audit_rows(audit: Mapping[str, Any]) -> list[dict[str, Any]]:
     rows = []
     for package in audit.get("packages", []):
@@ -255,6 +264,7 @@ def build_model(
         "validation_verdict": (validation or {}).get("verdict", "not run"),
         "validation": validation,
         "pyxrt": _pyxrt_rows(records.get("pyxrt"), validation),
+        "pyxrt_stack": _pyxrt_stack(validation),
         "metrics": (bench or {}).get("latest_metrics", []),
         "bench": bench,
         "kernel": records.get("kernel"),
