@@ -243,8 +243,8 @@ def _recorded_bindings(context: Context) -> dict[str, dict[str, str]]:
 
 def _recorded_problem(python: str, binding: dict[str, str]) -> str | None:
     """Why the binding pyxrt.json names for `python` cannot be the one it imports."""
-    path = Path(binding["binding"])
-    if not path.is_file():
+    path = Path(str(binding.get("binding", "")))
+    if not binding.get("binding") or not path.is_file():
         return (
             f"the pyxrt `doit pyxrt` installed for this interpreter ({path}) is gone; "
             f"`doit pyxrt --python {python}` builds it again"
@@ -256,7 +256,7 @@ def _changed(binding: dict[str, str]) -> str | None:
     """The binding's digest now, when it is not the one `doit pyxrt` recorded: not a failure
     by itself (the probe decides), but what imports is not what xdnaforge built."""
     digest = hashlib.sha256(Path(binding["binding"]).read_bytes()).hexdigest()
-    return digest if digest != binding["sha256"] else None
+    return digest if digest != binding.get("sha256") else None
 
 
 def gate_pyxrt(context: Context, gate: Gate) -> Gate:
@@ -272,8 +272,9 @@ def gate_pyxrt(context: Context, gate: Gate) -> Gate:
         binding = recorded.get(python)
         if binding is not None:
             gate.evidence.append(
-                f"{python}: {binding['tag']} binding from `doit pyxrt`: {binding['binding']} "
-                f"(sha256 {str(binding['sha256'])[:12]}, {binding['source']})"
+                f"{python}: {binding.get('tag', '?')} binding from `doit pyxrt`: "
+                f"{binding.get('binding')} (sha256 {str(binding.get('sha256'))[:12]}, "
+                f"{binding.get('source', '?')})"
             )
             problem = _recorded_problem(python, binding)
             if problem is not None:

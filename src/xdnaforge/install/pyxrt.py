@@ -34,6 +34,7 @@ from xdnaforge.planning.pyxrt_build import (
     BindingCompile,
     binding_name,
     compile_binding,
+    missing_header,
     upstream_version,
     version_tags,
 )
@@ -47,13 +48,6 @@ from xdnaforge.tools.python import Interpreter, parse_answer, query_argv
 
 COMPILER = "c++"
 RECORD = "pyxrt"
-# a compile that fails on a missing header: the package that brings it (Debian/Ubuntu names)
-HEADER_PACKAGES = {
-    "uuid/uuid.h": "uuid-dev",
-    "Python.h": "the interpreter's -dev package (python3.12-dev, ...)",
-    "pybind11/": "pybind11 (`PYTHON -m pip install pybind11`) or pybind11-dev",
-    "xrt/": "libxrt-dev (a distro stack) or the stack's -dev package",
-}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -151,8 +145,8 @@ def include_dirs(root: Path, layout: XrtLayout, interpreter: Interpreter) -> tup
     if not (interpreter.include / "Python.h").is_file():
         raise UsageError(
             f"no Python.h in {interpreter.include} for {interpreter.describe()}",
-            hint=f"install the interpreter's headers (python{interpreter.version[:4]}-dev on "
-            "Debian and Ubuntu)",
+            hint="install the interpreter's headers "
+            f"(python{'.'.join(interpreter.version.split('.')[:2])}-dev on Debian and Ubuntu)",
         )
     pybind11 = interpreter.pybind11_include
     if pybind11 is None and Path("/usr/include/pybind11/pybind11.h").is_file():
@@ -311,14 +305,10 @@ def _compile(request: BindingRequest) -> None:
             log_file=request.log,
         )
     except CommandFailed as error:
-        missing = [
-            package
-            for header, package in HEADER_PACKAGES.items()
-            if f"{header}" in error.output and "No such file" in error.output
-        ]
+        missing = missing_header(error.output)
         raise StageFailed(
             f"the pyxrt compile for {request.interpreter.describe()} failed:\n{error}",
-            hint=f"a header is missing: install {missing[0]}" if missing else None,
+            hint=f"{missing[0]} is missing: install {missing[1]}" if missing else None,
         ) from None
 
 

@@ -21,6 +21,14 @@ CXX_FLAGS = ("-std=c++17", "-O2", "-DNDEBUG", "-g0", "-fPIC", "-fvisibility=hidd
 # XRT's CMakeLists: target_link_libraries(pyxrt PRIVATE xrt_coreutil uuid pthread)
 LINK_AFTER = ("-luuid", "-pthread")
 COMPILE_TIMEOUT_S = 3600.0
+# a header the compile could not find -> what brings it (Debian/Ubuntu names), by prefix
+HEADER_PACKAGES = (
+    ("uuid/", "uuid-dev (XRT's xrt_uuid.h includes uuid/uuid.h)"),
+    ("Python.h", "the interpreter's headers (python3.X-dev)"),
+    ("pybind11/", "pybind11 (`PYTHON -m pip install pybind11`) or pybind11-dev"),
+    ("xrt/", "the stack's headers: libxrt-dev, or the -dev package built with the stack"),
+)
+MISSING_RE = re.compile(r"fatal error: ([^:\s]+): No such file or directory")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -57,6 +65,16 @@ def compile_binding(
     if rpath is not None:
         argv.append(f"-Wl,-rpath,{rpath}")
     return BindingCompile(argv=tuple(argv), output=output, rpath=rpath)
+
+
+def missing_header(output: str) -> tuple[str, str] | None:
+    """(header, what brings it) for the first header a failed compile did not find."""
+    found = MISSING_RE.search(output)
+    if found is None:
+        return None
+    header = found.group(1)
+    brings = next((p for prefix, p in HEADER_PACKAGES if header.startswith(prefix)), None)
+    return (header, brings or "the package that ships it")
 
 
 def upstream_version(package_version: str) -> str | None:

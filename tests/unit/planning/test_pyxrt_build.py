@@ -7,7 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from xdnaforge.planning.pyxrt_build import compile_binding, upstream_version, version_tags
+from xdnaforge.planning.pyxrt_build import (
+    compile_binding,
+    missing_header,
+    upstream_version,
+    version_tags,
+)
 
 
 def test_the_compile_links_the_installed_coreutil_by_path_with_uuid_and_pthread() -> None:
@@ -70,3 +75,17 @@ def test_the_release_a_package_version_names(package: str, release: str | None) 
 
 def test_release_tags() -> None:
     assert version_tags("2.25.0") == ("2.25.0", "v2.25.0")
+
+
+def test_a_missing_header_names_what_brings_it() -> None:
+    # g++ 12's wording, as a host without uuid-dev prints it
+    output = (
+        "In file included from /usr/include/xrt/xrt_uuid.h:12,\n"
+        "/usr/include/xrt/detail/xrt_uuid.h:21:12: fatal error: uuid/uuid.h: "
+        "No such file or directory\ncompilation terminated.\n"
+    )
+    found = missing_header(output)
+    assert found is not None
+    assert found[0] == "uuid/uuid.h"
+    assert found[1].startswith("uuid-dev")
+    assert missing_header("undefined reference to `xrt::bo::bo'") is None
