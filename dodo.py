@@ -208,6 +208,26 @@ def task_validate() -> dict[str, Any]:
     return _task(hardware.validate, PROJECT)
 
 
+def task_pyxrt() -> dict[str, Any]:
+    """Build pyxrt for --python PATH against the installed XRT; install it (system: --yes)."""
+    return _task(
+        hardware.pyxrt,
+        PROJECT,
+        params=(
+            TARGET,
+            _option("python", str, "", "the interpreter to build for (a venv's bin/python)"),
+            _option(
+                "source",
+                str,
+                "",
+                "an XRT tree to take pyxrt.cpp from (default: the recipe's fetched tree, "
+                "else the installed version's tag in XRT's mirror or object cache)",
+            ),
+            YES,
+        ),
+    )
+
+
 def task_doctor() -> dict[str, Any]:
     """Diagnose this host (no build needed) or a saved log: --log FILE (repeatable)."""
     return _task(

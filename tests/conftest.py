@@ -28,6 +28,7 @@ TOOL_PACKAGES = {
     "chromium": "chromium",
     "diffoscope": "diffoscope-minimal",
     "dpkg": "dpkg",
+    "g++": "g++",
     "dpkg-deb": "dpkg",
     "dpkg-query": "dpkg",
     "dpkg-repack": "dpkg-repack",

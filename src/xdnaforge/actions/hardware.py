@@ -15,7 +15,7 @@ from xdnaforge.actions.pipeline import guarded, run_chain
 from xdnaforge.actions.target import Target, build_dir_lock, of, read_host, resolve
 from xdnaforge.compat.placement import host_cells
 from xdnaforge.config.project import Project, load_matrix_file
-from xdnaforge.errors import StageFailed, UsageError, XdnaforgeError
+from xdnaforge.errors import EXIT_CONFIG, StageFailed, UsageError, XdnaforgeError
 from xdnaforge.host import HostFacts
 from xdnaforge.state.records import read_record
 
@@ -23,11 +23,13 @@ from xdnaforge.state.records import read_record
 if TYPE_CHECKING:
     from xdnaforge.compat.facts import HostCompat
     from xdnaforge.install import kernel_upgrade
+    from xdnaforge.install import pyxrt as pyxrt_install
     from xdnaforge.stages import matrix as stage_matrix
     from xdnaforge.stages import report as stage_report
     from xdnaforge.stages import validate as stage_validate
 else:
     kernel_upgrade = lazy.module("xdnaforge.install.kernel_upgrade")
+    pyxrt_install = lazy.module("xdnaforge.install.pyxrt")
     stage_matrix = lazy.module("xdnaforge.stages.matrix")
     stage_report = lazy.module("xdnaforge.stages.report")
     stage_validate = lazy.module("xdnaforge.stages.validate")
@@ -228,3 +230,30 @@ def compat(project: Project, target: str, facts: str, json: str) -> None:
         write_atomic(output, text)
     if not verdict.ok:
         raise SystemExit(1)
+
+
+@guarded
+def pyxrt(project: Project, target: str, python: str, source: str, yes: bool) -> None:
+    """Build pyxrt for one interpreter against the installed stack and install it there.
+    Bad input (no interpreter, no stack, no source) exits 3 before anything is built."""
+    import sys
+
+    try:
+        if not python:
+            raise UsageError(
+                "doit pyxrt needs --python PATH: the interpreter to build the binding for",
+                hint="e.g. `doit pyxrt --python ~/flm/.venv/bin/python`",
+            )
+        resolved = resolve(project, target or None, probe=False)
+        request = pyxrt_install.prepare(
+            project.site, project.recipes[resolved.name], resolved.workspace, python, source, yes
+        )
+    except XdnaforgeError as error:
+        if error.exit_code != EXIT_CONFIG:
+            raise
+        print(str(error), file=sys.stderr)
+        raise SystemExit(EXIT_CONFIG) from None
+    pyxrt_install.show(request)
+    with build_dir_lock(project):
+        pyxrt_install.build_and_install(request, resolved.workspace)
+    stage_report.write_report(resolved.name, resolved.workspace)

@@ -1,6 +1,7 @@
 """The runtime side of hosts that run userspace in a container: a Containerfile that installs
 exactly the audited packages, and the podman/docker lines that give it the NPU. Pure: the
-audit record and the recipe in, file texts out; the audit stage writes them."""
+audit record, the recipe and the layout the packages' files make (hardware/xrt_layout) in,
+file texts out; the audit stage writes them."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from xdnaforge.config.recipe import Recipe
+from xdnaforge.hardware.xrt_layout import XrtLayout, system_lib_dir
 
 FOLDER = "container"  # under artifacts/<target>/, beside debs/ (the build context)
 DEVICE = "/dev/accel/accel0"
@@ -32,7 +34,36 @@ def image_name(recipe: Recipe, packages: Sequence[Mapping[str, Any]]) -> str:
     return f"localhost/xdnaforge-{recipe.name}:{digest[:12]}"
 
 
-def containerfile(recipe: Recipe, audit: Mapping[str, Any]) -> str:
+# PATH holds these without being told (the loader's own are hardware/xrt_layout.system_lib_dir)
+SYSTEM_BIN = ("/usr/bin", "/bin", "/usr/local/bin")
+
+
+def environment(layout: XrtLayout) -> str:
+    """The image's ENV line for the stack's layout; empty for a /usr (distro) stack, which
+    PATH and the loader find by themselves."""
+    parts = []
+    if str(layout.bin_dir) not in SYSTEM_BIN:
+        # XRT 2.19/2.20 find their root from XILINX_XRT; main derives it (dladdr) and ignores it
+        parts += [f"XILINX_XRT={layout.bin_dir.parent}", f"PATH={layout.bin_dir}:$PATH"]
+    if not system_lib_dir(layout.lib_dir):
+        parts.append(f"LD_LIBRARY_PATH={layout.lib_dir}")
+    return f"ENV {' '.join(parts)}\n" if parts else ""
+
+
+def layout_check(layout: XrtLayout) -> str:
+    """RUN lines that fail the image build unless xrt-smi and the plugin are where the layout
+    of the audited packages says (the validate gates read the same layout)."""
+    plugin = layout.plugin_dir or layout.lib_dir
+    return (
+        f" && if ! test -x {layout.xrt_smi}; then \\\n"
+        f"      echo 'xdnaforge: no {layout.xrt_smi} in the image' >&2; exit 1; fi \\\n"
+        f" && if ! ls {plugin}/libxrt_driver_xdna.so* >/dev/null 2>&1; then \\\n"
+        f"      echo 'xdnaforge: no amdxdna plugin (libxrt_driver_xdna.so*) in {plugin}' >&2; \\\n"
+        "      exit 1; fi \\\n"
+    )
+
+
+def containerfile(recipe: Recipe, audit: Mapping[str, Any], layout: XrtLayout) -> str:
     packages = _selected(recipe, audit)
     base = recipe.hosts.runtime_image
     names = [PurePosixPath(p["file"]).name for p in packages]
@@ -54,6 +85,7 @@ def containerfile(recipe: Recipe, audit: Mapping[str, Any]) -> str:
 # Build, from the repository root (the context is artifacts/{recipe.name}):
 #   podman build -t {image_name(recipe, packages)} -f {FOLDER}/Containerfile artifacts/{recipe.name}
 # Run: see {FOLDER}/README.md.
+# XRT layout of these packages: {layout.describe()}
 FROM {base}
 COPY {" ".join(p["file"] for p in packages)} /tmp/xdnaforge/
 RUN cd /tmp/xdnaforge \\
@@ -61,13 +93,12 @@ RUN cd /tmp/xdnaforge \\
 {checks}    | sha256sum --check --strict - \\
  && apt-get update \\
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends {installs} \\
- && rm -rf /tmp/xdnaforge /var/lib/apt/lists/* \\
+{layout_check(layout)} && rm -rf /tmp/xdnaforge /var/lib/apt/lists/* \\
  && if find {forbidden} -type f 2>/dev/null | grep -q .; then \\
       echo 'xdnaforge: firmware or kernel modules in the image' >&2; exit 1; fi
-ENV XILINX_XRT=/opt/xilinx/xrt PATH=/opt/xilinx/xrt/bin:$PATH LD_LIBRARY_PATH=/opt/xilinx/xrt/lib
-LABEL org.opencontainers.image.title="xdnaforge {recipe.name} runtime" \\
+{environment(layout)}LABEL org.opencontainers.image.title="xdnaforge {recipe.name} runtime" \\
       io.xdnaforge.packages="{" ".join(f"{p['package']}={p['version']}" for p in packages)}"
-CMD ["xrt-smi", "examine"]
+CMD ["{layout.xrt_smi}", "examine"]
 """
 
 
@@ -85,7 +116,7 @@ def run_lines(recipe: Recipe, audit: Mapping[str, Any]) -> dict[str, str]:
     }
 
 
-def readme(recipe: Recipe, audit: Mapping[str, Any]) -> str:
+def readme(recipe: Recipe, audit: Mapping[str, Any], layout: XrtLayout) -> str:
     packages = _selected(recipe, audit)
     lines = run_lines(recipe, audit)
     listed = "\n".join(
@@ -100,6 +131,9 @@ userspace in a container made from `{recipe.hosts.runtime_image}`. `Containerfil
 exactly these audited packages, checked by sha256 before installing:
 
 {listed}
+
+Where the stack lives in the image, from these packages' files: {layout.describe()}.
+The image build fails unless `{layout.xrt_smi}` and the amdxdna plugin are there.
 
 Build it from the repository root:
 

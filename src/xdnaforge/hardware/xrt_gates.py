@@ -6,6 +6,7 @@ Each takes the Context and its Gate and fills it; ordering and skipping are hard
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -229,11 +230,62 @@ def _pyxrt_builds(context: Context) -> list[str]:
     return sorted(p.name for p in context.under_root(layout.python_dir).glob("pyxrt*.so"))
 
 
+STACK_OWN = "the stack's own pyxrt in"
+
+
+def _recorded_bindings(context: Context) -> dict[str, dict[str, str]]:
+    """The bindings `doit pyxrt` built for this target, by interpreter (pyxrt.json)."""
+    site = context.project.site
+    space = Workspace(context.plan.target, site.build_dir, site.artifacts_dir)
+    record = read_record(space.record("pyxrt")) or {}
+    return {str(b["python"]): b for b in record.get("bindings", []) if b.get("python")}
+
+
+def _recorded_problem(python: str, binding: dict[str, str]) -> str | None:
+    """Why the binding pyxrt.json names for `python` cannot be the one it imports."""
+    path = Path(str(binding.get("binding", "")))
+    if not binding.get("binding") or not path.is_file():
+        return (
+            f"the pyxrt `doit pyxrt` installed for this interpreter ({path}) is gone; "
+            f"`doit pyxrt --python {python}` builds it again"
+        )
+    return None
+
+
+def _changed(binding: dict[str, str]) -> str | None:
+    """The binding's digest now, when it is not the one `doit pyxrt` recorded: not a failure
+    by itself (the probe decides), but what imports is not what xdnaforge built."""
+    digest = hashlib.sha256(Path(binding["binding"]).read_bytes()).hexdigest()
+    return digest if digest != binding.get("sha256") else None
+
+
 def gate_pyxrt(context: Context, gate: Gate) -> Gate:
     layout = context.xrt()
     python_dir = context.under_root(layout.python_dir or layout.bin_dir.parent / "python")
+    recorded = _recorded_bindings(context)
+    own = _pyxrt_builds(context)
+    gate.evidence.append(f"{STACK_OWN} {python_dir}: {', '.join(own) or 'none'}")
+    # the configured interpreters, then every one `doit pyxrt` built a binding for
+    pythons = list(dict.fromkeys([*context.project.site.pythons, *recorded]))
     outcomes = []
-    for python in context.project.site.pythons:
+    for python in pythons:
+        binding = recorded.get(python)
+        if binding is not None:
+            gate.evidence.append(
+                f"{python}: {binding.get('tag', '?')} binding from `doit pyxrt`: "
+                f"{binding.get('binding')} (sha256 {str(binding.get('sha256'))[:12]}, "
+                f"{binding.get('source', '?')})"
+            )
+            problem = _recorded_problem(python, binding)
+            if problem is not None:
+                outcomes.append((python, False, problem))
+                continue
+            now = _changed(binding)
+            if now is not None:
+                gate.evidence.append(
+                    f"{python}: its binding changed since `doit pyxrt` installed it "
+                    f"(sha256 {now[:12]} now)"
+                )
         argv = [python, "-c", PYXRT_PROBE]
         try:
             result = context.tool(argv, env={"PYTHONPATH": str(python_dir)})
@@ -252,7 +304,8 @@ def gate_pyxrt(context: Context, gate: Gate) -> Gate:
                     python,
                     False,
                     f"Python {probe['python']}: no pyxrt binding for "
-                    f"this interpreter ({probe['error']}){built_for}",
+                    f"this interpreter ({probe['error']}){built_for}; "
+                    f"`doit pyxrt --python {python}` builds one",
                 )
             )
         else:

@@ -34,10 +34,15 @@ KNOWN_PACKAGES = (
     "libxrt-coreutil2",
     "xrt-utils",
     "python3-pyxrt",
+    # the headers a pyxrt build compiles against (doit pyxrt)
+    "libxrt-dev",
+    "xrt-base-dev",
 )
 PLUGIN_RE = re.compile(r"/libxrt_driver_xdna\.so[.0-9]*$")
 COREUTIL_RE = re.compile(r"/libxrt_coreutil\.so[.0-9]*$")
 PYXRT_RE = re.compile(r"/pyxrt[^/]*\.so$")
+SONAME_RE = re.compile(r"/libxrt_coreutil\.so\.\d")
+HEADER_RE = re.compile(r"/include/xrt/xrt_device\.h$")
 # xrt-smi validate's data: xclbins (2.19/2.20 plugin) or VTD archives xrt_smi_*.a (2.21+),
 # installed by the plugin under <prefix>/share/amdxdna/bins
 ARCHIVE_DIR = "share/amdxdna/bins"
@@ -54,6 +59,9 @@ class XrtLayout:
     pythons: tuple[str, ...]  # pyxrt builds, by file name (pyxrt.cpython-314-...so)
     source: str  # how this was found: "dpkg file lists of libxrt2, ...", "site.yaml", ...
     from_packages: bool  # read from installed packages (else assumed from a prefix)
+    # where xrt/xrt_device.h is (libxrt-dev, xrt-base-dev); None: no headers installed
+    include_dir: Path | None = None
+    version_package: str | None = None  # the package holding libxrt_coreutil (its version)
 
     @property
     def xrt_smi(self) -> Path:
@@ -65,6 +73,15 @@ class XrtLayout:
             f"{self.plugin_dir or '(none)'}, pyxrt in {self.python_dir or '(none)'} "
             f"({self.source})"
         )
+
+
+# the loader's default directories (ld.so and Debian's multiarch ld.so.conf.d)
+_SYSTEM_LIB = re.compile(r"/(usr/)?lib(64)?(/[a-z0-9_]+-linux-[a-z0-9_]+)?")
+
+
+def system_lib_dir(path: Path) -> bool:
+    """A directory the dynamic loader searches without being told (a /usr stack's)."""
+    return _SYSTEM_LIB.fullmatch(str(path)) is not None
 
 
 def prefix_layout(prefix: Path, source: str) -> XrtLayout:
@@ -79,6 +96,7 @@ def prefix_layout(prefix: Path, source: str) -> XrtLayout:
         pythons=(),
         source=source,
         from_packages=False,
+        include_dir=prefix / "include",
     )
 
 
@@ -103,6 +121,9 @@ def layout_from_files(files: Mapping[str, Sequence[str]]) -> XrtLayout | None:
     archive_dir = prefix / ARCHIVE_DIR
     archives = tuple(sorted(p for p in every if p.startswith(f"{archive_dir}/")))
     pythons = tuple(sorted({PurePosixPath(p).name for p in every if PYXRT_RE.search(p)}))
+    header = _first_dir(every, HEADER_RE)
+    # the runtime package (libxrt2, xrt-base), not a -dev one holding only the .so link
+    holder = next((name for name in holders if any(SONAME_RE.search(p) for p in files[name])), None)
     return XrtLayout(
         bin_dir=smi or prefix / "bin",
         lib_dir=core,
@@ -113,6 +134,8 @@ def layout_from_files(files: Mapping[str, Sequence[str]]) -> XrtLayout | None:
         pythons=pythons,
         source=f"dpkg file lists of {', '.join(holders)}",
         from_packages=True,
+        include_dir=header.parent if header is not None else None,
+        version_package=holder,
     )
 
 

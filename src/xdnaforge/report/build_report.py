@@ -77,6 +77,40 @@ def _short(sha: str | None) -> str:
     return sha[:12] if sha else "-"
 
 
+def _pyxrt_rows(
+    pyxrt: Mapping[str, Any] | None, validation: Mapping[str, Any] | None
+) -> list[dict[str, Any]]:
+    """The bindings `doit pyxrt` built, each with what the last pyxrt gate said of it."""
+    gates = [g for g in (validation or {}).get("gates", []) if g.get("name") == "pyxrt"]
+    evidence = gates[0].get("evidence", []) if gates else []
+    rows = []
+    for binding in (pyxrt or {}).get("bindings", []):
+        said = [
+            line.removeprefix(f"{binding['python']}: ")
+            for line in evidence
+            if line.startswith(f"{binding['python']}: ") and "from `doit pyxrt`" not in line
+        ]
+        if not gates:
+            gate = "not validated yet"
+        elif gates[0].get("status") == "skip":
+            gate = f"skipped: {gates[0].get('summary', '')}"
+        elif said:
+            gate = said[-1]
+        else:
+            gate = "not tried (validated before this binding was built)"
+        rows.append({**binding, "gate": gate})
+    return rows
+
+
+def _pyxrt_stack(validation: Mapping[str, Any] | None) -> str | None:
+    """What the last pyxrt gate found of the stack's own bindings (python3-xrt's, ours)."""
+    for gate in (validation or {}).get("gates", []):
+        if gate.get("name") == "pyxrt":
+            own = [e for e in gate.get("evidence", []) if e.startswith("the stack's own pyxrt")]
+            return own[0] if own else None
+    return None
+
+
 def _audit_rows(audit: Mapping[str, Any]) -> list[dict[str, Any]]:
     rows = []
     for package in audit.get("packages", []):
@@ -229,6 +263,8 @@ def build_model(
         "install": install,
         "validation_verdict": (validation or {}).get("verdict", "not run"),
         "validation": validation,
+        "pyxrt": _pyxrt_rows(records.get("pyxrt"), validation),
+        "pyxrt_stack": _pyxrt_stack(validation),
         "metrics": (bench or {}).get("latest_metrics", []),
         "bench": bench,
         "kernel": records.get("kernel"),

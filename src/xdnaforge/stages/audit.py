@@ -6,7 +6,7 @@ Edge module: reads each file with debfile, judges it with audit, writes the reco
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +25,12 @@ from xdnaforge.debs.rules import (
 )
 from xdnaforge.environments import runtime_container
 from xdnaforge.errors import StageFailed
+from xdnaforge.hardware.xrt_layout import (
+    DEFAULT_PREFIX,
+    XrtLayout,
+    layout_from_files,
+    prefix_layout,
+)
 from xdnaforge.planning.plan import Plan
 from xdnaforge.process.sandbox import WORK_INSIDE
 from xdnaforge.state.paths import Workspace
@@ -177,14 +183,30 @@ def _audit_left_out(
     return body, "\n".join(lines)
 
 
+def _packages_layout(workspace: Workspace, audit: Mapping[str, Any]) -> XrtLayout:
+    """Where the audited packages put XRT (/opt/xilinx/xrt, or a distro stack's /usr), read
+    from their own file lists as the gates read dpkg's."""
+    files = {
+        entry["package"]: [
+            f"/{item.path}" for item in read_deb(workspace.records / entry["file"]).entries
+        ]
+        for entry in audit.get("packages", [])
+        if entry.get("verdict") == "pass"
+    }
+    return layout_from_files(files) or prefix_layout(
+        DEFAULT_PREFIX, "assumed: no audited package holds xrt-smi or libxrt_coreutil"
+    )
+
+
 def _write_runtime_container(plan: Plan, workspace: Workspace, audit: dict[str, object]) -> None:
     """Hosts that run userspace in a container get the image of exactly these packages."""
     folder = workspace.records / runtime_container.FOLDER
     recipe = plan.recipe
+    layout = _packages_layout(workspace, audit)
     try:
         files = {
-            "Containerfile": runtime_container.containerfile(recipe, audit),
-            "README.md": runtime_container.readme(recipe, audit),
+            "Containerfile": runtime_container.containerfile(recipe, audit, layout),
+            "README.md": runtime_container.readme(recipe, audit, layout),
         }
     except ValueError as error:
         raise StageFailed(

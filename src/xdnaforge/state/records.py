@@ -32,6 +32,7 @@ RECORDS = (
     "failure",
     "prove",
     "hostcompat",
+    "pyxrt",
 )
 
 SCHEMA = 1

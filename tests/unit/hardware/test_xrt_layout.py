@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from xdnaforge.hardware.xrt_layout import find_layout, layout_from_files
+from xdnaforge.hardware.xrt_layout import find_layout, layout_from_files, system_lib_dir
 
 MULTIARCH = "/usr/lib/x86_64-linux-gnu"
 # Debian forky's 1:2.25.0-4+b1 file lists (dpkg-deb -c of the archive's packages), abridged
@@ -96,3 +96,21 @@ def test_site_prefix_and_the_default(tmp_path: Path) -> None:
     empty = find_layout(tmp_path / "nothing", ["xrt-base"], site_prefix=None)
     assert empty.lib_dir == Path("/opt/xilinx/xrt/lib")
     assert empty.source.startswith("assumed: no installed package")
+
+
+def test_the_headers_and_the_package_holding_coreutil_are_found() -> None:
+    with_dev = {**FORKY, "libxrt-dev": ["/usr/include/xrt/xrt_device.h"]}
+    layout = layout_from_files(with_dev)
+    assert layout is not None
+    assert layout.include_dir == Path("/usr/include")
+    assert layout.version_package == "libxrt2"
+    opt = layout_from_files(OPT)
+    assert opt is not None
+    assert opt.include_dir is None  # xrt-base-dev not installed
+
+
+def test_the_loaders_own_directories() -> None:
+    assert system_lib_dir(Path("/usr/lib/x86_64-linux-gnu"))
+    assert system_lib_dir(Path("/lib"))
+    assert not system_lib_dir(Path("/opt/xilinx/xrt/lib"))
+    assert not system_lib_dir(Path("/tmp/root/usr/lib/x86_64-linux-gnu"))
