@@ -13,7 +13,11 @@ line of the amdxdna driver, its IOMMU faults included; `XDNA`: the shim's ioctls
 FastFlowLM, Lemonade, xrt-smi) and kernel call-trace frames (`+0x`: every WARNING, BUG or
 Oops report has them) are classified. They are found by a search over large blocks, so
 the other lines are never split or decoded one by one (bench/bench_doctor.py); another
-program's failure in a journal is not the NPU's.
+program's failure in a journal is not the NPU's. The search looks for each anchor through
+its rarest byte (memchr) where that byte is rare in the journal, by bytes.find otherwise;
+a block is searched where it was read; the lines are not counted as they go by, only up to
+the few a diagnosis shows (JournalHits): the verdict and its line numbers are those of
+the anchored lines read one by one.
 """
 
 from __future__ import annotations
