@@ -143,6 +143,16 @@ class Tally:
         if line_class.generic is not None:
             self._record(line_class.generic, number, line, line_class)
 
+    def records(self, line_class: LineClass) -> bool:
+        """Whether add() would record this line as the first evidence of some code."""
+        if not line_class.explained:
+            return False
+        found = self._found
+        generic = line_class.generic
+        return (generic is not None and generic.code not in found) or any(
+            e.code not in found for e in line_class.specific
+        )
+
     def _record(self, entry: Entry, number: int, line: str, line_class: LineClass) -> None:
         if entry.code in self._found:
             return

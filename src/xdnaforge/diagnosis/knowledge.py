@@ -133,21 +133,21 @@ def _families(reader: Reader, top: dict[str, object]) -> tuple[Family, ...]:
 
 
 def parse_families(text: str, source: str) -> tuple[Family, ...]:
-    document = parse(text, source)
-    reader = Reader(document)
-    top = reader.mapping(document.data, (), required=("schema", "entries"), optional=("families",))
-    families = _families(reader, top or {})
-    if reader.problems:
-        raise ConfigError(reader.problems)
-    return families
+    return parse_base(text, source)[1]
 
 
 def parse_knowledge(text: str, source: str) -> tuple[Entry, ...]:
+    return parse_base(text, source)[0]
+
+
+def parse_base(text: str, source: str) -> tuple[tuple[Entry, ...], tuple[Family, ...]]:
+    """The entries and the families of one knowledge document, parsed once."""
     document = parse(text, source)
     reader = Reader(document)
     top = reader.mapping(document.data, (), required=("schema", "entries"), optional=("families",))
     top = top or {}
-    family_ids = {f.id for f in _families(reader, top)}
+    families = _families(reader, top)
+    family_ids = {f.id for f in families}
     entries = []
     codes: set[str] = set()
     for index, item in enumerate(reader.sequence(top, "entries", ())):
@@ -208,7 +208,7 @@ def parse_knowledge(text: str, source: str) -> tuple[Entry, ...]:
             reader.problem(("entries", index, "after"), f"unknown code '{code}'")
     if reader.problems:
         raise ConfigError(reader.problems)
-    return tuple(entries)
+    return tuple(entries), families
 
 
 def _text() -> str:
@@ -216,13 +216,17 @@ def _text() -> str:
 
 
 @functools.cache
+def _load_base() -> tuple[tuple[Entry, ...], tuple[Family, ...]]:
+    # one parse for both: doctor's start-up is part of its time on a journal
+    return parse_base(_text(), "xdnaforge/diagnosis/data/knowledge.yaml")
+
+
 def load_knowledge() -> tuple[Entry, ...]:
-    return parse_knowledge(_text(), "xdnaforge/diagnosis/data/knowledge.yaml")
+    return _load_base()[0]
 
 
-@functools.cache
 def load_families() -> tuple[Family, ...]:
-    return parse_families(_text(), "xdnaforge/diagnosis/data/knowledge.yaml")
+    return _load_base()[1]
 
 
 def known_codes() -> frozenset[str]:

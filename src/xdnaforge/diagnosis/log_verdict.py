@@ -13,7 +13,11 @@ line of the amdxdna driver, its IOMMU faults included; `XDNA`: the shim's ioctls
 FastFlowLM, Lemonade, xrt-smi) and kernel call-trace frames (`+0x`: every WARNING, BUG or
 Oops report has them) are classified. They are found by a search over large blocks, so
 the other lines are never split or decoded one by one (bench/bench_doctor.py); another
-program's failure in a journal is not the NPU's.
+program's failure in a journal is not the NPU's. The search looks for each anchor through
+its rarest byte (memchr) where that byte is rare in the journal, by bytes.find otherwise;
+a block is searched where it was read; the lines are not counted as they go by, only up to
+the few a diagnosis shows (JournalHits): the verdict and its line numbers are those of
+the anchored lines read one by one.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,6 +43,10 @@ _SNIFF_LINES = 2000
 _BLOCK = 4 * 1024 * 1024
 # what a journal line must contain for doctor to read it (case as the stack prints it)
 JOURNAL_ANCHORS = (b"xdna", b"NPU", b"+0x")
+_SAMPLE = 256 * 1024  # of the first block: how often each byte of an anchor occurs
+# a pivot is worth it when it is rarer than one byte in _PIVOT_RATE (looking at one costs
+# about what bytes.find spends on 700 bytes); a pivot that common in a block: bytes.find
+_PIVOT_RATE = 1500
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,10 +86,13 @@ def scan_file(
     entries: tuple[Entry, ...] | None = None,
     *,
     journal_min_bytes: int = JOURNAL_MIN_BYTES,
+    block_size: int = _BLOCK,
 ) -> Verdict:
     """The verdict on a file: a journal is read through its NPU lines only (see above)."""
     if is_journal(path, journal_min_bytes):
-        return _scan(journal_lines(path), entries)
+        hits = JournalHits(path, block_size)
+        verdict = _scan(hits, entries, hits.remember)
+        return hits.renumber(verdict)
     with path.open(encoding="utf-8", errors="replace") as stream:
         return _scan(enumerate(stream), entries)
 
@@ -96,44 +107,182 @@ def is_journal(path: Path, min_bytes: int = JOURNAL_MIN_BYTES) -> bool:
     return bool(head) and prefixed >= 0.9 * len(head)
 
 
-def journal_lines(path: Path, block_size: int = _BLOCK) -> Iterator[tuple[int, str]]:
-    """(0-based line number, line) of the lines that contain a journal anchor, in order;
-    the rest of the file is searched in blocks, never split into lines."""
-    number = 0  # lines before the current block
+def _pivots(sample: bytes) -> tuple[tuple[bytes, int], ...]:
+    """(anchor, index) of each anchor's byte that is rarest in `sample` (index -1: none is
+    rare, search for the anchor): memchr finds one byte an order of magnitude faster than
+    bytes.find finds a short word, and a line is only looked at where that byte is."""
+    found = []
+    for anchor in JOURNAL_ANCHORS:
+        counts = [sample.count(anchor[i : i + 1]) for i in range(len(anchor))]
+        index = min(range(len(anchor)), key=counts.__getitem__)
+        rare = counts[index] * _PIVOT_RATE < max(len(sample), 1)
+        found.append((anchor, index if rare else -1))
+    return tuple(found)
+
+
+def _occurrences(block: bytes, anchor: bytes, index: int, begin: int, end: int) -> Iterator[int]:
+    """Where `anchor` starts in block[begin:end], found through its byte at `index` (-1:
+    by bytes.find); when that byte turns out common in this block, by bytes.find too."""
+    at = begin
+    if index >= 0:
+        pivot = anchor[index : index + 1]
+        budget = (end - begin) // _PIVOT_RATE
+        at = block.find(pivot, begin + index, end)
+        while at != -1:
+            budget -= 1
+            if budget < 0:
+                at -= index
+                break
+            if block.startswith(anchor, at - index) and at - index + len(anchor) <= end:
+                yield at - index
+            at = block.find(pivot, at + 1, end)
+        else:
+            return
+    at = block.find(anchor, at, end)
+    while at != -1:
+        yield at
+        at = block.find(anchor, at + 1, end)
+
+
+def _anchored(
+    block: bytes, begin: int, end: int, pivots: tuple[tuple[bytes, int], ...] | None = None
+) -> list[int]:
+    """Start offsets, in order, of the lines of block[begin:end] that contain an anchor."""
+    starts: set[int] = set()
+    for anchor, index in pivots or tuple((a, -1) for a in JOURNAL_ANCHORS):
+        for at in _occurrences(block, anchor, index, begin, end):
+            starts.add(max(block.rfind(b"\n", begin, at) + 1, begin))
+    return sorted(starts)
+
+
+def _blocks(path: Path, block_size: int) -> Iterator[tuple[int, bytes, int, int]]:
+    """(file offset of block[begin], block, begin, end): block[begin:end] is whole lines.
+
+    A block is searched where it was read, never copied: the line cut by a block's end is
+    joined to the head of the next one on its own (a short block of one line)."""
+    offset = 0
     carry = b""
     with path.open("rb") as stream:
         while True:
             chunk = stream.read(block_size)
-            block = carry + chunk
             if not chunk:
-                end = len(block)
-            else:
-                end = block.rfind(b"\n") + 1
-                if end == 0:  # one line longer than a block: keep reading
-                    carry = block
-                    continue
-            starts: set[int] = set()
-            for anchor in JOURNAL_ANCHORS:
-                at = block.find(anchor, 0, end)
-                while at != -1:
-                    start = block.rfind(b"\n", 0, at) + 1
-                    starts.add(start)
-                    stop = block.find(b"\n", at, end)
-                    at = block.find(anchor, stop, end) if stop != -1 else -1
-            counted, line_no = 0, number
-            for start in sorted(starts):
-                line_no += block.count(b"\n", counted, start)
-                counted = start
-                stop = block.find(b"\n", start, end)
-                text = block[start : stop if stop != -1 else end]
-                yield line_no, text.decode("utf-8", errors="replace")
-            number += block.count(b"\n", 0, end)
-            carry = block[end:]
-            if not chunk:
+                if carry:  # the last line, without a line end
+                    yield offset, carry, 0, len(carry)
                 return
+            head = chunk.find(b"\n") + 1
+            if head == 0:  # no line end in the whole block: one long line, keep reading
+                carry += chunk
+                continue
+            if carry:
+                joined = carry + chunk[:head]
+                yield offset, joined, 0, len(joined)
+                offset += len(joined)
+            else:
+                head = 0
+            end = chunk.rfind(b"\n") + 1
+            if end > head:
+                yield offset, chunk, head, end
+                offset += end - head
+            carry = chunk[end:]
 
 
-def _scan(numbered: Iterable[tuple[int, str]], entries: tuple[Entry, ...] | None = None) -> Verdict:
+def _line(block: bytes, start: int, end: int) -> str:
+    stop = block.find(b"\n", start, end)
+    return block[start : stop if stop != -1 else end].decode("utf-8", errors="replace")
+
+
+def journal_lines(path: Path, block_size: int = _BLOCK) -> Iterator[tuple[int, str]]:
+    """(0-based line number, line) of the lines that contain a journal anchor, in order;
+    the rest of the file is searched in blocks, never split into lines."""
+    number = 0  # lines before the current block
+    pivots = None
+    for _, block, begin, end in _blocks(path, block_size):
+        pivots = pivots or _pivots(block[begin : begin + _SAMPLE])
+        counted, line_no = begin, number
+        for start in _anchored(block, begin, end, pivots):
+            line_no += block.count(b"\n", counted, start)
+            counted = start
+            yield line_no, _line(block, start, end)
+        number += block.count(b"\n", begin, end)
+
+
+def _newlines(block: bytes, start: int, stop: int, most: int) -> int:
+    """Line ends in block[start:stop], counted up to `most` (a few memchr calls)."""
+    found = 0
+    while found < most:
+        start = block.find(b"\n", start, stop) + 1
+        if start == 0:
+            break
+        found += 1
+    return found
+
+
+class JournalHits:
+    """The anchored lines of a journal for _scan, without counting every line of the file.
+
+    Each line gets an ordinal that keeps the order of the lines and every distance of up to
+    _NEAR lines exact (all the tally compares: errno chains span a few lines); a larger gap
+    counts as _NEAR. The true line number is counted at the end for the few lines a
+    diagnosis shows (renumber), in one pass up to the last of them."""
+
+    _NEAR = 8  # > classify._CHAIN_LINES
+
+    def __init__(self, path: Path, block_size: int = _BLOCK) -> None:
+        self.path = path
+        self.block_size = block_size
+        self._offset = 0  # file offset of the line last yielded
+        self._shown: dict[int, int] = {}  # ordinal -> file offset, of lines a diagnosis may show
+
+    def __iter__(self) -> Iterator[tuple[int, str]]:
+        near = self._NEAR
+        ordinal = -1
+        gap = near  # line ends since the line last yielded (capped)
+        pivots = None
+        for offset, block, begin, end in _blocks(self.path, self.block_size):
+            pivots = pivots or _pivots(block[begin : begin + _SAMPLE])
+            since = begin
+            for start in _anchored(block, begin, end, pivots):
+                if gap < near:
+                    gap += _newlines(block, since, start, near - gap)
+                ordinal += max(gap, 1)
+                self._offset = offset + start - begin
+                yield ordinal, _line(block, start, end)
+                since, gap = start, 0
+            if gap < near:
+                gap += _newlines(block, since, end, near - gap)
+
+    def remember(self, ordinal: int) -> None:
+        """The line just yielded (`ordinal`) may be shown as a diagnosis' evidence."""
+        self._shown.setdefault(ordinal, self._offset)
+
+    def renumber(self, verdict: Verdict) -> Verdict:
+        """`verdict` with the true 1-based line of each diagnosis' evidence."""
+        wanted = sorted({self._shown[d.line - 1] for d in verdict.diagnoses if d.line})
+        numbers: dict[int, int] = {}
+        lines = 0  # line ends before `at`
+        at = 0
+        with self.path.open("rb") as stream:
+            for offset in wanted:
+                while at < offset:
+                    chunk = stream.read(min(self.block_size, offset - at))
+                    if not chunk:
+                        break
+                    lines += chunk.count(b"\n")
+                    at += len(chunk)
+                numbers[offset] = lines
+        diagnoses = tuple(
+            dataclasses.replace(d, line=numbers[self._shown[d.line - 1]] + 1) if d.line else d
+            for d in verdict.diagnoses
+        )
+        return dataclasses.replace(verdict, diagnoses=diagnoses)
+
+
+def _scan(
+    numbered: Iterable[tuple[int, str]],
+    entries: tuple[Entry, ...] | None = None,
+    remember: Callable[[int], None] | None = None,
+) -> Verdict:
+    """`remember(number)` is told of each line that may become a diagnosis' evidence."""
     classifier = _classifier(load_knowledge() if entries is None else entries)
     tally = Tally(classifier)
     unexplained: list[Unexplained] = []
@@ -153,6 +302,8 @@ def _scan(numbered: Iterable[tuple[int, str]], entries: tuple[Entry, ...] | None
         if "amdxdna" in message:
             probe.feed(message)
         if line_class.explained:
+            if remember is not None and tally.records(line_class):
+                remember(number)
             add(number, line, line_class)
         elif line_class.failure and len(unexplained) < _UNEXPLAINED:
             unexplained.append(Unexplained(line.strip(), line_class.located))

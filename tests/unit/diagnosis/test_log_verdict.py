@@ -7,11 +7,14 @@ import random
 from pathlib import Path
 
 from tests.conftest import REPO
+from xdnaforge.diagnosis.classify import message_of
 from xdnaforge.diagnosis.evaluate import load_corpus
 from xdnaforge.diagnosis.log_verdict import (
     FAILURE,
     HEALTHY,
     JOURNAL_ANCHORS,
+    Verdict,
+    _scan,
     is_journal,
     journal_lines,
     scan,
@@ -105,3 +108,64 @@ def test_a_small_or_unprefixed_file_is_read_line_by_line(tmp_path: Path) -> None
     pasted.write_text(next(CORPUS.glob("c015-*")).read_text().split("\n---\n", 1)[1] * 2000)
     assert not is_journal(pasted, min_bytes=1)  # a build log: no journal prefixes
     assert scan_file(pasted, journal_min_bytes=1).diagnoses[0].code == "build-missing-header"
+
+
+def _shown(verdict: Verdict) -> list[tuple[str, str, str, str]]:
+    # the evidence without its journal stamp, which differs with the line's place
+    return [(d.code, d.severity, message_of(d.evidence), d.errno) for d in verdict.diagnoses]
+
+
+def test_npu_lines_spread_among_noise_give_the_findings_of_the_npu_lines_alone(
+    tmp_path: Path,
+) -> None:
+    # every corpus log as kernel lines of a journal: among 300 ordinary lines (a failing unit
+    # among them), and alone; small blocks put lines and anchors across block ends
+    noisy, alone = tmp_path / "noisy.log", tmp_path / "alone.log"
+    failing = 0
+    for seed, case in enumerate(load_corpus(CORPUS)):
+        npu = kernel_lines(case.ident)
+        lines = journal(noisy, npu, ordinary=300, seed=seed)
+        journal(alone, npu, ordinary=0, seed=seed)
+        among_noise = scan_file(noisy, journal_min_bytes=1, block_size=701)
+        by_itself = scan_file(alone, journal_min_bytes=1)
+        assert among_noise.status == by_itself.status, case.ident
+        assert _shown(among_noise) == _shown(by_itself), case.ident
+        assert among_noise.evidence == by_itself.evidence, case.ident
+        assert [u.source for u in among_noise.unexplained] == [
+            u.source for u in by_itself.unexplained
+        ]
+        # the same verdict as the anchored lines read one by one, with the file's line numbers
+        anchored = [
+            (n, line)
+            for n, line in enumerate(lines)
+            if any(a.decode() in line for a in JOURNAL_ANCHORS)
+        ]
+        one_by_one = _scan(anchored)
+        assert _shown(among_noise) == _shown(one_by_one), case.ident
+        assert [d.line for d in among_noise.diagnoses] == [d.line for d in one_by_one.diagnoses]
+        for diagnosis in among_noise.diagnoses:
+            if diagnosis.line:
+                assert lines[diagnosis.line - 1].endswith(diagnosis.evidence), case.ident
+        failing += among_noise.failing
+    assert failing >= 15  # the corpus' kernel logs keep their failures among the noise
+
+
+def test_an_anchor_byte_that_turns_common_does_not_hide_a_line(tmp_path: Path) -> None:
+    # the first block has no "P" or "+", so they are searched through memchr; later blocks
+    # are full of them (hex dumps, "PCI", "+"), which switches those blocks to bytes.find
+    path = tmp_path / "journal.log"
+    quiet = [f"kernel: usb 1-{n}: new device" for n in range(3000)]
+    busy = [f"kernel: PCI PPPP +{n:x} P+P+P+ 0x{n:x}" for n in range(3000)]
+    npu = kernel_lines("c046") + kernel_lines("c036")
+    body = quiet + busy[:1500] + npu + busy[1500:]
+    stamped = [f"Nov 30 10:00:{i % 60:02} npuhost {line}" for i, line in enumerate(body)]
+    path.write_text("\n".join(stamped) + "\n")
+    expected = [
+        (n, line)
+        for n, line in enumerate(stamped)
+        if any(a.decode() in line for a in JOURNAL_ANCHORS)
+    ]
+    assert list(journal_lines(path, block_size=64 * 1024)) == expected
+    verdict = scan_file(path, journal_min_bytes=1, block_size=64 * 1024)
+    assert _shown(verdict) == _shown(_scan(expected))
+    assert [d.line for d in verdict.diagnoses] == [d.line for d in _scan(expected).diagnoses]
