@@ -35,6 +35,7 @@ def compiles(project: Path, tree: str) -> int:
 def test_build_end_to_end(setup: Path, fake_tools: FakeTools) -> None:
     outcome = build(setup, fake_tools)
     assert outcome.rc == 0, outcome.output
+    assert "cannot run" not in outcome.stdout  # nothing known against this host: no warning
     packages = record(setup, "packages")["packages"]
     assert {p["package"] for p in packages} == {"xrt-base", "xrt-npu", "xrt_plugin-amdxdna"}  # type: ignore[attr-defined]
     for entry in packages:  # type: ignore[attr-defined]
@@ -84,8 +85,17 @@ def test_second_build_compiles_nothing_and_says_so(setup: Path, fake_tools: Fake
     assert build(setup, fake_tools).rc == 0
     counts = (compiles(setup, "xrt/build"), compiles(setup, "build"))
     packages = record(setup, "packages")
+    # the host's amdxdna (DRM 0.7.0) finds no firmware: said up front, and the build goes on
+    root = setup / "sysroot"
+    (root / "lib/firmware/amdnpu/17f0_10").mkdir(parents=True)
+    (root / "var/log").mkdir(parents=True)
+    (root / "var/log/kern.log").write_text(
+        "[drm] Initialized amdxdna_accel_driver 0.7.0 for 0000:c5:00.1 on minor 0\n"
+    )
     outcome = build(setup, fake_tools)
     assert outcome.rc == 0, outcome.output
+    assert outcome.stdout.startswith(".  build\nwarning: this host cannot run synthetic as it is: ")
+    assert "the driver rejects the firmware" in outcome.stdout
     assert (compiles(setup, "xrt/build"), compiles(setup, "build")) == counts
     assert "build-xrt synthetic: up to date" in outcome.stdout
     assert "nothing was compiled; every build stage was up to date" in outcome.stdout

@@ -214,6 +214,10 @@ def run_tasks(
             f"{resolved.name} has no {stage_name} stage "
             f"(a {plan.recipe.kind} recipe: {', '.join(stages)})"
         )
+    if stage_name == "report":  # doit build: say up front when this host cannot run it
+        warning = _compat_warning(resolved)
+        if warning:
+            print(warning, flush=True)
     with build_dir_lock(project, stop_stale=stop_stale):
         chain = plan.pipeline()[: stages.index(stage_name) + 1]
         fresh = {stage.name for stage in chain if _fresh(plan, space, stage)[0]}
@@ -344,6 +348,16 @@ def _compat_line(target: Target) -> str:
     host = observe.observe(target.project.site.sysroot, host=target.host)
     verdict = resolver.resolve(host, facts.load_upstream(), [recipe])
     return render.plan_line(verdict, recipe.name)
+
+
+def _compat_warning(target: Target) -> str | None:
+    """The warning `doit build` prints when the host it runs on cannot run the recipe."""
+    from xdnaforge.compat import facts, observe, render, resolver
+
+    recipe = target.plan.recipe
+    host = observe.observe(target.project.site.sysroot, host=target.host)
+    verdict = resolver.resolve(host, facts.load_upstream(), [recipe])
+    return render.build_warning(verdict, recipe.name)
 
 
 @guarded

@@ -68,3 +68,21 @@ def firmware_line(verdict: Verdict) -> str:
     if fw.accepted is False and verdict.fix:
         line += f"; fix: {verdict.fix}"
     return line
+
+
+def build_warning(verdict: Verdict, recipe: str) -> str | None:
+    """For `doit build`: a line when the host it runs on cannot run the recipe (its contract
+    does not hold, or the firmware will be rejected); None when it can or nothing is known."""
+    fits = verdict.recipes.get(recipe)
+    reasons = list(fits.why) if fits is not None and fits.ok is False else []
+    if verdict.firmware.accepted is False:
+        reasons.append(
+            f"the driver rejects the firmware ({'; '.join(verdict.firmware.why)})"
+            + (f"; fix: {verdict.fix}" if verdict.fix else "")
+        )
+    if not reasons:
+        return None
+    return (
+        f"warning: this host cannot run {recipe} as it is: {'; '.join(reasons)} (building "
+        "anyway: the packages may be for another machine; `doit compat` says more)"
+    )
