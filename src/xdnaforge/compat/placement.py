@@ -67,6 +67,15 @@ def host_drivers(host: HostCompat, upstream: dict[str, Any]) -> list[str]:
     return [str(g["id"]) for g in (inside if len(inside) == 1 else same)]
 
 
+def _why_outside(kernel_range: KernelRange, release: str | None) -> str:
+    """Why a host outside a range runs that range's driver: older (a vendor backport) or
+    newer (the driver did not change)."""
+    lower = tuple((op, bound) for op, bound in kernel_range.constraints if op in (">=", ">"))
+    if release and lower and not KernelRange(text="", constraints=lower).contains(release):
+        return "a backport"
+    return "the same driver on a later release"
+
+
 def place(
     cells: Sequence[Cell],
     by_release: Sequence[Cell],
@@ -102,7 +111,7 @@ def place(
         common = sorted(set(running) & set(carried))
         driver = f"its amdxdna reports DRM {host.drm_version} ({' or '.join(running)})"
         if common:
-            backport = "" if in_range else ", a backport"
+            backport = "" if in_range else f", {_why_outside(cell.kernel, host.kernel)}"
             why = f"by driver: {driver}{backport}, which Linux {cell.kernel.text} carries" + (
                 "" if in_range else f" (kernel {host.kernel} is outside that range)"
             )

@@ -104,3 +104,12 @@ def test_an_unknown_or_out_of_tree_driver_leaves_the_release_to_decide() -> None
         inside, moved = host_cells(CELLS, host, compat)
         assert "ubuntu26-npu4" in {c.name for c in inside}
         assert moved == {}
+
+
+def test_a_later_release_with_the_cells_driver_is_not_called_a_backport() -> None:
+    # a 7.1 release still reporting 0.7.0 (a distro that held the driver back)
+    host = ubuntu("7.1.2-3-generic")
+    held = dataclasses.replace(SEED, kernel=host.kernel)
+    inside, moved = host_cells(CELLS, host, held)
+    assert "ubuntu26-npu4" in {c.name for c in inside}
+    assert "the same driver on a later release" in moved["ubuntu26-npu4"]
