@@ -241,18 +241,5 @@ def parse_facts(document: yamlfile.Document) -> HostCompat:
 
 
 def load_facts(path: Path, source: str | None = None) -> HostCompat:
-    try:
-        document = yamlfile.load(path, source)
-    except OSError as error:
-        raise ConfigError(
-            [
-                Problem(
-                    source=str(path),
-                    line=1,
-                    column=1,
-                    key_path="",
-                    message=f"cannot read the facts file: {error.strerror}",
-                )
-            ]
-        ) from None
-    return parse_facts(document)
+    """A facts file; one that cannot be read is a ConfigError from yamlfile, like any input."""
+    return parse_facts(yamlfile.load(path, source))
