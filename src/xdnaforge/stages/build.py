@@ -288,28 +288,28 @@ def build_step(project: Project, plan: Plan, space: Workspace, step: BuildStep) 
         contain=contain,
         wrapper=wrapper,
     )
+
+    def keep_attempts() -> str:
+        """After a failed or interrupted attempt: remember its attempts, and whether cmake
+        configured (the rerun then resumes without reconfiguring); the attempt's log text."""
+        text = Path(attempts[-1]["log"]).read_text(errors="replace")
+        state[stage.name] = {
+            "fingerprint": stage.fingerprint,
+            "configured": bool(same and previous.get("configured")) or CONFIGURED_MARK in text,
+            "attempts": attempts,
+        }
+        _save_state(space, state)
+        return text
+
     try:
         try:
             text = run([*argv, *extra])
         except Interrupted:
-            # configured before the interruption: the rerun resumes without reconfiguring
-            text = Path(attempts[-1]["log"]).read_text(errors="replace")
-            state[stage.name] = {
-                "fingerprint": stage.fingerprint,
-                "configured": bool(same and previous.get("configured")) or CONFIGURED_MARK in text,
-                "attempts": attempts,
-            }
-            _save_state(space, state)
+            keep_attempts()
             progress.done("interrupted")
             raise
         except CommandFailed:
-            text = Path(attempts[-1]["log"]).read_text(errors="replace")
-            state[stage.name] = {
-                "fingerprint": stage.fingerprint,
-                "configured": bool(same and previous.get("configured")) or CONFIGURED_MARK in text,
-                "attempts": attempts,
-            }
-            _save_state(space, state)
+            text = keep_attempts()
             summary = parse_ctest(text)
             if summary is None or not summary.failed:
                 raise
