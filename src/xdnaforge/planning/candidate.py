@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from xdnaforge.planning.buildscript import parse_options, unknown_options
+from xdnaforge.tools.git import Gitlink
 
 # Debian-family names upstream's xrtdeps.sh still uses that current Ubuntu and Debian
 # releases renamed (the recipes list the new names)
@@ -112,17 +113,6 @@ def xrt_line(describe: str | None, version: str | None) -> str | None:
 
 
 # --- what an upstream tree says -----------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Gitlink:
-    """One submodule of the tree: its full path, where it comes from, the recorded commit."""
-
-    path: str  # xrt, xrt/src/runtime_src/core/common/aiebu
-    url: str
-    commit: str
-    available: bool  # some mirror (or the object cache) holds the commit
-    fetched_from: str
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -18,6 +18,7 @@ from xdnaforge.errors import StageFailed
 from xdnaforge.process.run import CommandFailed
 from xdnaforge.sources.trees import Node, blob_at, ensure_commit, fetch_refs, join, source_for
 from xdnaforge.tools.git import (
+    Gitlink,
     cache_name,
     git,
     is_local,
@@ -25,17 +26,6 @@ from xdnaforge.tools.git import (
     parse_gitmodules,
     resolve_url,
 )
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Link:
-    """One submodule of a tree: its full path, where it comes from, the recorded commit."""
-
-    path: str
-    url: str
-    commit: str
-    available: bool  # some mirror (or the object cache) holds the commit
-    fetched_from: str
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -142,10 +132,10 @@ def read_file(cache: Path, commit: str, path: str) -> str | None:
     return blob_at(cache, commit, path)
 
 
-def walk(site: Site, url: str, commit: str, cache: Path, log: Path) -> list[Link]:
+def walk(site: Site, url: str, commit: str, cache: Path, log: Path) -> list[Gitlink]:
     """Every gitlink below `commit`, breadth first; one no mirror holds is recorded as
     unavailable and not descended into."""
-    links: list[Link] = []
+    links: list[Gitlink] = []
     queue: deque[tuple[str, str, str, Path]] = deque([(".", url, commit, cache)])
     while queue:
         path, node_url, node_commit, node_cache = queue.popleft()
@@ -180,7 +170,7 @@ def walk(site: Site, url: str, commit: str, cache: Path, log: Path) -> list[Link
             except StageFailed:
                 available = False
             links.append(
-                Link(
+                Gitlink(
                     path=child.path,
                     url=child_url,
                     commit=link,

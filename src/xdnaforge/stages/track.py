@@ -30,7 +30,6 @@ from xdnaforge.environments.proof_sandbox import HOST, Sandbox
 from xdnaforge.errors import ConfigError, StageFailed, UsageError
 from xdnaforge.host import HostFacts, npu_generation
 from xdnaforge.planning.candidate import (
-    Gitlink,
     Provenance,
     TreeFacts,
     apt_installs,
@@ -51,7 +50,7 @@ from xdnaforge.sources import lines
 from xdnaforge.state.lockfile import build_dir_lock
 from xdnaforge.state.paths import Workspace
 from xdnaforge.state.records import read_record, write_atomic, write_record
-from xdnaforge.tools.git import cache_name, normalize_url
+from xdnaforge.tools.git import Gitlink, cache_name, normalize_url
 
 XRTDEPS = "src/runtime_src/tools/scripts/xrtdeps.sh"
 DRIVER_DEPS = "tools/amdxdna_deps.sh"
@@ -89,16 +88,7 @@ def tree_facts(
 ) -> TreeFacts:
     """What the tree at `commit` says: gitlinks, XRT version, dependency lists, firmware,
     the options each of `recipe`'s build steps' scripts accepts."""
-    links = tuple(
-        Gitlink(
-            path=link.path,
-            url=link.url,
-            commit=link.commit,
-            available=link.available,
-            fetched_from=link.fetched_from,
-        )
-        for link in lines.walk(site, url, commit, cache, log)
-    )
+    links = tuple(lines.walk(site, url, commit, cache, log))
     caches = {".": cache} | {g.path: site.cache_dir / cache_name(g.url) for g in links}
     commits = {".": commit} | {g.path: g.commit for g in links}
     available = {"."} | {g.path for g in links if g.available}

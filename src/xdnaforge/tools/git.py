@@ -77,6 +77,17 @@ def parse_gitmodules(text: str) -> list[SubmoduleEntry]:
     return entries
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Gitlink:
+    """One submodule of a tree: its full path, where it comes from, the recorded commit."""
+
+    path: str  # xrt, xrt/src/runtime_src/core/common/aiebu
+    url: str
+    commit: str
+    available: bool  # some mirror (or the object cache) holds the commit
+    fetched_from: str
+
+
 def parse_gitlinks(ls_tree: str) -> dict[str, str]:
     """`git ls-tree -r <commit>` output -> {path: commit} for submodule entries (mode 160000)."""
     links = {}

@@ -7,7 +7,6 @@ from typing import Any
 
 from xdnaforge.planning.candidate import (
     Changes,
-    Gitlink,
     Provenance,
     TreeFacts,
     apt_installs,
@@ -21,6 +20,7 @@ from xdnaforge.planning.candidate import (
     xrt_line,
     xrt_version,
 )
+from xdnaforge.tools.git import Gitlink
 
 # the shape of XRT's xrtdeps.sh: several distros' lists, the Debian one with conditions
 XRTDEPS = """#!/bin/bash
