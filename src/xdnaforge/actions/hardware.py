@@ -153,13 +153,10 @@ def kernel_check(project: Project, kernel: str) -> None:
 
 def _compat_summary(project: Project, host: HostFacts) -> None:
     """The compat verdict of the live host, for doctor (it never decides doctor's exit)."""
-    from xdnaforge.compat import facts, observe, render, resolver
+    from xdnaforge.compat import render
+    from xdnaforge.compat.here import verdict_here
 
-    verdict = resolver.resolve(
-        observe.observe(project.site.sysroot, host=host),
-        facts.load_upstream(),
-        project.recipes_supported_first(),
-    )
+    verdict = verdict_here(project.site.sysroot, host, project.recipes_supported_first())
     print(render.format_verdict(verdict))
 
 

@@ -35,6 +35,7 @@ from xdnaforge.state.records import RECORDS, mark_interrupted, read_record
 
 # the stages' modules are imported when a command runs them (see actions/lazy.py)
 if TYPE_CHECKING:
+    from xdnaforge.compat.resolver import Verdict
     from xdnaforge.install import packages as install_module
     from xdnaforge.stages import audit as stage_audit
     from xdnaforge.stages import build as stage_build
@@ -342,22 +343,23 @@ def check(project: Project) -> None:
 def _compat_line(target: Target) -> str:
     """Whether the host this runs on can run the recipe: said up front, never blocking (the
     build may be meant for another machine)."""
-    from xdnaforge.compat import facts, observe, render, resolver
+    from xdnaforge.compat import render
 
-    recipe = target.plan.recipe
-    host = observe.observe(target.project.site.sysroot, host=target.host)
-    verdict = resolver.resolve(host, facts.load_upstream(), [recipe])
-    return render.plan_line(verdict, recipe.name)
+    return render.plan_line(_verdict(target), target.name)
 
 
 def _compat_warning(target: Target) -> str | None:
     """The warning `doit build` prints when the host it runs on cannot run the recipe."""
-    from xdnaforge.compat import facts, observe, render, resolver
+    from xdnaforge.compat import render
 
-    recipe = target.plan.recipe
-    host = observe.observe(target.project.site.sysroot, host=target.host)
-    verdict = resolver.resolve(host, facts.load_upstream(), [recipe])
-    return render.build_warning(verdict, recipe.name)
+    return render.build_warning(_verdict(target), target.name)
+
+
+def _verdict(target: Target) -> Verdict:
+    """The compat verdict of the host this runs on, for the target's recipe."""
+    from xdnaforge.compat.here import verdict_here
+
+    return verdict_here(target.project.site.sysroot, target.host, [target.plan.recipe])
 
 
 @guarded

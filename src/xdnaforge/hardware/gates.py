@@ -16,10 +16,9 @@ import stat
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from xdnaforge.compat.facts import load_upstream
+from xdnaforge.compat.here import verdict_here
 from xdnaforge.compat.observe import observe
 from xdnaforge.compat.placement import host_cells
-from xdnaforge.compat.resolver import resolve
 from xdnaforge.diagnosis.classify import diagnose
 from xdnaforge.diagnosis.knowledge import by_code
 from xdnaforge.errors import ToolNotFound
@@ -207,11 +206,7 @@ def _contract(context: Context, gate: Gate, log: str) -> str:
     resolver), as evidence; why it does not hold ("" when it holds or is unknown). A contract
     that does not hold fails the device gate without blocking the gates after it: they observe
     what it predicts (a known-broken cell is judged by where it really breaks)."""
-    verdict = resolve(
-        observe(context.sysroot, kernel_log=log, host=context.facts),
-        load_upstream(),
-        [context.plan.recipe],
-    )
+    verdict = verdict_here(context.sysroot, context.facts, [context.plan.recipe], log)
     fits = verdict.recipes[context.plan.recipe.name]
     state = {True: "holds", False: "does NOT hold", None: "unknown"}[fits.ok]
     gate.evidence.append(

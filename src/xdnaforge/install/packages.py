@@ -14,9 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from xdnaforge.compat.facts import load_upstream
-from xdnaforge.compat.observe import observe
-from xdnaforge.compat.resolver import resolve
+from xdnaforge.compat.here import verdict_here
 from xdnaforge.config.project import Project
 from xdnaforge.config.recipe import Recipe
 from xdnaforge.debs.debfile import DebError, read_deb
@@ -143,7 +141,7 @@ def preflight(
     checks.append(memlock(limits, plan.recipe.validation.memlock_min_kib))
     found = [c for c in checks if c is not None]
     if root == Path("/"):
-        verdict = resolve(observe(sysroot, host=plan.host), load_upstream(), [plan.recipe])
+        verdict = verdict_here(sysroot, plan.host, [plan.recipe])
         found.extend(compat_warnings(verdict, plan.recipe.name))
     return found
 

@@ -7,9 +7,7 @@ import json
 from typing import Any
 
 from xdnaforge import __version__
-from xdnaforge.compat.facts import load_upstream
-from xdnaforge.compat.observe import observe
-from xdnaforge.compat.resolver import resolve
+from xdnaforge.compat.here import verdict_here
 from xdnaforge.config.project import Project
 from xdnaforge.planning.plan import Plan
 from xdnaforge.report.build_report import build_model, render_markdown
@@ -40,8 +38,7 @@ def write_report(target: str, space: Workspace) -> str:
 def record_host_compat(project: Project, plan: Plan, space: Workspace) -> None:
     """hostcompat.json: the compat verdict, for this recipe, of the host the report is made
     on (its driver, the firmware on its disk); a report made elsewhere says that host's."""
-    host = observe(project.site.sysroot, host=plan.host)
-    verdict = resolve(host, load_upstream(), [plan.recipe]).as_record()
+    verdict = verdict_here(project.site.sysroot, plan.host, [plan.recipe]).as_record()
     write_record(
         space.record("hostcompat"),
         "hostcompat",
