@@ -7,6 +7,11 @@ from xdnaforge.compat.resolver import Finding, Verdict
 _STATE = {True: "yes", False: "NO", None: "unknown"}
 
 
+def word(ok: bool | None) -> str:
+    """A judged thing in one word, as every compat line says it: yes, NO, unknown."""
+    return _STATE[ok]
+
+
 def _finding(name: str, finding: Finding, word: str) -> list[str]:
     lines = [f"  {name}: {word} {_STATE[finding.ok]}"]
     lines.extend(f"      {why}" for why in finding.why)

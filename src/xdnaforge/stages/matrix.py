@@ -15,7 +15,7 @@ from typing import Any
 
 from xdnaforge.compat.facts import HostCompat, load_upstream
 from xdnaforge.compat.placement import host_cells
-from xdnaforge.compat.render import firmware_line
+from xdnaforge.compat.render import firmware_line, word
 from xdnaforge.compat.resolver import Verdict as CompatVerdict
 from xdnaforge.compat.resolver import resolve
 from xdnaforge.config.matrix import Cell
@@ -277,8 +277,9 @@ def _judged(row: Row, verdict: CompatVerdict | None, placement: str) -> Row:
     finding = verdict.recipes.get(row.recipe) if verdict is not None else None
     if finding is None:
         return dataclasses.replace(row, placement=placement)
-    word = {True: "yes", False: "NO", None: "unknown"}[finding.ok]
-    return dataclasses.replace(row, compat=word, compat_why=finding.why, placement=placement)
+    return dataclasses.replace(
+        row, compat=word(finding.ok), compat_why=finding.why, placement=placement
+    )
 
 
 def run_matrix(
