@@ -35,6 +35,7 @@ TOOL_PACKAGES = {
     "git": "git",
     "gpg": "gnupg",
     "lava_common": "lava-common",  # a Python package (Debian's), not a program
+    "Python.h": "python3-dev",  # the running interpreter's C headers, not a program
     "xz": "xz-utils",
 }
 

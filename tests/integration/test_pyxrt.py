@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import require_tool
+from tests.conftest import missing_tool, require_tool
 from tests.fakes.fixture import FakeTools
 from tests.integration.conftest import Outcome, run_doit
 from tests.integration.npu import PYXRT, installed_xrt, npu_host, replay
@@ -58,8 +58,9 @@ def host(project_dir: Path) -> Path:
 
 
 def python_headers() -> None:
-    if not (Path(sysconfig.get_paths()["include"]) / "Python.h").is_file():
-        pytest.skip(f"needs Python.h for {sys.executable} (python3-dev)")
+    include = Path(sysconfig.get_paths()["include"])
+    if not (include / "Python.h").is_file():
+        missing_tool("Python.h", f"which {sys.executable} does not have in {include}")
 
 
 def make_venv(where: Path) -> Path:
