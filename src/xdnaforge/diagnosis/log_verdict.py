@@ -42,7 +42,7 @@ JOURNAL_MIN_BYTES = 16 * 1024 * 1024
 _SNIFF_LINES = 2000
 _BLOCK = 4 * 1024 * 1024
 # what a journal line must contain for doctor to read it (case as the stack prints it)
-JOURNAL_ANCHORS = (b"xdna", b"NPU", b"+0x")
+JOURNAL_ANCHORS = (b"xdna", b"XDNA", b"NPU", b"+0x")
 _SAMPLE = 256 * 1024  # of the first block: how often each byte of an anchor occurs
 # a pivot is worth it when it is rarer than one byte in _PIVOT_RATE (looking at one costs
 # about what bytes.find spends on 700 bytes); a pivot that common in a block: bytes.find

@@ -103,6 +103,19 @@ def test_a_kernel_report_in_a_journal_is_found_by_its_frames(tmp_path: Path) -> 
     assert verdict.diagnoses[0].code == "kernel-warning"
 
 
+def test_the_shims_ioctl_failure_in_a_journal_is_found(tmp_path: Path) -> None:
+    # FastFlowLM as a service logs to the journal; the shim's ioctl names say XDNA, not xdna
+    # (c010: https://github.com/hpenedones/fastflowlm-docker/issues/5)
+    case = next(c for c in load_corpus(CORPUS) if c.ident == "c010")
+    failed = next(line for line in case.text.splitlines() if "DRM_IOCTL_AMDXDNA" in line)
+    path = tmp_path / "journal.log"
+    journal(path, [f"flm[4242]: {failed}"], ordinary=2000)
+    verdict = scan_file(path, journal_min_bytes=1)
+    assert verdict.status == FAILURE
+    assert verdict.diagnoses[0].family == "hwctx"
+    assert "EINVAL" in verdict.diagnoses[0].errno
+
+
 def test_a_small_or_unprefixed_file_is_read_line_by_line(tmp_path: Path) -> None:
     pasted = tmp_path / "pasted.log"
     pasted.write_text(next(CORPUS.glob("c015-*")).read_text().split("\n---\n", 1)[1] * 2000)
