@@ -4,6 +4,7 @@ only, found by a block search; the verdict is the one of those lines read one by
 from __future__ import annotations
 
 import random
+import threading
 from pathlib import Path
 
 from tests.conftest import REPO
@@ -165,7 +166,7 @@ def test_npu_lines_spread_among_noise_give_the_findings_of_the_npu_lines_alone(
 
 def test_an_anchor_byte_that_turns_common_does_not_hide_a_line(tmp_path: Path) -> None:
     # the first block has no "P" or "+", so they are searched through memchr; later blocks
-    # are full of them (hex dumps, "PCI", "+"), which switches those blocks to bytes.find
+    # are full of them (hex dumps, "PCI", "+"), which switches those blocks to the regex
     path = tmp_path / "journal.log"
     quiet = [f"kernel: usb 1-{n}: new device" for n in range(3000)]
     busy = [f"kernel: PCI PPPP +{n:x} P+P+P+ 0x{n:x}" for n in range(3000)]
@@ -182,3 +183,28 @@ def test_an_anchor_byte_that_turns_common_does_not_hide_a_line(tmp_path: Path) -
     verdict = scan_file(path, journal_min_bytes=1, block_size=64 * 1024)
     assert _shown(verdict) == _shown(_scan(expected))
     assert [d.line for d in verdict.diagnoses] == [d.line for d in _scan(expected).diagnoses]
+
+
+def test_a_line_longer_than_a_block_is_searched_a_block_at_a_time(tmp_path: Path) -> None:
+    # a hostile file: journal lines, then 200 KB without a line end around an NPU message;
+    # it is searched in pieces of a block, never gathered whole
+    path = tmp_path / "journal.log"
+    lines = journal(path, [], ordinary=200)
+    message = "kernel: amdxdna 0000:c5:00.1: aie2_init: Enable PASID failed, ret -95"
+    with path.open("a") as out:
+        out.write("Nov 30 11:00:00 npuhost " + "z" * 100_000 + message + "z" * 100_000)
+    found = list(journal_lines(path, block_size=4096))
+    assert [number for number, _ in found] == [len(lines)] * len(found)
+    assert any(message in text for _, text in found)
+    assert max(len(text) for _, text in found) <= 2 * 4096
+
+
+def test_leaving_a_journal_early_stops_its_reading_thread(tmp_path: Path) -> None:
+    path = tmp_path / "journal.log"
+    journal(path, kernel_lines("c036") * 20, ordinary=3000)
+    before = threading.active_count()
+    lines = journal_lines(path, block_size=4096)
+    next(lines)
+    assert threading.active_count() == before + 1  # the next block is being read
+    lines.close()
+    assert threading.active_count() == before
