@@ -24,6 +24,7 @@ from importlib import resources
 from xdnaforge.diagnosis.build_log import provider
 from xdnaforge.diagnosis.errnos import NAMES, decode
 from xdnaforge.diagnosis.ioctls import describe_ioctl
+from xdnaforge.diagnosis.signature import Signature, compile_signature
 from xdnaforge.errors import ConfigError
 from xdnaforge.schema import Reader
 from xdnaforge.yamlfile import parse
@@ -70,7 +71,7 @@ class Entry:
     code: str
     severity: str
     title: str
-    signatures: tuple[re.Pattern[str], ...]
+    signatures: tuple[Signature, ...]
     cause: str
     fix: str
     references: tuple[str, ...]
@@ -165,7 +166,7 @@ def parse_base(text: str, source: str) -> tuple[tuple[Entry, ...], tuple[Family,
         patterns = []
         for number, signature in enumerate(reader.strings(entry, "signatures", path)):
             try:
-                patterns.append(re.compile(signature))
+                patterns.append(compile_signature(signature))
             except re.error as error:
                 reader.problem((*path, "signatures", number), f"bad regular expression: {error}")
         if code in codes:

@@ -1,0 +1,75 @@
+"""A signature's required text: a line without it is passed without running the regex, so
+the text must be in every match (on the shipped knowledge and every real log line)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.conftest import REPO
+from xdnaforge.diagnosis.evaluate import load_corpus
+from xdnaforge.diagnosis.knowledge import load_knowledge
+from xdnaforge.diagnosis.signature import compile_signature, required_literal
+
+
+@pytest.mark.parametrize(
+    ("regex", "literal"),
+    [
+        (
+            r"Incompatible firmware protocol major \d+ minor \d+",
+            "Incompatible firmware protocol major ",
+        ),
+        (r"mmap\(.*\) failed \(err=-11\): Resource", ") failed (err=-11): Resource"),
+        (r"No archive (found|provided), skipping test", ", skipping test"),  # group skipped
+        (r"^\s*0 devices found", "0 devices found"),
+        (r"[Pp]ermission denied", "ermission denied"),  # the class is not plain text
+        (r"Command bo size 0x[0-9a-f]+ too large", "Command bo size 0x"),
+        (r"colour? of", "colou"),  # the "r" may be missing: "colou" and " of" are the runs
+        (r"x{2,3}yz", "yz"),
+        (r"ab+c", "ab"),  # "b" at least once: "ab" is always there, "c" may follow many b
+        (r"abc|abd", ""),  # alternation at the top: no text is in every match
+        (r"(?i)invalid mbox magic", ""),  # inline flags: the case may differ
+        (r"err(?i:or) here", ""),
+        (r"(?P<header>[\w/]+\.h): No such file", ": No such file"),
+        (r"a[]b]cdef", "cdef"),  # a class whose first member is "]"
+        (r"\bfoo\b bar", " bar"),
+    ],
+)
+def test_the_required_text_is_the_longest_plain_run(regex: str, literal: str) -> None:
+    assert required_literal(regex) == literal
+
+
+def test_a_line_without_the_text_is_passed_and_one_with_it_is_searched() -> None:
+    found = compile_signature(r"Invalid mbox magic 0x[0-9a-f]+")
+    assert found.search("amdxdna: Invalid mbox magic 0xdead") is not None
+    assert found.search("amdxdna: Invalid mbox") is None
+    with pytest.raises(re.error):
+        compile_signature("(")
+
+
+def _real_lines() -> list[str]:
+    lines = [
+        line
+        for path in sorted((REPO / "tests/fixtures/field").glob("*/input.txt"))
+        for line in path.read_text(encoding="utf-8").splitlines()
+    ]
+    lines += [
+        line
+        for case in load_corpus(REPO / "tests/fixtures/corpus")
+        for line in case.text.splitlines()
+    ]
+    return lines
+
+
+def test_every_shipped_signature_keeps_every_real_match() -> None:
+    lines = _real_lines()
+    with_text = 0
+    for entry in load_knowledge():
+        for found in entry.signatures:
+            with_text += bool(found.literal)
+            for line in lines:
+                if found.pattern.search(line):
+                    assert found.literal in line, (entry.code, found.pattern.pattern, line)
+                    assert found.search(line) is not None
+    assert with_text >= 100  # most signatures are passed by a substring test
