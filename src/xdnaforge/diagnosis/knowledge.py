@@ -19,7 +19,7 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
-from importlib import resources
+from pathlib import Path
 
 from xdnaforge.diagnosis.build_log import provider
 from xdnaforge.diagnosis.errnos import NAMES, decode
@@ -29,6 +29,7 @@ from xdnaforge.errors import ConfigError
 from xdnaforge.schema import Reader
 from xdnaforge.yamlfile import parse
 
+DATA_DIR = Path(__file__).resolve().parent / "data"  # shipped in the package
 SEVERITIES = ("error", "warning", "info")
 # lines that say something failed: a line like this that nothing explains is an unknown
 # failure, and a log with one is never called healthy
@@ -213,7 +214,7 @@ def parse_base(text: str, source: str) -> tuple[tuple[Entry, ...], tuple[Family,
 
 
 def _text() -> str:
-    return resources.files("xdnaforge.diagnosis").joinpath("data/knowledge.yaml").read_text("utf-8")
+    return DATA_DIR.joinpath("knowledge.yaml").read_text("utf-8")
 
 
 @functools.cache

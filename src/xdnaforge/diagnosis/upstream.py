@@ -11,8 +11,9 @@ import functools
 import json
 import re
 from dataclasses import dataclass
-from importlib import resources
+from pathlib import Path
 
+DATA_FILE = Path(__file__).resolve().parent / "data" / "upstream_messages.json"
 _PREFIX_RE = re.compile(r"\b([A-Za-z_]\w+): ")
 _WORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9_ .,'()/-]{5,}")
 
@@ -107,5 +108,4 @@ def parse_catalogue(text: str) -> Catalogue:
 
 @functools.cache
 def catalogue() -> Catalogue:
-    path = resources.files("xdnaforge.diagnosis").joinpath("data/upstream_messages.json")
-    return parse_catalogue(path.read_text("utf-8"))
+    return parse_catalogue(DATA_FILE.read_text("utf-8"))
