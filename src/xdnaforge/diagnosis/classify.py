@@ -20,12 +20,12 @@ from dataclasses import dataclass
 from xdnaforge.diagnosis.errnos import NOT_FAILURES, decode
 from xdnaforge.diagnosis.knowledge import (
     ANNOTATION,
-    FAILURE_RE,
     NPU_RE,
     Diagnosis,
     Entry,
     load_families,
     load_knowledge,
+    looks_failed,
     make_diagnosis,
 )
 from xdnaforge.diagnosis.upstream import Message, catalogue
@@ -79,6 +79,13 @@ class Classifier:
         # for lines that do not name the NPU stack: only families that are not NPU-only
         npu_only = {f.id for f in families if f.npu_only}
         self.generic_anywhere = tuple(e for e in self.generic if e.family not in npu_only)
+        # every specific signature as (its plain text, its search, its entry), in entry
+        # order: one comprehension per line instead of a generator per entry
+        self._signatures = tuple(
+            (found.literal, found.pattern.search, index)
+            for index, entry in enumerate(self.specific)
+            for found in entry.signatures
+        )
         self._cache: dict[str, LineClass] = {}
 
     def classify(self, line: str) -> LineClass:
@@ -94,8 +101,9 @@ class Classifier:
         return found
 
     def _classify(self, line: str) -> LineClass:
-        specific = tuple(e for e in self.specific if any(p.search(line) for p in e.signatures))
-        failure = FAILURE_RE.search(line) is not None
+        matched = [at for text, search, at in self._signatures if text in line and search(line)]
+        specific = tuple(self.specific[at] for at in dict.fromkeys(matched))
+        failure = looks_failed(line)
         located = catalogue().locate(line) if failure or _driver_line(line) else None
         driver_problem = located is not None and located.component == "amdxdna"
         if located is not None and located.level == "error" and driver_problem:

@@ -24,7 +24,7 @@ from pathlib import Path
 from xdnaforge.diagnosis.build_log import provider
 from xdnaforge.diagnosis.errnos import NAMES, decode
 from xdnaforge.diagnosis.ioctls import describe_ioctl
-from xdnaforge.diagnosis.signature import Signature, compile_signature
+from xdnaforge.diagnosis.signature import Signature, alternation, compile_signature
 from xdnaforge.errors import ConfigError
 from xdnaforge.schema import Reader
 from xdnaforge.yamlfile import parse
@@ -51,6 +51,8 @@ FAILURE_RE = re.compile(
         )
     )
 )
+# FAILURE_RE's search as a test, each branch tried only on lines that contain its words
+looks_failed = alternation(FAILURE_RE).found
 # a line that names the NPU stack (driver, firmware, XRT, its tools, FastFlowLM)
 NPU_RE = re.compile(
     r"(?i)amdxdna|amdnpu|xdna|\bnpu|xrt|/dev/accel|\bert_|hwctx|\baie2?_|\[error\]|hclock|npuclk"
@@ -291,7 +293,7 @@ def make_diagnosis(
 
 
 def is_failure_line(line: str) -> bool:
-    return not line.startswith(ANNOTATION) and FAILURE_RE.search(line) is not None
+    return not line.startswith(ANNOTATION) and looks_failed(line)
 
 
 def unexplained_failures(text: str, diagnoses: list[Diagnosis]) -> list[str]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import contextlib
 import re
 
-from xdnaforge.diagnosis.knowledge import ANNOTATION, FAILURE_RE
+from xdnaforge.diagnosis.knowledge import ANNOTATION, looks_failed
 from xdnaforge.tools.xrt_smi import (
     Validation,
     parse_examine_text,
@@ -80,7 +80,7 @@ class ProbeWatch:
         name = device.group(1)
         if _DEFERRED_RE.search(message):
             self._deferred.add(name)
-        elif name in self._deferred and not FAILURE_RE.search(message) and self.retried is None:
+        elif name in self._deferred and not looks_failed(message) and self.retried is None:
             self.retried = (
                 f"amdxdna probe of {name} deferred (EPROBE_DEFER), then retried and carried on"
             )

@@ -12,6 +12,7 @@ alternation or inline flags (then the regex always runs).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 _SPECIAL = frozenset(".^$*+?{}[]|()\\")
@@ -121,3 +122,55 @@ def _after_group(regex: str, index: int) -> int:
                 return index + 1
         index += 1
     return index
+
+
+@dataclass(frozen=True, slots=True)
+class Alternation:
+    """A regex of many branches, as a test of a line: a branch with plain text is tried
+    only on lines that contain it, the branches without as one regex. The same answer as
+    the whole regex's search, without trying every branch at every position of a line."""
+
+    guarded: tuple[tuple[str, Callable[[str], re.Match[str] | None]], ...]
+    rest: Callable[[str], re.Match[str] | None] | None
+
+    def found(self, line: str) -> bool:
+        if self.rest is not None and self.rest(line):
+            return True
+        return any(text in line and search(line) for text, search in self.guarded)
+
+
+def alternation(pattern: re.Pattern[str]) -> Alternation:
+    """`pattern` (no flags) split at its top-level `|`."""
+    if pattern.flags & ~re.UNICODE:
+        return Alternation((), pattern.search)
+    guarded, rest = [], []
+    for branch in branches(pattern.pattern):
+        text = required_literal(branch)
+        if text:
+            guarded.append((text, re.compile(branch).search))
+        else:
+            rest.append(branch)
+    together = re.compile("|".join(rest)).search if rest else None
+    return Alternation(tuple(guarded), together)
+
+
+def branches(regex: str) -> list[str]:
+    """The branches of `regex`'s top-level alternation (one when it has none)."""
+    found = []
+    start = index = 0
+    while index < len(regex):
+        char = regex[index]
+        if char == "\\":
+            index += 2
+        elif char == "(":
+            index = _after_group(regex, index)
+        elif char == "[":
+            index = _after_class(regex, index)
+        elif char == "|":
+            found.append(regex[start:index])
+            index += 1
+            start = index
+        else:
+            index += 1
+    found.append(regex[start:])
+    return found

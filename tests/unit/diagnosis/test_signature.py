@@ -9,8 +9,13 @@ import pytest
 
 from tests.conftest import REPO
 from xdnaforge.diagnosis.evaluate import load_corpus
-from xdnaforge.diagnosis.knowledge import load_knowledge
-from xdnaforge.diagnosis.signature import compile_signature, required_literal
+from xdnaforge.diagnosis.knowledge import FAILURE_RE, load_knowledge, looks_failed
+from xdnaforge.diagnosis.signature import (
+    alternation,
+    branches,
+    compile_signature,
+    required_literal,
+)
 
 
 @pytest.mark.parametrize(
@@ -73,3 +78,29 @@ def test_every_shipped_signature_keeps_every_real_match() -> None:
                     assert found.literal in line, (entry.code, found.pattern.pattern, line)
                     assert found.search(line) is not None
     assert with_text >= 100  # most signatures are passed by a substring test
+
+
+def test_branches_are_split_at_the_top_level_only() -> None:
+    assert branches(r"a|b(c|d)|[|]e|\|f") == ["a", "b(c|d)", "[|]e", "\\|f"]
+    assert branches("abc") == ["abc"]
+
+
+def test_an_alternation_answers_as_its_regex_on_every_real_line() -> None:
+    lines = [
+        *_real_lines(),
+        "amdxdna 0000:c5:00.1: aie2_init: Enable PASID failed, ret -95",
+        "Build FAILED.",  # only the case-insensitive branch says it
+        "ok: nothing to see",
+        "WARNING: CPU: 3 PID: 1 at drivers/accel/amdxdna/aie2_pci.c:1 x+0x1/0x2",
+        "  what():  DRM_IOCTL_AMDXDNA_EXEC_CMD IOCTL failed (err=5)",
+    ]
+    split = alternation(FAILURE_RE)
+    assert len(split.guarded) >= 30  # most branches are passed by a substring test
+    failing = 0
+    for line in lines:
+        expected = FAILURE_RE.search(line) is not None
+        assert split.found(line) == looks_failed(line) == expected, line
+        failing += expected
+    assert 200 < failing < len(lines)
+    # flags on the whole regex: no split, the regex itself
+    assert alternation(re.compile("a|b", re.IGNORECASE)).guarded == ()
