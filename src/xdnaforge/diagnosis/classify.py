@@ -82,7 +82,7 @@ class Classifier:
         # every specific signature as (its plain text, its search, its entry), in entry
         # order: one comprehension per line instead of a generator per entry
         self._signatures = tuple(
-            (found.literal, found.pattern.search, index)
+            (found.literal, found.search, index)
             for index, entry in enumerate(self.specific)
             for found in entry.signatures
         )

@@ -30,6 +30,7 @@ from xdnaforge.schema import Reader
 from xdnaforge.yamlfile import parse
 
 DATA_DIR = Path(__file__).resolve().parent / "data"  # shipped in the package
+SHIPPED = "xdnaforge/diagnosis/data/knowledge.yaml"
 SEVERITIES = ("error", "warning", "info")
 # lines that say something failed: a line like this that nothing explains is an unknown
 # failure, and a log with one is never called healthy
@@ -144,8 +145,13 @@ def parse_knowledge(text: str, source: str) -> tuple[Entry, ...]:
     return parse_base(text, source)[0]
 
 
-def parse_base(text: str, source: str) -> tuple[tuple[Entry, ...], tuple[Family, ...]]:
-    """The entries and the families of one knowledge document, parsed once."""
+def parse_base(
+    text: str, source: str, *, check_regexes: bool = True
+) -> tuple[tuple[Entry, ...], tuple[Family, ...]]:
+    """The entries and the families of one knowledge document, parsed once.
+
+    `check_regexes`: compile every signature now; the shipped base (whose regexes the
+    suite compiles) leaves each to its first line with the signature's text."""
     document = parse(text, source)
     reader = Reader(document)
     top = reader.mapping(document.data, (), required=("schema", "entries"), optional=("families",))
@@ -169,7 +175,7 @@ def parse_base(text: str, source: str) -> tuple[tuple[Entry, ...], tuple[Family,
         patterns = []
         for number, signature in enumerate(reader.strings(entry, "signatures", path)):
             try:
-                patterns.append(compile_signature(signature))
+                patterns.append(compile_signature(signature, check=check_regexes))
             except re.error as error:
                 reader.problem((*path, "signatures", number), f"bad regular expression: {error}")
         if code in codes:
@@ -222,7 +228,7 @@ def _text() -> str:
 @functools.cache
 def _load_base() -> tuple[tuple[Entry, ...], tuple[Family, ...]]:
     # one parse for both: doctor's start-up is part of its time on a journal
-    return parse_base(_text(), "xdnaforge/diagnosis/data/knowledge.yaml")
+    return parse_base(_text(), SHIPPED, check_regexes=False)
 
 
 def load_knowledge() -> tuple[Entry, ...]:

@@ -232,7 +232,7 @@ def _line(block: bytes, start: int, end: int) -> str:
     return block[start : stop if stop != -1 else end].decode("utf-8", errors="replace")
 
 
-def journal_lines(path: Path, block_size: int = _BLOCK) -> Iterator[tuple[int, str]]:
+def journal_lines(path: Path, block_size: int = _BLOCK) -> Generator[tuple[int, str], None, None]:
     """(0-based line number, line) of the lines that contain a journal anchor, in order;
     the rest of the file is searched in blocks, never split into lines."""
     number = 0  # lines before the current block

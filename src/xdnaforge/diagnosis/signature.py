@@ -6,11 +6,13 @@ most signatures start with words of the message they name ("Invalid mbox magic",
 substring test, and the regex runs only on lines that contain them. The required text is
 read from the regex's own source: the longest run of plain characters outside groups,
 classes and quantified characters, and none at all where the regex has a top-level
-alternation or inline flags (then the regex always runs).
+alternation or inline flags (then the regex always runs). A regex is compiled when a
+line first contains its text.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -22,18 +24,30 @@ _FLAGS_RE = re.compile(r"\(\?[aiLmsux-]+[:)]")
 
 @dataclass(frozen=True, slots=True)
 class Signature:
-    pattern: re.Pattern[str]
+    regex: str
     literal: str  # in every match ("" when the regex's source does not tell)
+
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        """Compiled on first use: most signatures never meet a line with their text."""
+        return _compiled(self.regex)
 
     def search(self, line: str) -> re.Match[str] | None:
         if self.literal not in line:
             return None
-        return self.pattern.search(line)
+        return _compiled(self.regex).search(line)
 
 
-def compile_signature(regex: str) -> Signature:
-    """Raises re.error for a bad regex."""
-    return Signature(re.compile(regex), required_literal(regex))
+def compile_signature(regex: str, *, check: bool = True) -> Signature:
+    """Raises re.error for a bad regex (`check`: compiled now; else at its first use)."""
+    if check:
+        _compiled(regex)
+    return Signature(regex, required_literal(regex))
+
+
+@functools.cache
+def _compiled(regex: str) -> re.Pattern[str]:
+    return re.compile(regex)
 
 
 def required_literal(regex: str) -> str:

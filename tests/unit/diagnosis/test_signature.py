@@ -9,7 +9,14 @@ import pytest
 
 from tests.conftest import REPO
 from xdnaforge.diagnosis.evaluate import load_corpus
-from xdnaforge.diagnosis.knowledge import FAILURE_RE, load_knowledge, looks_failed
+from xdnaforge.diagnosis.knowledge import (
+    DATA_DIR,
+    FAILURE_RE,
+    SHIPPED,
+    load_knowledge,
+    looks_failed,
+    parse_base,
+)
 from xdnaforge.diagnosis.signature import (
     alternation,
     branches,
@@ -49,8 +56,16 @@ def test_a_line_without_the_text_is_passed_and_one_with_it_is_searched() -> None
     found = compile_signature(r"Invalid mbox magic 0x[0-9a-f]+")
     assert found.search("amdxdna: Invalid mbox magic 0xdead") is not None
     assert found.search("amdxdna: Invalid mbox") is None
+
+
+def test_the_shipped_regexes_compile_though_doctor_compiles_them_as_it_needs_them() -> None:
+    # load_knowledge leaves each regex to the first line with its text; checked here
+    text = (DATA_DIR / "knowledge.yaml").read_text(encoding="utf-8")
+    entries, _ = parse_base(text, SHIPPED, check_regexes=True)
+    assert [e.code for e in entries] == [e.code for e in load_knowledge()]
     with pytest.raises(re.error):
-        compile_signature("(")
+        compile_signature("(", check=True)
+    assert compile_signature("(", check=False).literal == ""  # the error waits for its use
 
 
 def _real_lines() -> list[str]:
