@@ -16,6 +16,10 @@ from pathlib import Path
 DATA_FILE = Path(__file__).resolve().parent / "data" / "upstream_messages.json"
 _PREFIX_RE = re.compile(r"\b([A-Za-z_]\w+): ")
 _WORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9_ .,'()/-]{5,}")
+# a printf conversion ("%d", "%llx", "%pe"): printed as something else, so never a piece
+_CONVERSION_RE = re.compile(
+    r"%p[A-Za-z]*|%[-+ #0]*[\d*]*(?:\.[\d*]+)?(?:hh|h|ll|l|z|j|t|L)?[a-zA-Z%]"
+)
 
 
 @functools.cache
@@ -51,20 +55,20 @@ class Message:
 class Catalogue:
     sources: tuple[dict[str, str], ...]
     messages: tuple[Message, ...]
-    by_function: dict[str, tuple[Message, ...]]
-    anchored: tuple[tuple[str, Message], ...]  # (longest literal piece, message)
+    # (longest literal piece of the template, lowercased, message): a line prints the piece
+    # of every message it could be, so a message's regex runs only on lines with it
+    by_function: dict[str, tuple[tuple[str, Message], ...]]
+    anchored: tuple[tuple[str, Message], ...]
 
     def locate(self, line: str) -> Message | None:
         """The upstream message `line` prints, errors before warnings; None if none."""
-        candidates: list[Message] = []
+        lowered = line.lower()
+        candidates: list[tuple[str, Message]] = []
         for name in _PREFIX_RE.findall(line):
             candidates.extend(self.by_function.get(name, ()))
-        found = [m for m in candidates if m.pattern.search(line)]
+        found = [m for piece, m in candidates if piece in lowered and m.pattern.search(line)]
         if not found:
-            lowered = line.lower()
-            found = [
-                m for anchor, m in self.anchored if anchor in lowered and m.pattern.search(line)
-            ]
+            found = [m for piece, m in self.anchored if piece in lowered and m.pattern.search(line)]
         if not found:
             return None
         # the most specific: the longest template, errors first
@@ -89,15 +93,15 @@ def parse_catalogue(text: str) -> Catalogue:
                 commits=tuple(item["commits"]),
             )
         )
-    by_function: dict[str, list[Message]] = {}
+    by_function: dict[str, list[tuple[str, Message]]] = {}
     anchored = []
     for message in messages:
-        if message.regex.startswith(re.escape(message.function) + ": ") and (message.function):
-            by_function.setdefault(message.function, []).append(message)
-            continue
-        pieces = _WORD_RE.findall(message.template.replace("%s", "\x00"))
-        if pieces:
-            anchored.append((max(pieces, key=len).strip().lower(), message))
+        pieces = _WORD_RE.findall(_CONVERSION_RE.sub("\x00", message.template))
+        piece = max(pieces, key=len).strip().lower() if pieces else ""
+        if message.function and message.regex.startswith(re.escape(message.function) + ": "):
+            by_function.setdefault(message.function, []).append((piece, message))
+        elif piece:
+            anchored.append((piece, message))
     return Catalogue(
         sources=tuple(data["sources"]),
         messages=tuple(messages),

@@ -145,6 +145,28 @@ def test_the_catalogue_records_the_commits_it_read() -> None:
 
 
 @pytest.mark.parametrize(
+    ("line", "template"),
+    [
+        # the template's longest piece is "failed, 0x", not "d failed, 0x" (the d of %d)
+        (
+            "amdxdna 0000:c6:00.1: [drm] *ERROR* aie2_smu_exec: smu cmd 4 failed, 0xff",
+            "smu cmd %d failed, 0x%x",
+        ),
+        # the shim's mmap error (corpus c060, field 043): its pieces sit between %p and %ld
+        (
+            "[xrt-smi] ERROR: mmap(addr=0x7f2dd0000000, len=67108864, prot=3, flags=8209, "
+            "offset=4294967296) failed (err=-11): Resource temporarily unavailable",
+            "mmap(addr=%p, len=%ld, prot=%d, flags=%d, offset=%ld) failed (err=%d)",
+        ),
+    ],
+)
+def test_a_line_is_located_past_its_templates_conversions(line: str, template: str) -> None:
+    message = catalogue().locate(line)
+    assert message is not None
+    assert message.template == template
+
+
+@pytest.mark.parametrize(
     ("line", "name"),
     [
         ("aie2_init: Enable PASID failed, ret -19", "ENODEV"),
