@@ -14,15 +14,15 @@ from __future__ import annotations
 
 import contextlib
 import re
+from typing import TYPE_CHECKING
 
 from xdnaforge.diagnosis.knowledge import ANNOTATION, looks_failed
-from xdnaforge.tools.xrt_smi import (
-    Validation,
-    parse_examine_text,
-    parse_flm_validate,
-    parse_validate_json,
-    parse_validate_text,
-)
+
+if TYPE_CHECKING:
+    from xdnaforge.tools.xrt_smi import Validation
+
+# xdnaforge.tools.xrt_smi (its parsers) is imported by the readers that parse tool output,
+# when a log has some: a journal has none, and its start-up is part of doctor's time there
 
 # FastFlowLM's floors (its `flm validate`: firmware major.minor >= 1.1, amdxdna DRM >= 0.6)
 FLM_FIRMWARE_FLOOR = (1, 1)
@@ -48,7 +48,12 @@ def _body(text: str) -> str:
 
 def findings(text: str) -> list[str]:
     """Evidence lines for what only a comparison shows (FastFlowLM floors)."""
-    flm = parse_flm_validate(_body(text))
+    body = _body(text)
+    if not body:
+        return []
+    from xdnaforge.tools.xrt_smi import parse_flm_validate
+
+    flm = parse_flm_validate(body)
     lines = []
     firmware = _version(flm.firmware)
     if firmware is not None and firmware < FLM_FIRMWARE_FLOOR:
@@ -90,6 +95,8 @@ class ProbeWatch:
 
 
 def _validation(body: str) -> Validation:
+    from xdnaforge.tools.xrt_smi import parse_validate_json, parse_validate_text
+
     validation = parse_validate_text(body)
     if "{" in body and not validation.tests:
         with contextlib.suppress(ValueError):
@@ -101,7 +108,10 @@ def skipped_messages(text: str) -> frozenset[str]:
     """What validate said about the tests it skipped, when the others passed: a test whose
     archive or xclbin this install lacks is not a failure of the NPU (its entry becomes a
     warning); when nothing passed, the skips are the failure (validate-files)."""
-    validation = _validation(_body(text))
+    body = _body(text)
+    if not body:
+        return frozenset()
+    validation = _validation(body)
     statuses = [t.status for t in validation.tests]
     if not any(s.startswith("PASSED") for s in statuses) or any(
         s in ("FAILED", "UNKNOWN") for s in statuses
@@ -119,6 +129,10 @@ def skipped_messages(text: str) -> frozenset[str]:
 def healthy_evidence(text: str, probe: ProbeWatch | None = None) -> str | None:
     """Positive signs of a working stack; without them a log is not called healthy."""
     body = _body(text)
+    if not body:  # a journal: no tool output, only the driver's probe
+        return probe.evidence() if probe is not None else None
+    from xdnaforge.tools.xrt_smi import parse_examine_text, parse_flm_validate
+
     validation = _validation(body)
     statuses = [t.status for t in validation.tests]
     passed = [s for s in statuses if s.startswith("PASSED")]
