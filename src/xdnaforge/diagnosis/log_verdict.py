@@ -45,7 +45,7 @@ _UNEXPLAINED = 50
 # a journal: a file this large whose first lines nearly all carry a journal/dmesg prefix
 JOURNAL_MIN_BYTES = 16 * 1024 * 1024
 _SNIFF_LINES = 2000
-_BLOCK = 4 * 1024 * 1024
+_BLOCK = 1024 * 1024  # fits the cache the four anchor passes share (bench_doctor.py)
 # what a journal line must contain for doctor to read it (case as the stack prints it)
 JOURNAL_ANCHORS = (b"xdna", b"XDNA", b"NPU", b"+0x")
 _LITERAL = {anchor: re.compile(re.escape(anchor)) for anchor in JOURNAL_ANCHORS}
