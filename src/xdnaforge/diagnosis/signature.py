@@ -144,13 +144,13 @@ class Alternation:
     only on lines that contain it, the branches without as one regex. The same answer as
     the whole regex's search, without trying every branch at every position of a line."""
 
-    guarded: tuple[tuple[str, Callable[[str], re.Match[str] | None]], ...]
+    guarded: tuple[tuple[str, str], ...]  # (plain text, branch), compiled at first use
     rest: Callable[[str], re.Match[str] | None] | None
 
     def found(self, line: str) -> bool:
         if self.rest is not None and self.rest(line):
             return True
-        return any(text in line and search(line) for text, search in self.guarded)
+        return any(text in line and _compiled(branch).search(line) for text, branch in self.guarded)
 
 
 def alternation(pattern: re.Pattern[str]) -> Alternation:
@@ -161,7 +161,7 @@ def alternation(pattern: re.Pattern[str]) -> Alternation:
     for branch in branches(pattern.pattern):
         text = required_literal(branch)
         if text:
-            guarded.append((text, re.compile(branch).search))
+            guarded.append((text, branch))
         else:
             rest.append(branch)
     together = re.compile("|".join(rest)).search if rest else None
