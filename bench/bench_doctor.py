@@ -23,6 +23,7 @@ too.
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import resource
 import subprocess
@@ -98,6 +99,9 @@ def generate(path: Path, size_mb: int, npu_share: float) -> tuple[int, int]:
             out.write(text)
             written += len(text.encode("utf-8"))
             count += 1
+        # a journal at rest: its pages written out, not flushed to disk during the timed runs
+        out.flush()
+        os.fsync(out.fileno())
     return count, npu
 
 
