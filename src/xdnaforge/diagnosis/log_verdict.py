@@ -193,21 +193,28 @@ def _blocks(path: Path, block_size: int) -> Iterator[tuple[int, bytes, int, int]
 def _read_ahead(stream: BinaryIO, size: int) -> Generator[bytes, None, None]:
     """The chunks of `stream`, each read by a thread while the one before is searched.
 
-    A read releases the GIL, so reading and searching overlap on two cores (a quarter of
-    a journal's time, bench/bench_doctor.py); one chunk waits at most, so memory stays
-    three chunks. A read's error is raised here; leaving early stops the thread."""
-    chunks: queue.Queue[bytes | OSError] = queue.Queue(maxsize=1)
+    A read releases the GIL, so the reads (a sixth of the search's time on the bench
+    journal) overlap the search on two cores; one chunk waits at most, so memory stays
+    three chunks. A read's error is raised here, and so is the thread's end by anything
+    else (never a wait for a chunk that will not come); leaving early stops the thread."""
+    chunks: queue.Queue[bytes | OSError | None] = queue.Queue(maxsize=1)
     stop = threading.Event()
 
     def read() -> None:
+        said = False
         try:
             while not stop.is_set():
                 chunk = stream.read(size)
                 chunks.put(chunk)
                 if not chunk:
+                    said = True
                     return
         except OSError as error:  # raised in the searching thread instead
+            said = True
             chunks.put(error)
+        finally:
+            if not said and not stop.is_set():
+                chunks.put(None)  # ended by something else: the search must not wait
 
     worker = threading.Thread(target=read, name="xdnaforge-read-ahead", daemon=True)
     worker.start()
@@ -216,6 +223,8 @@ def _read_ahead(stream: BinaryIO, size: int) -> Generator[bytes, None, None]:
             item = chunks.get()
             if isinstance(item, OSError):
                 raise item
+            if item is None:
+                raise RuntimeError(f"reading {getattr(stream, 'name', 'the log')} stopped")
             if not item:
                 return
             yield item
