@@ -13,12 +13,12 @@ from __future__ import annotations
 import bz2
 import io
 import lzma
-import queue
-import threading
 import zlib
 from collections.abc import Callable, Iterator
 from types import ModuleType
 from typing import IO, Any, cast
+
+from xdnaforge.readahead import read_ahead
 
 inflate: ModuleType = zlib
 # the same interface as zlib's; its errors are not zlib.error: DECOMPRESS_ERRORS lists both
@@ -44,7 +44,6 @@ _PIECE = 1 << 20
 _ZSTD_STEP = 4 << 20
 _QUEUE = 4  # pieces decoded ahead of the tar parser (4 MiB; 16 MiB for zstd)
 _HISTORY = 4096  # bytes kept behind the position: tarfile steps back one byte between members
-_DONE = object()
 
 
 class PieceReader(io.RawIOBase):
@@ -123,52 +122,6 @@ class PieceReader(io.RawIOBase):
         super().close()
 
 
-def _read_ahead(pieces: Iterator[bytes]) -> tuple[Iterator[bytes], Callable[[], None]]:
-    """The same pieces, produced on a thread a few pieces ahead; and how to stop it."""
-    slots: queue.Queue[object] = queue.Queue(maxsize=_QUEUE)
-    stop = threading.Event()
-
-    def produce() -> None:
-        try:
-            for piece in pieces:
-                while not stop.is_set():
-                    try:
-                        slots.put(piece, timeout=0.1)
-                        break
-                    except queue.Full:
-                        continue
-                if stop.is_set():
-                    return
-            slots.put(_DONE)
-        # anything, bugs included, is handed to the reader, which raises it on its thread
-        except BaseException as error:  # noqa: BLE001
-            slots.put(error)
-
-    thread = threading.Thread(target=produce, name="decompress", daemon=True)
-    thread.start()
-
-    def consume() -> Iterator[bytes]:
-        while True:
-            item = slots.get()
-            if item is _DONE:
-                return
-            if isinstance(item, BaseException):
-                raise item
-            assert isinstance(item, bytes)
-            yield item
-
-    def close() -> None:
-        stop.set()
-        while thread.is_alive():
-            try:
-                slots.get(timeout=0.1)
-            except queue.Empty:
-                continue
-        thread.join()
-
-    return consume(), close
-
-
 def _chunks(stream: IO[bytes] | Any, size: int = _PIECE) -> Iterator[bytes]:
     with stream:
         while piece := stream.read(size):
@@ -192,7 +145,7 @@ def open_member(member: IO[bytes], compression: str) -> PieceReader:
         decoded = _unzstd(member)
     else:
         decoded = _chunks(_decompressor(member, compression))
-    produced, stop = _read_ahead(decoded)
+    produced, stop = read_ahead(decoded, _QUEUE)
     return PieceReader(produced, close=stop)
 
 

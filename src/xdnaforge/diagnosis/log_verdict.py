@@ -22,22 +22,19 @@ the verdict and its line numbers are those of the anchored lines read one by one
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import functools
-import queue
 import re
-import threading
 from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
 
 from xdnaforge.diagnosis.classify import Classifier, Tally, prefix_length
 from xdnaforge.diagnosis.knowledge import ANNOTATION, Diagnosis, Entry, load_knowledge
 from xdnaforge.diagnosis.readers import ProbeWatch, findings, healthy_evidence, skipped_messages
 from xdnaforge.diagnosis.upstream import Message
+from xdnaforge.readahead import read_ahead
 
 FAILURE, UNKNOWN_FAILURE, HEALTHY, UNKNOWN = "failure", "unknown failure", "healthy", "unknown"
 _SHAPE_LINES = 20_000  # tool output kept for the readers (validate, examine, flm: short)
@@ -162,78 +159,43 @@ def _blocks(path: Path, block_size: int) -> Iterator[tuple[int, bytes, int, int]
 
     A block is searched where it was read, never copied: the line cut by a block's end is
     joined to the head of the next one on its own (a short block of one line). A line
-    longer than a block (no line end in a hostile file) is searched a block at a time."""
+    longer than a block (no line end in a hostile file) is searched a block at a time. The
+    next block is read on a thread while this one is searched (a read releases the GIL; the
+    reads are a sixth of the search's time on the bench journal)."""
+    with path.open("rb") as stream:
+        chunks, stop = read_ahead(iter(functools.partial(stream.read, block_size), b""), 1)
+        try:
+            yield from _whole_lines(chunks, block_size)
+        finally:
+            stop()
+
+
+def _whole_lines(chunks: Iterator[bytes], block_size: int) -> Iterator[tuple[int, bytes, int, int]]:
+    """The _blocks of a file's chunks, read in order."""
     offset = 0
     carry = b""
-    with path.open("rb") as stream, contextlib.closing(_read_ahead(stream, block_size)) as chunks:
-        for chunk in chunks:
-            head = chunk.find(b"\n") + 1
-            if head == 0:  # no line end in the whole block: one long line, keep reading
-                carry += chunk
-                if len(carry) >= block_size:  # searched in pieces: memory stays flat
-                    yield offset, carry, 0, len(carry)
-                    offset += len(carry)
-                    carry = b""
-                continue
-            if carry:
-                joined = carry + chunk[:head]
-                yield offset, joined, 0, len(joined)
-                offset += len(joined)
-            else:
-                head = 0
-            end = chunk.rfind(b"\n") + 1
-            if end > head:
-                yield offset, chunk, head, end
-                offset += end - head
-            carry = chunk[end:]
+    for chunk in chunks:
+        head = chunk.find(b"\n") + 1
+        if head == 0:  # no line end in the whole block: one long line, keep reading
+            carry += chunk
+            if len(carry) >= block_size:  # searched in pieces: memory stays flat
+                yield offset, carry, 0, len(carry)
+                offset += len(carry)
+                carry = b""
+            continue
+        if carry:
+            joined = carry + chunk[:head]
+            yield offset, joined, 0, len(joined)
+            offset += len(joined)
+        else:
+            head = 0
+        end = chunk.rfind(b"\n") + 1
+        if end > head:
+            yield offset, chunk, head, end
+            offset += end - head
+        carry = chunk[end:]
     if carry:  # the last line, without a line end
         yield offset, carry, 0, len(carry)
-
-
-def _read_ahead(stream: BinaryIO, size: int) -> Generator[bytes, None, None]:
-    """The chunks of `stream`, each read by a thread while the one before is searched.
-
-    A read releases the GIL, so the reads (a sixth of the search's time on the bench
-    journal) overlap the search on two cores; one chunk waits at most, so memory stays
-    three chunks. A read's error is raised here, and so is the thread's end by anything
-    else (never a wait for a chunk that will not come); leaving early stops the thread."""
-    chunks: queue.Queue[bytes | OSError | None] = queue.Queue(maxsize=1)
-    stop = threading.Event()
-
-    def read() -> None:
-        said = False
-        try:
-            while not stop.is_set():
-                chunk = stream.read(size)
-                chunks.put(chunk)
-                if not chunk:
-                    said = True
-                    return
-        except OSError as error:  # raised in the searching thread instead
-            said = True
-            chunks.put(error)
-        finally:
-            if not said and not stop.is_set():
-                chunks.put(None)  # ended by something else: the search must not wait
-
-    worker = threading.Thread(target=read, name="xdnaforge-read-ahead", daemon=True)
-    worker.start()
-    try:
-        while True:
-            item = chunks.get()
-            if isinstance(item, OSError):
-                raise item
-            if item is None:
-                raise RuntimeError(f"reading {getattr(stream, 'name', 'the log')} stopped")
-            if not item:
-                return
-            yield item
-    finally:
-        stop.set()
-        while worker.is_alive():  # a put waiting for room: make room, it sees stop
-            with contextlib.suppress(queue.Empty):
-                chunks.get_nowait()
-            worker.join(0.01)
 
 
 def _line(block: bytes, start: int, end: int) -> str:

@@ -3,12 +3,9 @@ only, found by a block search; the verdict is the one of those lines read one by
 
 from __future__ import annotations
 
-import io
 import random
 import threading
 from pathlib import Path
-
-import pytest
 
 from tests.conftest import REPO
 from xdnaforge.diagnosis.classify import message_of
@@ -18,7 +15,6 @@ from xdnaforge.diagnosis.log_verdict import (
     HEALTHY,
     JOURNAL_ANCHORS,
     Verdict,
-    _read_ahead,
     _scan,
     is_journal,
     journal_lines,
@@ -212,32 +208,3 @@ def test_leaving_a_journal_early_stops_its_reading_thread(tmp_path: Path) -> Non
     assert threading.active_count() == before + 1  # the next block is being read
     lines.close()
     assert threading.active_count() == before
-
-
-class _Failing(io.BytesIO):
-    """A stream whose second read fails with `error`."""
-
-    def __init__(self, error: Exception) -> None:
-        super().__init__(b"kernel: amdxdna 0000:c5:00.1: probe\n" * 10)
-        self.error = error
-        self.reads = 0
-
-    def read(self, size: int | None = -1) -> bytes:
-        self.reads += 1
-        if self.reads == 2:
-            raise self.error
-        return super().read(size)
-
-
-# the thread's own end by a ValueError is reported by Python too; here it is expected
-@pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")
-def test_a_read_error_in_the_reading_thread_reaches_the_search() -> None:
-    chunks = _read_ahead(_Failing(OSError(5, "Input/output error")), 64)
-    assert next(chunks).startswith(b"kernel: amdxdna")
-    with pytest.raises(OSError, match="Input/output error"):
-        next(chunks)
-    # anything else ends the thread too: the search raises instead of waiting for ever
-    chunks = _read_ahead(_Failing(ValueError("I/O operation on closed file")), 64)
-    next(chunks)
-    with pytest.raises(RuntimeError, match="stopped"):
-        next(chunks)
