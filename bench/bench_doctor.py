@@ -32,9 +32,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from xdnaforge.diagnosis.anchors import JOURNAL_ANCHORS
 from xdnaforge.diagnosis.evaluate import confusion_table, leave_one_source_out, load_corpus, score
 from xdnaforge.diagnosis.knowledge import ANNOTATION, FAILURE_RE
-from xdnaforge.diagnosis.log_verdict import JOURNAL_ANCHORS
 
 REPO = Path(__file__).resolve().parent.parent
 DOCTOR = (

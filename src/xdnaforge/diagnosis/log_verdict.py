@@ -8,28 +8,25 @@ with its upstream source when the message catalogue knows it ("amdxdna aie2_pci.
 <template>").
 
 A machine's journal is mostly not about the NPU. A large file whose lines carry journal or
-dmesg prefixes is read as a journal: only lines that name the NPU stack (`xdna`: every
-line of the amdxdna driver, its IOMMU faults included; `XDNA`: the shim's ioctls; `NPU`:
-FastFlowLM, Lemonade, xrt-smi) and kernel call-trace frames (`+0x`: every WARNING, BUG or
-Oops report has them) are classified. They are found by a search over large blocks, so
-the other lines are never split or decoded one by one (bench/bench_doctor.py); another
-program's failure in a journal is not the NPU's. The search looks for each anchor through
-its rarest byte (memchr) where that byte is rare in the journal, by its literal regex
-otherwise; a block is searched where it was read, while a thread reads the next; the
-lines are not counted as they go by, only up to the few a diagnosis shows (JournalHits):
-the verdict and its line numbers are those of the anchored lines read one by one.
+dmesg prefixes is read as a journal: only the lines that contain an anchor (the NPU stack's
+names and the kernel's call-trace frames, diagnosis/anchors.py, which finds them) are
+classified, so the other lines are never split or decoded one by one
+(bench/bench_doctor.py); another program's failure in a journal is not the NPU's. A block
+is searched where it was read, while a thread reads the next; the lines are not counted as
+they go by, only up to the few a diagnosis shows (JournalHits): the verdict and its line
+numbers are those of the anchored lines read one by one.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
-import re
 from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from xdnaforge.diagnosis.anchors import SAMPLE, Search, searcher
 from xdnaforge.diagnosis.classify import Classifier, Tally, prefix_length
 from xdnaforge.diagnosis.knowledge import ANNOTATION, Diagnosis, Entry, load_knowledge
 from xdnaforge.diagnosis.readers import ProbeWatch, findings, healthy_evidence, skipped_messages
@@ -43,14 +40,6 @@ _UNEXPLAINED = 50
 JOURNAL_MIN_BYTES = 16 * 1024 * 1024
 _SNIFF_LINES = 2000
 _BLOCK = 1024 * 1024  # fits the cache the four anchor passes share (bench_doctor.py)
-# what a journal line must contain for doctor to read it (case as the stack prints it)
-JOURNAL_ANCHORS = (b"xdna", b"XDNA", b"NPU", b"+0x")
-_LITERAL = {anchor: re.compile(re.escape(anchor)) for anchor in JOURNAL_ANCHORS}
-_SAMPLE = 256 * 1024  # of the first block: how often each byte of an anchor occurs
-# a pivot is worth it when it is rarer than one byte in _PIVOT_RATE: looking at one costs
-# about what the literal regex spends scanning 1,500 bytes of a block (bench_doctor.py's
-# journal: pivots one in 1,600 bytes search its blocks in 0.22 s, the regexes in 0.30 s)
-_PIVOT_RATE = 1500
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,49 +100,6 @@ def is_journal(path: Path, min_bytes: int = JOURNAL_MIN_BYTES) -> bool:
     return bool(head) and prefixed >= 0.9 * len(head)
 
 
-def _pivots(sample: bytes) -> tuple[tuple[bytes, int], ...]:
-    """(anchor, index) of each anchor's byte that is rarest in `sample` (index -1: none is
-    rare, search for the anchor): memchr finds one byte an order of magnitude faster than
-    a search finds a short word, and a line is only looked at where that byte is."""
-    found = []
-    for anchor in JOURNAL_ANCHORS:
-        counts = [sample.count(anchor[i : i + 1]) for i in range(len(anchor))]
-        index = min(range(len(anchor)), key=counts.__getitem__)
-        rare = counts[index] * _PIVOT_RATE < max(len(sample), 1)
-        found.append((anchor, index if rare else -1))
-    return tuple(found)
-
-
-def _anchored(
-    block: bytes, begin: int, end: int, pivots: tuple[tuple[bytes, int], ...] | None = None
-) -> list[int]:
-    """Start offsets, in order, of the lines of block[begin:end] that contain an anchor.
-
-    An anchor with a rare byte is found through it (memchr, then a look at the anchor
-    around it); one without, or whose byte turns out common in this block, by its literal
-    regex, whose scan for the first byte beats bytes.find's on words this short."""
-    starts: set[int] = set()
-    add, rfind = starts.add, block.rfind
-    for anchor, index in pivots or tuple((a, -1) for a in JOURNAL_ANCHORS):
-        at = begin
-        if index >= 0:
-            find, startswith = block.find, block.startswith
-            pivot = anchor[index : index + 1]
-            budget = (end - begin) // _PIVOT_RATE
-            at = find(pivot, begin + index, end)
-            while at != -1 and budget:
-                budget -= 1
-                if startswith(anchor, at - index, end):
-                    add(rfind(b"\n", begin, at) + 1)
-                at = find(pivot, at + 1, end)
-            if at == -1:
-                continue
-            at -= index  # the byte is common here after all: the rest by the regex
-        for match in _LITERAL[anchor].finditer(block, at, end):
-            add(rfind(b"\n", begin, match.start()) + 1)
-    return sorted(max(start, begin) for start in starts)
-
-
 def _blocks(path: Path, block_size: int) -> Iterator[tuple[int, bytes, int, int]]:
     """(file offset of block[begin], block, begin, end): block[begin:end] is whole lines.
 
@@ -207,11 +153,11 @@ def journal_lines(path: Path, block_size: int = _BLOCK) -> Generator[tuple[int, 
     """(0-based line number, line) of the lines that contain a journal anchor, in order;
     the rest of the file is searched in blocks, never split into lines."""
     number = 0  # lines before the current block
-    pivots = None
+    search: Search | None = None
     for _, block, begin, end in _blocks(path, block_size):
-        pivots = pivots or _pivots(block[begin : begin + _SAMPLE])
+        search = search or searcher(block[begin : begin + SAMPLE])
         counted, line_no = begin, number
-        for start in _anchored(block, begin, end, pivots):
+        for start in search(block, begin, end):
             line_no += block.count(b"\n", counted, start)
             counted = start
             yield line_no, _line(block, start, end)
@@ -249,11 +195,11 @@ class JournalHits:
         near = self._NEAR
         ordinal = -1
         gap = near  # line ends since the line last yielded (capped)
-        pivots = None
+        search: Search | None = None
         for offset, block, begin, end in _blocks(self.path, self.block_size):
-            pivots = pivots or _pivots(block[begin : begin + _SAMPLE])
+            search = search or searcher(block[begin : begin + SAMPLE])
             since = begin
-            for start in _anchored(block, begin, end, pivots):
+            for start in search(block, begin, end):
                 if gap < near:
                     gap += _newlines(block, since, start, near - gap)
                 ordinal += max(gap, 1)

@@ -3,17 +3,22 @@ only, found by a block search; the verdict is the one of those lines read one by
 
 from __future__ import annotations
 
+import os
+import platform
 import random
 import threading
 from pathlib import Path
 
-from tests.conftest import REPO
+import pytest
+
+from tests.conftest import REPO, REQUIRE_TOOLS
+from xdnaforge.diagnosis import anchors
+from xdnaforge.diagnosis.anchors import JOURNAL_ANCHORS
 from xdnaforge.diagnosis.classify import message_of
 from xdnaforge.diagnosis.evaluate import load_corpus
 from xdnaforge.diagnosis.log_verdict import (
     FAILURE,
     HEALTHY,
-    JOURNAL_ANCHORS,
     Verdict,
     _scan,
     is_journal,
@@ -23,6 +28,20 @@ from xdnaforge.diagnosis.log_verdict import (
 )
 
 CORPUS = REPO / "tests/fixtures/corpus"
+
+
+@pytest.fixture(autouse=True, params=["hyperscan", "python"])
+def engine(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Every test here runs with both searches, which must find the same lines."""
+    if request.param == "python":
+        monkeypatch.setattr(anchors, "HYPERSCAN", False)
+    elif not anchors.HYPERSCAN:  # a dependency on x86_64 Linux: missing there is a fault
+        if os.environ.get(REQUIRE_TOOLS) == "1" and platform.machine() == "x86_64":
+            pytest.fail("python-hyperscan is not installed (pip install -e .)", pytrace=False)
+        pytest.skip("python-hyperscan is not installed (no wheel for this machine)")
+    return str(request.param)
+
+
 # ordinary lines of a machine's journal, none about the NPU (a failing unit among them)
 ORDINARY = (
     "systemd[1]: Started Session {n} of User alice.",
