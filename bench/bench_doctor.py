@@ -9,7 +9,8 @@
    alike). Timed, best of --repeat runs, each in a fresh process, the commands taking
    turns: doctor (`log_verdict.scan_file`, what `doit doctor --log` runs) against
    `grep -c amdxdna` over the same file. Target: within 3x, memory flat (peak RSS on
-   --size-mb and on 1 MB). Printed beside it: doctor's start-up (its run on a one-line
+   --size-mb and on 1 MB). Printed beside it: doctor with its search in Python (the
+   machines python-hyperscan has no wheel for), doctor's start-up (its run on a one-line
    log) and the same four-word prefilter doctor runs, done by `grep -F` in C.
 3. The same on a journal made only of the real NPU lines (the bench of the last round),
    against `grep -c -E <the failure pattern>`. Target: within 3x.
@@ -32,14 +33,16 @@ import tempfile
 import time
 from pathlib import Path
 
-from xdnaforge.diagnosis.anchors import JOURNAL_ANCHORS
+from xdnaforge.diagnosis.anchors import HYPERSCAN, JOURNAL_ANCHORS
 from xdnaforge.diagnosis.evaluate import confusion_table, leave_one_source_out, load_corpus, score
 from xdnaforge.diagnosis.knowledge import ANNOTATION, FAILURE_RE
 
 REPO = Path(__file__).resolve().parent.parent
 DOCTOR = (
-    "import sys, resource; from pathlib import Path; from xdnaforge.diagnosis.log_verdict import "
-    "scan_file; v = scan_file(Path(sys.argv[1])); "
+    "import sys, resource; from pathlib import Path; from xdnaforge.diagnosis import anchors; "
+    "from xdnaforge.diagnosis.log_verdict import scan_file; "
+    "anchors.HYPERSCAN = anchors.HYPERSCAN and sys.argv[2:] != ['python']; "
+    "v = scan_file(Path(sys.argv[1])); "
     "print(v.status.replace(' ', '-'), len(v.diagnoses), "
     "resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
 )
@@ -164,11 +167,12 @@ def speed(size_mb: int, repeat: int) -> None:
             f"\njournal: {size_mb} MB, {lines} lines, {npu} ({npu / lines:.1%}) from real NPU logs"
         )
         anchors = [arg for anchor in JOURNAL_ANCHORS for arg in ("-e", anchor.decode())]
-        grep, prefilter, doctor, start_up = interleaved(
+        grep, prefilter, doctor, in_python, start_up = interleaved(
             [
                 ["grep", "-c", "amdxdna", str(mixed)],
                 ["env", "LC_ALL=C", "grep", "-c", "-F", *anchors, str(mixed)],
                 [sys.executable, "-c", DOCTOR, str(mixed)],
+                [sys.executable, "-c", DOCTOR, str(mixed), "python"],
                 [sys.executable, "-c", DOCTOR, str(one)],
             ],
             repeat,
@@ -176,10 +180,16 @@ def speed(size_mb: int, repeat: int) -> None:
         small_run = best([sys.executable, "-c", DOCTOR, str(small)], 1)
         verdict = doctor[2].split()[0]
         print(f"grep -c amdxdna:    {grep[0]:.2f} s wall, {grep[1]:.2f} s CPU ({grep[2]} lines)")
+        engine = "Hyperscan" if HYPERSCAN else "Python (python-hyperscan is not installed)"
         print(f"doctor (scan_file): {doctor[0]:.2f} s wall, {doctor[1]:.2f} s CPU ({verdict})")
+        print(f"  its search: {engine}")
         print(
             f"doctor / grep -c amdxdna: {doctor[0] / grep[0]:.2f}x wall, "
             f"{doctor[1] / max(grep[1], 1e-3):.2f}x CPU (target < 3x)"
+        )
+        print(
+            f"doctor with the search in Python (no Hyperscan): {in_python[0]:.2f} s wall, "
+            f"{in_python[0] / grep[0]:.2f}x"
         )
         print(
             f"  of which: start-up (doctor on a one-line log: interpreter, imports, knowledge) "
