@@ -18,15 +18,17 @@ bench/bench_doctor.py measures both against `grep -c amdxdna`.
 from __future__ import annotations
 
 import functools
+import importlib.util
 import re
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-try:
+if TYPE_CHECKING:
     import hyperscan
-except ImportError:  # no wheel for this machine: the search in Python, slower
-    HYPERSCAN = False
-else:
-    HYPERSCAN = True
+
+# imported by the first journal's search (17 ms): a log that is not a journal never needs it;
+# where it has no wheel for this machine, the search in Python, slower
+HYPERSCAN = importlib.util.find_spec("hyperscan") is not None
 
 # what a journal line must contain for doctor to read it (case as the stack prints it)
 JOURNAL_ANCHORS = (b"xdna", b"XDNA", b"NPU", b"+0x")
@@ -48,12 +50,16 @@ def searcher(sample: bytes) -> Search:
     if HYPERSCAN:
         database = _database()
         if database is not None:
-            return functools.partial(_scanned, database, hyperscan.Scratch(database))
+            return functools.partial(_scanned, database, _scratch(database))
     return functools.partial(anchored, pivots=_pivots(sample))
 
 
 @functools.cache
 def _database() -> hyperscan.Database | None:
+    try:
+        import hyperscan
+    except ImportError:  # installed, but its library does not load here
+        return None
     database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
     try:
         database.compile(
@@ -66,6 +72,13 @@ def _database() -> hyperscan.Database | None:
     except hyperscan.error:  # a CPU without the instructions it was built for
         return None
     return database
+
+
+def _scratch(database: hyperscan.Database) -> hyperscan.Scratch:
+    """A search's own scratch space: two searches at once do not share one."""
+    import hyperscan
+
+    return hyperscan.Scratch(database)
 
 
 def _scanned(
