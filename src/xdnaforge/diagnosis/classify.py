@@ -79,7 +79,7 @@ class Classifier:
         # for lines that do not name the NPU stack: only families that are not NPU-only
         npu_only = {f.id for f in families if f.npu_only}
         self.generic_anywhere = tuple(e for e in self.generic if e.family not in npu_only)
-        # every specific signature as (its plain text, its search, its entry), in entry
+        # every specific signature as (its plain text, its search, its entry's index), in entry
         # order: one comprehension per line instead of a generator per entry
         self._signatures = tuple(
             (found.literal, found.search, index)
