@@ -79,13 +79,12 @@ class Classifier:
         # for lines that do not name the NPU stack: only families that are not NPU-only
         npu_only = {f.id for f in families if f.npu_only}
         self.generic_anywhere = tuple(e for e in self.generic if e.family not in npu_only)
-        # every specific signature as (its plain text, its search, its entry's index), in entry
-        # order: one comprehension per line instead of a generator per entry
-        self._signatures = tuple(
-            (found.literal, found.search, index)
-            for index, entry in enumerate(self.specific)
-            for found in entry.signatures
-        )
+        # every specific signature as (its plain text, its regex's search, its entry's
+        # index): a comprehension per line looks for the texts, the regexes run where they
+        # are; folded: the lowercase texts of case-insensitive signatures
+        signatures = [(s, at) for at, entry in enumerate(self.specific) for s in entry.signatures]
+        self._plain = tuple((s.literal, s.search_regex, i) for s, i in signatures if not s.folded)
+        self._folded = tuple((s.literal, s.search_regex, i) for s, i in signatures if s.folded)
         self._cache: dict[str, LineClass] = {}
 
     def classify(self, line: str) -> LineClass:
@@ -101,8 +100,14 @@ class Classifier:
         return found
 
     def _classify(self, line: str) -> LineClass:
-        matched = [at for text, search, at in self._signatures if text in line and search(line)]
-        specific = tuple(self.specific[at] for at in dict.fromkeys(matched))
+        matched = [at for text, search, at in self._plain if text in line and search(line)]
+        lowered = line.lower() if line.isascii() else None  # else: the regexes' own folding
+        matched += [
+            at
+            for text, search, at in self._folded
+            if (lowered is None or text in lowered) and search(line)
+        ]
+        specific = tuple(self.specific[at] for at in sorted(set(matched)))
         failure = looks_failed(line)
         located = catalogue().locate(line) if failure or _driver_line(line) else None
         driver_problem = located is not None and located.component == "amdxdna"

@@ -20,12 +20,14 @@ from dataclasses import dataclass
 _SPECIAL = frozenset(".^$*+?{}[]|()\\")
 _QUANTIFIERS = frozenset("?*{")  # the character before may be absent from a match
 _FLAGS_RE = re.compile(r"\(\?[aiLmsux-]+[:)]")
+_SCOPED_RE = re.compile(r"\(\?i:(.*)\)", re.DOTALL)
 
 
 @dataclass(frozen=True, slots=True)
 class Signature:
     regex: str
     literal: str  # in every match ("" when the regex's source does not tell)
+    folded: bool = False  # a (?i) regex: `literal` is lowercase, in every match lowered
 
     @property
     def pattern(self) -> re.Pattern[str]:
@@ -33,16 +35,43 @@ class Signature:
         return _compiled(self.regex)
 
     def search(self, line: str) -> re.Match[str] | None:
-        if self.literal not in line:
+        if not contains(line, self.literal, self.folded):
             return None
         return _compiled(self.regex).search(line)
+
+    def search_regex(self, line: str) -> re.Match[str] | None:
+        """The regex alone, for a caller that has looked for the text itself."""
+        return _compiled(self.regex).search(line)
+
+
+def contains(line: str, literal: str, folded: bool) -> bool:
+    """Whether `line` may match a regex whose required text is `literal` (False: it cannot).
+    A folded literal is looked for in the lowered line where the line is ASCII: lowering
+    other characters (U+0130) is not what the regex's case-insensitive match does."""
+    if not folded:
+        return literal in line
+    return not line.isascii() or literal in line.lower()
 
 
 def compile_signature(regex: str, *, check: bool = True) -> Signature:
     """Raises re.error for a bad regex (`check`: compiled now; else at its first use)."""
     if check:
         _compiled(regex)
-    return Signature(regex, required_literal(regex))
+    literal, folded = plain_text(regex)
+    return Signature(regex, literal, folded)
+
+
+def plain_text(regex: str) -> tuple[str, bool]:
+    """(the text every match contains, whether it is lowercase for a case-insensitive
+    match): a regex that starts with (?i) is read without it, and its text lowered."""
+    if regex.startswith("(?i)"):
+        literal = required_literal(regex[4:])
+        return (literal.lower(), True) if literal.isascii() else ("", False)
+    scoped = _SCOPED_RE.fullmatch(regex)  # (?i:...) around the whole regex
+    if scoped and _after_group(regex, 0) == len(regex):
+        literal = required_literal(scoped.group(1))
+        return (literal.lower(), True) if literal.isascii() else ("", False)
+    return required_literal(regex), False
 
 
 @functools.cache
@@ -81,7 +110,9 @@ def required_literal(regex: str) -> str:
             runs.append("".join(run))
             run = []
             if char == "(":
-                index = _after_group(regex, index)
+                close = _after_group(regex, index)
+                runs.append(_group_literal(regex, index, close))
+                index = close
             elif char == "[":
                 index = _after_class(regex, index)
             else:  # . ^ $ + )
@@ -91,6 +122,20 @@ def required_literal(regex: str) -> str:
         index += 1
     runs.append("".join(run))
     return max(runs, key=len)
+
+
+def _group_literal(regex: str, start: int, close: int) -> str:
+    """The text every match of the group regex[start:close] contains, when the group is in
+    every match: not quantified to be absent, not a lookaround, not a conditional."""
+    if close < len(regex) and regex[close] in _QUANTIFIERS:
+        return ""
+    inner = regex[start + 1 : close - 1]
+    if inner.startswith("?"):
+        named = re.match(r"\?P<\w+>|\?:", inner)
+        if named is None:  # (?=...), (?!...), (?<=...), (?#...), (?(1)...)
+            return ""
+        inner = inner[named.end() :]
+    return required_literal(inner)
 
 
 def _after_quantifier(regex: str, index: int) -> int:
@@ -144,28 +189,37 @@ class Alternation:
     only on lines that contain it, the branches without as one regex. The same answer as
     the whole regex's search, without trying every branch at every position of a line."""
 
-    guarded: tuple[tuple[str, str], ...]  # (plain text, branch), compiled at first use
+    # (plain text, branch), each branch compiled at first use; folded: lowercase texts of
+    # case-insensitive branches
+    guarded: tuple[tuple[str, str], ...]
+    folded: tuple[tuple[str, str], ...]
     rest: Callable[[str], re.Match[str] | None] | None
 
     def found(self, line: str) -> bool:
         if self.rest is not None and self.rest(line):
             return True
-        return any(text in line and _compiled(branch).search(line) for text, branch in self.guarded)
+        candidates = [branch for text, branch in self.guarded if text in line]
+        if self.folded:
+            lowered = line.lower() if line.isascii() else None
+            candidates += [b for text, b in self.folded if lowered is None or text in lowered]
+        return any(_compiled(branch).search(line) for branch in candidates)
 
 
 def alternation(pattern: re.Pattern[str]) -> Alternation:
     """`pattern` (no flags) split at its top-level `|`."""
     if pattern.flags & ~re.UNICODE:
-        return Alternation((), pattern.search)
-    guarded, rest = [], []
+        return Alternation((), (), pattern.search)
+    guarded: list[tuple[str, str]] = []
+    folded: list[tuple[str, str]] = []
+    rest: list[str] = []
     for branch in branches(pattern.pattern):
-        text = required_literal(branch)
-        if text:
-            guarded.append((text, branch))
-        else:
+        text, lowered = plain_text(branch)
+        if not text:
             rest.append(branch)
+        else:
+            (folded if lowered else guarded).append((text, branch))
     together = re.compile("|".join(rest)).search if rest else None
-    return Alternation(tuple(guarded), together)
+    return Alternation(tuple(guarded), tuple(folded), together)
 
 
 def branches(regex: str) -> list[str]:

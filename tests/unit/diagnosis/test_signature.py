@@ -8,6 +8,7 @@ import re
 import pytest
 
 from tests.conftest import REPO
+from xdnaforge.diagnosis.classify import Classifier
 from xdnaforge.diagnosis.evaluate import load_corpus
 from xdnaforge.diagnosis.knowledge import (
     DATA_DIR,
@@ -21,6 +22,8 @@ from xdnaforge.diagnosis.signature import (
     alternation,
     branches,
     compile_signature,
+    contains,
+    plain_text,
     required_literal,
 )
 
@@ -46,10 +49,38 @@ from xdnaforge.diagnosis.signature import (
         (r"(?P<header>[\w/]+\.h): No such file", ": No such file"),
         (r"a[]b]cdef", "cdef"),  # a class whose first member is "]"
         (r"\bfoo\b bar", " bar"),
+        # a group in every match gives its own text; not one that may be absent
+        (r"\b(?P<what>general protection fault)", "general protection fault"),
+        (r"(?:skipping )?invalid relocation", "invalid relocation"),
+        (r"ab(cdefgh)+", "cdefgh"),
+        (r"x(abc|abd)yz", "yz"),  # an alternation inside: no text of the group's own
+        (r"(?=lookahead)ab", "ab"),
+        (r"ab(?P=name)cd", "ab"),
     ],
 )
 def test_the_required_text_is_the_longest_plain_run(regex: str, literal: str) -> None:
     assert required_literal(regex) == literal
+
+
+@pytest.mark.parametrize(
+    ("regex", "text"),
+    [
+        (r"(?i)\biommu\b.*\bpage fault\b", ("page fault", True)),
+        (r"(?i:\btimed? ?out\b)", ("time", True)),  # FAILURE_RE's scoped branch
+        (r"(?i:a)b(?i:c)", ("", False)),  # two scoped groups: not one around the whole
+        (r"Invalid mbox magic", ("Invalid mbox magic", False)),
+    ],
+)
+def test_a_case_insensitive_regex_has_its_text_lowered(regex: str, text: tuple[str, bool]) -> None:
+    assert plain_text(regex) == text
+
+
+def test_a_folded_text_is_looked_for_in_the_lowered_line_where_it_is_ascii() -> None:
+    found = compile_signature(r"(?i)\bunexpected command state\b")
+    assert found.search("amdxdna: Unexpected Command State 3") is not None
+    assert found.search("amdxdna: command state 3") is None
+    # U+0130 lowers to two characters; the regex's own case rules decide there
+    assert contains("\u0130 unexpected command state", "nope", folded=True)
 
 
 def test_a_line_without_the_text_is_passed_and_one_with_it_is_searched() -> None:
@@ -90,7 +121,7 @@ def test_every_shipped_signature_keeps_every_real_match() -> None:
             with_text += bool(found.literal)
             for line in lines:
                 if found.pattern.search(line):
-                    assert found.literal in line, (entry.code, found.pattern.pattern, line)
+                    assert contains(line, found.literal, found.folded), (entry.code, line)
                     assert found.search(line) is not None
     assert with_text >= 100  # most signatures are passed by a substring test
 
@@ -119,3 +150,15 @@ def test_an_alternation_answers_as_its_regex_on_every_real_line() -> None:
     assert 200 < failing < len(lines)
     # flags on the whole regex: no split, the regex itself
     assert alternation(re.compile("a|b", re.IGNORECASE)).guarded == ()
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "AMD-Vi: IOMMU Page Fault at 0x1f000 for amdxdna",  # ASCII: the lowered line
+        "AMD-Vi: IOMMU Page Fault at 0x1f000 (d\u00e9j\u00e0)",  # not: the regex alone
+    ],
+)
+def test_the_classifier_finds_a_case_insensitive_signature_in_any_case(line: str) -> None:
+    found = Classifier(load_knowledge()).classify(line)
+    assert "iommu-page-fault" in [entry.code for entry in found.specific]
