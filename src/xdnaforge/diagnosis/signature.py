@@ -4,10 +4,12 @@ Pure. Each line doctor classifies is tried against every signature of the knowle
 most signatures start with words of the message they name ("Invalid mbox magic",
 "DRM_IOCTL_AMDXDNA_EXEC_CMD IOCTL failed"), so a line without those words is passed by a
 substring test, and the regex runs only on lines that contain them. The required text is
-read from the regex's own source: the longest run of plain characters outside groups,
-classes and quantified characters, and none at all where the regex has a top-level
-alternation or inline flags (then the regex always runs). A regex is compiled when a
-line first contains its text.
+read from the regex's own source: the longest run of plain characters outside classes,
+quantified characters and optional groups (a group in every match gives its own); a
+case-insensitive regex ((?i) at its start, or (?i:...) around it) gives its lowered text,
+looked for in the lowered line; none at all where the regex has a top-level alternation
+or other inline flags (then the regex always runs). A regex is compiled when a line first
+contains its text.
 """
 
 from __future__ import annotations
