@@ -63,6 +63,20 @@ def missing_tool(name: str, why: str) -> NoReturn:
     pytest.skip(reason)
 
 
+# a test's figures for the summary at the end of every run (record_property(FIGURES, text)):
+# printed by the controller, so they show when the workers of pytest-xdist ran the tests
+FIGURES = "xdnaforge-figures"
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    for status in ("passed", "failed"):
+        for report in terminalreporter.stats.get(status, []):
+            for name, text in getattr(report, "user_properties", ()):
+                if name == FIGURES and getattr(report, "when", "") == "call":
+                    terminalreporter.write_sep("-", report.nodeid.split("::")[-1])
+                    terminalreporter.write_line(str(text))
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "tools(*names): system tools the test drives (skips when one is missing)"

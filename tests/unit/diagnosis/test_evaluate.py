@@ -4,9 +4,11 @@ run of the suite; bench/bench_doctor.py prints them too."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
-from tests.conftest import REPO
+from tests.conftest import FIGURES, REPO
 from xdnaforge.diagnosis.evaluate import (
     HEALTHY,
     TARGET,
@@ -50,19 +52,21 @@ def test_a_case_without_its_header_is_refused() -> None:
         parse_case("source: https://x\nthread: t\n---\nlog\n", "c999")
 
 
-def test_leave_one_source_out_on_real_logs(capsys: pytest.CaptureFixture[str]) -> None:
+def test_leave_one_source_out_on_real_logs(record_property: Callable[[str, object], None]) -> None:
     cases = load_corpus(CORPUS)
     outcomes = leave_one_source_out(cases)
     total = score(outcomes)
-    with capsys.disabled():  # the figures are the point: shown in every run of the suite
-        print(f"\ncorpus leave-one-source-out ({len(cases)} real logs): {total.describe()}")
-        for split in ("tune", "held-out"):
-            part = score(o for o in outcomes if o.case.split == split)
-            print(f"  {split:9} {part.describe()}")
-        print(confusion_table(outcomes))
-        for outcome in outcomes:
-            if not outcome.right:
-                print(f"  miss {outcome.case.ident}: expected {outcome.case.expect}, "
-                      f"got {outcome.found}")  # fmt: skip
+    lines = [f"corpus leave-one-source-out ({len(cases)} real logs): {total.describe()}"]
+    for split in ("tune", "held-out"):
+        part = score(o for o in outcomes if o.case.split == split)
+        lines.append(f"  {split:9} {part.describe()}")
+    lines.append(confusion_table(outcomes))
+    for outcome in outcomes:
+        if not outcome.right:
+            lines.append(
+                f"  miss {outcome.case.ident}: expected {outcome.case.expect}, got {outcome.found}"
+            )
+    # the figures are the point: the suite's summary shows them in every run (tests/conftest.py)
+    record_property(FIGURES, "\n".join(lines))
     assert total.false_healthy == 0
     assert total.accuracy >= TARGET
