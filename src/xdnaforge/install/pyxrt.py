@@ -344,9 +344,13 @@ def _install_file(source: Path, destination: Path) -> str:
     destination.parent.mkdir(parents=True, exist_ok=True)
     data = source.read_bytes()
     partial = destination.with_name(f".{destination.name}.xdnaforge")
-    partial.write_bytes(data)
-    partial.chmod(0o755 if destination.suffix == ".so" else 0o644)
-    partial.replace(destination)
+    try:
+        partial.write_bytes(data)
+        partial.chmod(0o755 if destination.suffix == ".so" else 0o644)
+        partial.replace(destination)
+    except BaseException:  # a full disk, Ctrl-C: no half copy left in the environment
+        partial.unlink(missing_ok=True)
+        raise
     return hashlib.sha256(data).hexdigest()
 
 

@@ -13,6 +13,7 @@ from tests.unit.tools.test_python import VENV
 from xdnaforge.errors import UsageError
 from xdnaforge.hardware.xrt_layout import XrtLayout, layout_from_files
 from xdnaforge.install.pyxrt import (
+    _install_file,
     coreutil_library,
     include_dirs,
     installed_version,
@@ -93,3 +94,19 @@ def test_a_rebuild_replaces_that_interpreters_binding_only(tmp_path: Path) -> No
         {"python": "/a/bin/python", "sha256": "3"},
         {"python": "/b/bin/python", "sha256": "2"},
     ]
+
+
+def test_a_failed_copy_leaves_no_half_file_in_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    built = tmp_path / "pyxrt.cpython-311-x86_64-linux-gnu.so"
+    built.write_bytes(b"\x7fELF binding")
+    destination = tmp_path / "site-packages" / built.name
+
+    def full_disk(self: Path, _mode: int) -> None:
+        raise OSError(28, "No space left on device", str(self))
+
+    monkeypatch.setattr(Path, "chmod", full_disk)
+    with pytest.raises(OSError, match="No space left"):
+        _install_file(built, destination)
+    assert list(destination.parent.iterdir()) == []  # neither the binding nor a partial copy
