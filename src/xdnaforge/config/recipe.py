@@ -163,6 +163,29 @@ class Justified:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class Admitted:
+    """A payload path pattern a recipe admits beyond the stack's layout, with why."""
+
+    path: str
+    reason: str
+    package: str | None = None
+
+
+# the maintainer scripts a package's control member may hold (audit.scripts[].script)
+SCRIPTS = ("preinst", "postinst", "prerm", "postrm", "config", "triggers")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ScriptWaiver:
+    """A maintainer script accepted by its exact sha256, with why."""
+
+    package: str
+    script: str
+    sha256: str
+    justification: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Thresholds:
     gemm_tops_min: float | None
     latency_us_max: float | None
@@ -210,6 +233,9 @@ class Recipe:
     environment: tuple[str, str] | None = None
     compat: tuple[CompatChange, ...] = ()  # flags and dependencies added for compatibility
     distro: DistroArchive | None = None  # kind distro: the archive and its packages
+    # audit.admit: reviewed payload paths beyond the layout; audit.scripts: scripts by digest
+    admit: tuple[Admitted, ...] = ()
+    script_waivers: tuple[ScriptWaiver, ...] = ()
 
     @property
     def build_distro(self) -> tuple[str, str]:
