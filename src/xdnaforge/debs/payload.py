@@ -9,9 +9,14 @@ reader hands them over, and says what it found:
   section; modpost creates it) in a stream that also holds an ELF header, the file not
   being an executable or shared library itself (libkmod names the section too);
 - inside a gzip, xz, lzma or bzip2 file: the same test on what it decompresses to, one
-  level deep, at most NESTED_LIMIT bytes (a bomb costs at most that much work); a zstd
-  file or a zip (up to ZIP_LIMIT, read whole: zstd's push decoder cannot bound its output,
-  a zip's directory is at its end) the same way, a zip member by member;
+  level deep, at most NESTED_LIMIT bytes in all (a bomb costs at most that much work),
+  across every gzip member or xz, lzma or bzip2 stream in turn, as libkmod, gzip and xz
+  read them (a module's ELF header in the first member and its section in the second is
+  one module); null bytes between streams are skipped (xz's stream padding, any length
+  here), and what follows a stream that starts no other is ignored, as the tools do; a
+  zstd file (every frame, skippable ones skipped) or a zip (up to ZIP_LIMIT, read whole:
+  zstd's push decoder cannot bound its output, a zip's directory is at its end) the same
+  way, a zip member by member;
 - a kernel image: the x86 boot protocol's "HdrS" at 0x202, the arm64 Image magic at 0x38,
   or a PE file with a `.linux` section (a UKI).
 
@@ -40,16 +45,87 @@ _CHUNK = 1 << 20
 
 
 class _Decompressor(Protocol):
+    @property
+    def eof(self) -> bool: ...
+
+    @property
+    def unused_data(self) -> bytes: ...
+
     def decompress(self, data: bytes, max_length: int = -1, /) -> bytes: ...
 
 
-def _decompressor(head: bytes) -> _Decompressor | None:
-    if head.startswith(b"\x1f\x8b"):
-        return zlib.decompressobj(wbits=47)  # gzip, multi-member handled per member
-    if head.startswith((b"\xfd7zXZ\x00", b"\x5d\x00\x00")):
+# the magic numbers that start another member or stream of each family
+_GZIP = (b"\x1f\x8b",)
+_LZMA = (b"\xfd7zXZ\x00", b"\x5d\x00\x00")  # xz; lzma-alone (the usual properties)
+_BZIP2 = (b"BZh",)
+
+
+def _new_decompressor(head: bytes) -> _Decompressor:
+    if head.startswith(_GZIP):
+        return zlib.decompressobj(wbits=31)  # one gzip member; _Concatenated starts the next
+    if head.startswith(_LZMA):
         return lzma.LZMADecompressor()
-    if head.startswith(b"BZh"):
-        return bz2.BZ2Decompressor()
+    return bz2.BZ2Decompressor()
+
+
+class _Concatenated:
+    """A compressed file's content across all its members or streams, as one output.
+
+    zlib's decompressor stops at the end of a gzip member (the rest goes to unused_data),
+    and lzma's and bz2's at the end of a stream (EOFError after it); gzip, xz and libkmod
+    read on into the next. Input the current decompressor did not consume is kept here
+    (zlib's unconsumed_tail) or in it (lzma, bz2): `decompress(b"", n)` continues.
+    """
+
+    def __init__(self, magics: tuple[bytes, ...]) -> None:
+        self.magics = magics
+        self.current: _Decompressor | None = None
+        self.between = b""  # after a stream's end: not yet known to start another
+        self.ended = False  # what followed a stream's end starts no other: ignored
+        self.tail = b""  # zlib's unconsumed input
+
+    def _next(self, data: bytes) -> bytes:
+        """Starts the next stream if `data` (after the last one's end) begins one; returns
+        the input for it."""
+        data = (self.between + data).lstrip(b"\0")
+        self.between = b""
+        if data.startswith(self.magics):
+            self.current = _new_decompressor(data)
+            return data
+        if any(magic.startswith(data) for magic in self.magics):
+            self.between = data  # a magic cut by the read: wait for the rest
+        elif data:
+            self.ended = True
+        return b""
+
+    def decompress(self, data: bytes, max_length: int) -> bytes:
+        """At most max_length bytes; fewer only when it needs more input (or has ended)."""
+        out: list[bytes] = []
+        want = max_length
+        data = self.tail + data
+        while want > 0 and not self.ended:
+            if self.current is None:
+                data = self._next(data)
+                if self.current is None:
+                    break  # it needs input, or has ended
+            piece = self.current.decompress(data, want)
+            out.append(piece)
+            want -= len(piece)
+            if self.current.eof:
+                data = self.current.unused_data  # zlib's unconsumed_tail repeats it: not that
+                self.current = None
+                continue
+            data = getattr(self.current, "unconsumed_tail", b"")
+            if want > 0:
+                break  # it needs input
+        self.tail = data if want == 0 else b""  # cut short by max_length: for the next call
+        return b"".join(out)
+
+
+def _decompressor(head: bytes) -> _Concatenated | None:
+    for magics in (_GZIP, _LZMA, _BZIP2):
+        if head.startswith(magics):
+            return _Concatenated(magics)
     return None  # zstd: its push decoder cannot bound its output; read whole, like a zip
 
 
@@ -84,7 +160,7 @@ class Scanner:
         self.elf = False
         self.skip_raw = False  # an executable or shared library: it may name the section
         self.inner: Scanner | None = None
-        self.decompressor: _Decompressor | None = None
+        self.decompressor: _Concatenated | None = None
         self.decompressed = 0
         self.over_limit = False
         self.zip: list[bytes] | None = None
@@ -144,10 +220,9 @@ class Scanner:
             if self.decompressed >= NESTED_LIMIT:
                 self.over_limit = True
                 return
-            # zlib hands back what it did not consume; lzma and bz2 keep it themselves
-            data = getattr(self.decompressor, "unconsumed_tail", b"")
-            if len(out) < _CHUNK and not data:
-                return
+            data = b""  # what it did not consume it keeps
+            if len(out) < min(room, _CHUNK):
+                return  # it needs more input
 
     def finish(self) -> tuple[str | None, str | None]:
         """(what kernel payload the bytes hold, why they could not be judged whole)."""
@@ -172,15 +247,18 @@ class Scanner:
 
 
 def _zstd_module(data: bytes) -> str | None:
+    """Every frame in turn (skippable frames skipped), as zstd and libkmod read them; what
+    was found before damaged data still counts."""
     scanner = Scanner(nested=True)
     read = 0
+    decompressor = zstandard.ZstdDecompressor()
     try:
-        with zstandard.ZstdDecompressor().stream_reader(io.BytesIO(data)) as reader:
+        with decompressor.stream_reader(io.BytesIO(data), read_across_frames=True) as reader:
             while read < NESTED_LIMIT and (chunk := reader.read(_CHUNK)):
                 scanner.feed(chunk)
                 read += len(chunk)
     except zstandard.ZstdError:
-        return None
+        pass
     found, _ = scanner.finish()
     return f"{found}, compressed" if found else None
 

@@ -9,6 +9,7 @@ import io
 import lzma
 import tarfile
 import zipfile
+from collections.abc import Callable
 
 import pytest
 import zstandard
@@ -92,5 +93,92 @@ def test_a_compression_bomb_costs_a_bounded_amount_of_work(
     monkeypatch.setattr(payload, "NESTED_LIMIT", 4 << 20)
     bomb = gzip.compress(bytes(64 << 20))  # 64 MiB of zeros in 64 KiB
     found, unjudged = scan(bomb, 1 << 16)
+    assert found is None
+    assert unjudged == "its content past 4 MiB is not searched for modules"
+
+
+def split_module() -> tuple[bytes, bytes]:
+    """A module cut before its section name: the ELF header in one half, the name in the
+    other (neither half alone is a module)."""
+    module = module_bytes()
+    at = module.index(payload.MODULE_MARK)
+    return module[:at], module[at:]
+
+
+def xz(data: bytes) -> bytes:
+    return lzma.compress(data, format=lzma.FORMAT_XZ)
+
+
+def zstd(data: bytes) -> bytes:
+    compressed: bytes = zstandard.ZstdCompressor().compress(data)
+    return compressed
+
+
+SKIPPABLE_ZSTD_FRAME = b"\x50\x2a\x4d\x18" + (4).to_bytes(4, "little") + b"note"
+
+
+@pytest.mark.parametrize("piece", [1, 5, 7000, 1 << 22])
+@pytest.mark.parametrize(
+    "wrap",
+    [
+        pytest.param(lambda a, b: gzip.compress(a) + gzip.compress(b), id="two-gzip-members"),
+        pytest.param(
+            lambda a, b: gzip.compress(a) + gzip.compress(b"") + gzip.compress(b), id="gzip-3"
+        ),
+        pytest.param(lambda a, b: xz(a) + xz(b), id="two-xz-streams"),
+        pytest.param(lambda a, b: xz(a) + bytes(8) + xz(b), id="xz-stream-padding"),
+        pytest.param(
+            lambda a, b: lzma.compress(a, format=lzma.FORMAT_ALONE) + xz(b), id="lzma-then-xz"
+        ),
+        pytest.param(lambda a, b: bz2.compress(a) + bz2.compress(b), id="two-bzip2-streams"),
+        pytest.param(lambda a, b: zstd(a) + zstd(b), id="two-zstd-frames"),
+        pytest.param(
+            lambda a, b: zstd(a) + zstd(b"") + SKIPPABLE_ZSTD_FRAME + zstd(b), id="zstd-skippable"
+        ),
+    ],
+)
+def test_a_module_split_over_members_or_streams_is_one_module(
+    wrap: Callable[[bytes, bytes], bytes], piece: int
+) -> None:
+    # libkmod, gzip and xz read on into the next member or stream: so does the scan
+    head, rest = split_module()
+    assert scan(wrap(head, b"")) == (None, None)
+    data = wrap(head, rest)
+    scanner = payload.Scanner()
+    scanner.feed(data[:16])  # the reader's first piece holds the magic (64 KiB, or all)
+    for start in range(16, len(data), piece):
+        scanner.feed(data[start : start + piece])  # a magic cut between pieces later on
+    assert scanner.finish()[0] == "a kernel module, compressed"
+
+
+@pytest.mark.parametrize("piece", [1 << 16, 1 << 23])
+def test_a_member_past_the_decompressors_step_is_read_to_its_end_before_the_next(
+    piece: int,
+) -> None:
+    # the first member decompresses to more than one step of output (what zlib holds back as
+    # its unconsumed tail, lzma inside itself); the second still follows it
+    head, rest = split_module()
+    for compress in (gzip.compress, xz, bz2.compress):
+        data = compress(head + bytes(3 << 20)) + compress(rest)
+        assert scan(data, piece)[0] == "a kernel module, compressed", compress
+
+
+def test_what_follows_the_last_stream_is_ignored_as_the_tools_ignore_it() -> None:
+    head, rest = split_module()
+    assert scan(gzip.compress(module_bytes()) + b"trailing garbage")[0] == (
+        "a kernel module, compressed"
+    )
+    assert scan(gzip.compress(head) + b"garbage" + gzip.compress(rest)) == (None, None)
+    assert scan(xz(b"changelog") + b"\0\0\0\0garbage") == (None, None)
+    # damaged data after a module does not unsee it
+    damaged = zstd(module_bytes()) + zstd(b"x" * 100)[:-3]
+    assert scan(damaged)[0] == "a kernel module, compressed"
+
+
+def test_the_bound_holds_across_all_members_together(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(payload, "NESTED_LIMIT", 4 << 20)
+    head, rest = split_module()
+    members = [gzip.compress(head)] + [gzip.compress(bytes(1 << 20))] * 8 + [gzip.compress(rest)]
+    found, unjudged = scan(b"".join(members), 1 << 16)
     assert found is None
     assert unjudged == "its content past 4 MiB is not searched for modules"
