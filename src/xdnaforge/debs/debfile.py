@@ -12,6 +12,10 @@ control.tar, data.tar, each once; "_" members are skipped by dpkg and here), the
 member's compressions dpkg accepts (none, gzip, xz, zstd), a control tarball of regular
 files only (a maintainer script that is a symlink or hardlink is run by dpkg, so it is
 refused), each name once; a control file or maintainer script is read whole or refused.
+Every control member goes through the content scan as a data file does (dpkg 1.21 installs
+each one whose name has no dot, scripts included, as var/lib/dpkg/info/PACKAGE.NAME: a
+module there is one), and their names are kept in order for the audit to admit by a
+positive list.
 tests/integration/test_audit_parity.py compares the readings with dpkg's own.
 """
 
@@ -24,7 +28,7 @@ import queue
 import re
 import stat
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, BinaryIO, cast
@@ -67,7 +71,8 @@ class DebContents:
     entries: list[Entry] = field(default_factory=list)
     texts: dict[str, str] = field(default_factory=dict)  # path -> content (first TEXT_LIMIT)
     oversized: dict[str, int] = field(default_factory=dict)  # wanted texts over TEXT_LIMIT: size
-    modules: dict[str, str] = field(default_factory=dict)  # kernel payload found by content
+    # kernel payload found by content: data path, or DEBIAN/<name> for a control member
+    modules: dict[str, str] = field(default_factory=dict)
     unjudged: dict[str, str] = field(default_factory=dict)  # content the scan could not finish
     # executables and shared libraries: their RPATH/RUNPATH, or why it could not be read
     run_paths: dict[str, tuple[RunPath, ...]] = field(default_factory=dict)
@@ -77,6 +82,9 @@ class DebContents:
     digests: dict[str, str] = field(default_factory=dict)
     want_digests: bool = False
     names_size: int = 0  # bytes of entry names read so far (bounded by NAMES_LIMIT)
+    # every control.tar member's name, in the order of the tarball (dpkg installs those
+    # without a dot as var/lib/dpkg/info/PACKAGE.NAME): ("control", "md5sums", "postinst")
+    control_members: tuple[str, ...] = ()
 
     @property
     def package(self) -> str:
@@ -328,7 +336,7 @@ def _read_member(
         raise DebError(f"{file}: data.tar comes before control.tar")
     contents.compression[kind] = compression.lstrip(".") or "none"
     control = None
-    names: set[str] = set()
+    names: dict[str, None] = {}  # the control members, in order
     for info, stream in _tar_entries(member, compression):
         path = _normalise(info.name, file, name)
         if not path:
@@ -337,12 +345,18 @@ def _read_member(
             continue
         if kind == "control":
             _control_entry(info, path, names, file)
+            extracted = _Data(stream, info.size)
             if path == "control" or path in MAINTAINER_SCRIPTS:
-                text = _read_whole(_Data(stream, info.size), info.size, f"{file}: DEBIAN/{path}")
+                raw = _read_whole(extracted, info.size, f"{file}: DEBIAN/{path}")
+                _scan_control_member(contents, path, [raw])
+                text = raw.decode("utf-8", errors="replace")
                 if path == "control":
                     control = text
                 else:
                     contents.scripts[path] = text
+            else:
+                # dpkg installs it as var/lib/dpkg/info/PACKAGE.NAME (if the name has no dot)
+                _scan_control_member(contents, path, _chunks(extracted))
             continue
         contents.names_size += len(path)
         if contents.names_size > NAMES_LIMIT:
@@ -355,10 +369,12 @@ def _read_member(
         )
         if info.isreg():
             _read_data_file(_Data(stream, info.size), info.size, path, contents, wants_text(path))
+    if kind == "control":
+        contents.control_members = tuple(names)
     return control
 
 
-def _control_entry(info: tarwalk.Member, path: str, names: set[str], file: str) -> None:
+def _control_entry(info: tarwalk.Member, path: str, names: dict[str, None], file: str) -> None:
     """A control tarball holds regular files, each once, and no directory but its root."""
     if not info.isreg():
         # dpkg-deb -b takes DEBIAN/preinst -> helper; dpkg then runs what the link names
@@ -370,14 +386,31 @@ def _control_entry(info: tarwalk.Member, path: str, names: set[str], file: str) 
         raise DebError(f"{file}: control.tar: DEBIAN/{path} is in a subdirectory")
     if path in names:
         raise DebError(f"{file}: control.tar: DEBIAN/{path} is given twice (tar keeps the last)")
-    names.add(path)
+    names[path] = None
 
 
-def _read_whole(extracted: _Data, size: int, what: str) -> str:
+def _read_whole(extracted: _Data, size: int, what: str) -> bytes:
     """A text the audit must judge whole: one over TEXT_LIMIT is refused, never cut."""
     if size > TEXT_LIMIT:
         raise DebError(f"{what} is {size} bytes, over the {TEXT_LIMIT >> 20} MiB the audit reads")
-    return extracted.read(size).decode("utf-8", errors="replace")
+    return extracted.read(size)
+
+
+def _chunks(extracted: _Data) -> Iterator[bytes]:
+    while chunk := extracted.read(_CHUNK):
+        yield chunk
+
+
+def _scan_control_member(contents: DebContents, name: str, chunks: Iterable[bytes]) -> None:
+    """A control member's bytes through the same content scan as a data file's (a module
+    shipped as DEBIAN/amdxdna is installed as var/lib/dpkg/info/PACKAGE.amdxdna); what is
+    left once the scan knows is skipped unread."""
+    scanner = payload.Scanner()
+    for chunk in chunks:
+        scanner.feed(chunk)
+        if scanner.done:
+            break
+    _found(contents, f"DEBIAN/{name}", *scanner.finish())
 
 
 def _found(contents: DebContents, path: str, found: str | None, unjudged: str | None) -> None:

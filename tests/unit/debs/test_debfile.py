@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import gzip
 import hashlib
 import io
 import threading
@@ -17,6 +18,7 @@ from tests.debs import (
     control_tar,
     deb_bytes,
     hand_deb,
+    module_bytes,
     plugin,
     tar_bytes,
     tar_entry,
@@ -312,3 +314,46 @@ def test_the_names_of_all_entries_together_are_bounded(monkeypatch: pytest.Monke
     monkeypatch.setattr(debfile, "NAMES_LIMIT", 10_000)
     data = b"".join(tar_entry(f"./usr/share/{i:080d}") for i in range(120)) + TAR_END
     assert "entry names over" in _error(hand_deb(control_tar(CONTROL), data))
+
+
+def test_every_control_member_is_listed_in_the_order_of_the_tarball() -> None:
+    control = control_tar(CONTROL, md5sums=b"d41d8cd98f00b204e9800998ecf8427e  x\n")
+    control = control[: -len(TAR_END)] + tar_entry("./postinst", data=b"#!/bin/sh\n") + TAR_END
+    deb = read_deb_stream(io.BytesIO(hand_deb(control, DATA)), "c.deb")
+    assert deb.control_members == ("control", "md5sums", "postinst")
+    assert deb.modules == {}
+
+
+@pytest.mark.parametrize(
+    ("name", "content"),
+    [
+        ("amdxdna", module_bytes()),  # dpkg installs it as var/lib/dpkg/info/PKG.amdxdna
+        ("shlibs", gzip.compress(module_bytes())),
+        ("postinst", b"#!/bin/sh\n" + module_bytes()),
+        ("md5sums", b"\0" * 70_000 + module_bytes()),  # past the reader's first piece
+    ],
+)
+def test_a_kernel_module_in_the_control_member_is_found_by_content(
+    name: str, content: bytes
+) -> None:
+    deb = read_deb_stream(io.BytesIO(hand_deb(control_tar(CONTROL, **{name: content}), DATA)), "m")
+    assert deb.modules[f"DEBIAN/{name}"].startswith("a kernel module")
+    assert deb.control_members == ("control", name)
+
+
+def test_a_kernel_module_in_a_compressed_control_member_is_found_by_content() -> None:
+    for compression in (".gz", ".xz", ".zst"):
+        control = tar_bytes(
+            {"./control": CONTROL, "./triggers": "activate-noawait x\n", "./x.ko": module_bytes()},
+            compression,
+        )
+        deb = ar_archive(
+            [
+                ("debian-binary", b"2.0\n"),
+                (f"control.tar{compression}", control),
+                ("data.tar", DATA),
+            ]
+        )
+        contents = read_deb_stream(io.BytesIO(deb), "m")
+        assert contents.modules == {"DEBIAN/x.ko": "a kernel module"}, compression
+        assert contents.control_members == ("control", "triggers", "x.ko")
