@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from xdnaforge.schema import Reader
+from xdnaforge.config.reader import ConfigReader
 from xdnaforge.yamlfile import KeyPath
 
 KINDS = ("host", "rootfs", "podman", "docker")
@@ -67,11 +67,11 @@ class EnvironmentSpec:
         return f"{self.name} ({self.kind} image {self.image})"
 
 
-def _entry(reader: Reader, value: Any, path: KeyPath, origin: str) -> EnvironmentSpec | None:
+def _entry(reader: ConfigReader, value: Any, path: KeyPath, origin: str) -> EnvironmentSpec | None:
     name = str(path[-1])
     distro, _, release = name.partition("-")
     if not distro or not release:
-        reader.problem(path, f"'{name}' is not <distro>-<release> (as in ubuntu-26.04)")
+        reader.problem(path, "is not <distro>-<release> (as in ubuntu-26.04)")
         return None
     table = reader.mapping(value, path, required=("kind",), optional=(*ROOTFS_KEYS, "image"))
     if table is None:
@@ -82,7 +82,7 @@ def _entry(reader: Reader, value: Any, path: KeyPath, origin: str) -> Environmen
     allowed = {"host": (), "rootfs": ROOTFS_KEYS, "podman": ("image",), "docker": ("image",)}
     for key in table:
         if key != "kind" and key not in allowed[kind]:
-            reader.problem((*path, key), f"'{key}' does not apply to kind {kind}")
+            reader.problem((*path, key), f"does not apply to kind {kind}")
     if kind in ("podman", "docker") and "image" not in table:
         reader.problem(path, f"kind {kind} needs an image (e.g. docker.io/library/ubuntu:24.04)")
     compilers: tuple[tuple[str, str], ...] = ()
@@ -98,7 +98,7 @@ def _entry(reader: Reader, value: Any, path: KeyPath, origin: str) -> Environmen
     twin = reader.boolean(table, "twin", path, default=False)
     suite = reader.string(table, "suite", path) or CODENAMES.get((distro, release))
     if kind == "rootfs" and suite is None:
-        reader.problem(path, f"no suite for {name}: name the archive's suite (code name)")
+        reader.problem(path, "no suite is known for this release: name the archive's suite")
     components = reader.strings(table, "components", path)
     return EnvironmentSpec(
         distro=distro,
@@ -118,7 +118,7 @@ def _entry(reader: Reader, value: Any, path: KeyPath, origin: str) -> Environmen
     )
 
 
-def parse_environments(reader: Reader, data: dict[str, Any]) -> tuple[EnvironmentSpec, ...]:
+def parse_environments(reader: ConfigReader, data: dict[str, Any]) -> tuple[EnvironmentSpec, ...]:
     """The site's `environments:` mapping, keyed by `<distro>-<release>`."""
     if "environments" not in data:
         return ()

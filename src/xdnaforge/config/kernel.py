@@ -43,14 +43,13 @@ class KernelRange:
 
 
 def parse_range(text: str) -> KernelRange:
-    """Parse `>=7.0, <7.1`; raise ValueError with the bad part."""
+    """Parse `>=7.0, <7.1`; raise ValueError naming which part is wrong (not what it says)."""
     constraints = []
-    for part in text.split(","):
+    for number, part in enumerate(text.split(","), start=1):
         match = _CONSTRAINT_RE.match(part)
         if not match:
-            raise ValueError(
-                f"'{part.strip()}' is not a constraint like '>=7.0' (operators: >= > <= < ==)"
-            )
+            which = f"part {number} " if "," in text else ""
+            raise ValueError(f"{which}is not a constraint like '>=7.0' (operators: >= > <= < ==)")
         op, version = match.groups()
         constraints.append((op, tuple(int(x) for x in version.split("."))))
     return KernelRange(text=text, constraints=tuple(constraints))

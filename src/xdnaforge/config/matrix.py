@@ -8,17 +8,16 @@ against the recipe and the knowledge base in config/project.py.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from xdnaforge.config.kernel import KernelRange
+from xdnaforge.config.reader import ConfigReader, did_you_mean
 from xdnaforge.config.recipe import GATES, Npu
 from xdnaforge.config.recipe_build import NAME_RE
 from xdnaforge.config.recipe_parse import parse_distro, parse_kernel, parse_npu
 from xdnaforge.host import AMD_VENDOR, NPU_GENERATIONS, HostFacts, npu_generation
-from xdnaforge.schema import Reader
 from xdnaforge.yamlfile import Document
 
 EXPECTATIONS = ("supported", "partial", "known-broken", "unverified")
@@ -116,14 +115,14 @@ class Matrix:
     cells: tuple[Cell, ...]
 
 
-def parse_matrix(document: Document, name: str) -> tuple[Matrix | None, Reader]:
-    reader = Reader(document)
+def parse_matrix(document: Document, name: str) -> tuple[Matrix | None, ConfigReader]:
+    reader = ConfigReader(document)
     top = reader.mapping(document.data, (), required=("schema", "cells"), optional=("description",))
     if top is None:
         return None, reader
     schema = reader.integer(top, "schema", ())
     if schema is not None and schema != 1:
-        reader.problem(("schema",), f"unsupported schema {schema}; this xdnaforge reads schema 1")
+        reader.problem(("schema",), "unsupported schema; this xdnaforge reads schema 1")
     reader.string(top, "description", ())
     cells = []
     names: set[str] = set()
@@ -132,14 +131,14 @@ def parse_matrix(document: Document, name: str) -> tuple[Matrix | None, Reader]:
         if cell is None:
             continue
         if cell.name in names:
-            reader.problem(("cells", index, "name"), f"cell '{cell.name}' is defined twice")
+            reader.problem(("cells", index, "name"), "another cell has this name")
         names.add(cell.name)
         cells.append(cell)
     # cells that parsed are returned even when others did not, so references get checked too
     return Matrix(name=name, origin=document.source, cells=tuple(cells)), reader
 
 
-def _cell(reader: Reader, value: Any, path: tuple[str | int, ...]) -> Cell | None:
+def _cell(reader: ConfigReader, value: Any, path: tuple[str | int, ...]) -> Cell | None:
     cell = reader.mapping(
         value,
         path,
@@ -161,7 +160,7 @@ def _cell(reader: Reader, value: Any, path: tuple[str | int, ...]) -> Cell | Non
     if name is not None and not NAME_RE.match(name):
         reader.problem(
             (*path, "name"),
-            f"cell name {name!r} is not a name",
+            "is not a name",
             hint="lowercase letters, digits, '.', '_', '-'; it names files (LAVA jobs, reports)",
         )
         name = None
@@ -213,7 +212,7 @@ def _cell(reader: Reader, value: Any, path: tuple[str | int, ...]) -> Cell | Non
     )
 
 
-def _known_npu(reader: Reader, npu: Npu, path: tuple[str | int, ...]) -> None:
+def _known_npu(reader: ConfigReader, npu: Npu, path: tuple[str | int, ...]) -> None:
     """A cell's AMD NPU is a device and revision the driver binds (host.NPU_GENERATIONS)."""
     vendor, _, device = npu.pci.partition(":")
     if vendor != AMD_VENDOR or npu.revision is None:
@@ -222,14 +221,12 @@ def _known_npu(reader: Reader, npu: Npu, path: tuple[str | int, ...]) -> None:
         return
     revisions = [n.revision for n in NPU_GENERATIONS if n.device == device]
     known = (
-        f"the driver binds {npu.pci} at revision(s) {', '.join(revisions)}"
+        f"the driver binds this device at revision(s) {', '.join(revisions)}"
         if revisions
         else "known devices: " + ", ".join(sorted({n.pci for n in NPU_GENERATIONS}))
     )
     reader.problem(
-        (*path, "revision"),
-        f"no amdxdna driver binds {npu.pci} revision {npu.revision}",
-        hint=known,
+        (*path, "revision"), "no amdxdna driver binds this device at this revision", hint=known
     )
 
 
@@ -257,20 +254,15 @@ def _expectation_positions(
     return keys
 
 
-def _gate_name(reader: Reader, value: str, path: tuple[str | int, ...]) -> bool:
+def _gate_name(reader: ConfigReader, value: str, path: tuple[str | int, ...]) -> bool:
     if value in GATES:
         return True
-    close = difflib.get_close_matches(value, GATES, n=1)
-    reader.problem(
-        path,
-        f"unknown gate '{value}'",
-        f"did you mean '{close[0]}'?" if close else f"gates: {', '.join(GATES)}",
-    )
+    reader.problem(path, f"unknown gate{did_you_mean(value, GATES)}", f"gates: {', '.join(GATES)}")
     return False
 
 
 def _breakage(
-    reader: Reader, cell: dict[str, Any], path: tuple[str | int, ...], expect: str | None
+    reader: ConfigReader, cell: dict[str, Any], path: tuple[str | int, ...], expect: str | None
 ) -> Breakage | None:
     here = (*path, "fails")
     if expect != "known-broken":
@@ -298,7 +290,7 @@ def _breakage(
                 here, "a failure at validate names the diagnosis codes expected in 'codes'"
             )
     elif stage is not None and gate is not None:
-        reader.problem((*here, "gate"), f"only a failure at validate has a gate, not {stage}")
+        reader.problem((*here, "gate"), "only a failure at validate has a gate")
         gate = None
     if gate is not None and not _gate_name(reader, gate, (*here, "gate")):
         return None
@@ -308,7 +300,7 @@ def _breakage(
 
 
 def _partial(
-    reader: Reader, cell: dict[str, Any], path: tuple[str | int, ...], expect: str | None
+    reader: ConfigReader, cell: dict[str, Any], path: tuple[str | int, ...], expect: str | None
 ) -> PartialSupport | None:
     here = (*path, "gates")
     if expect != "partial":

@@ -1,7 +1,10 @@
 """Loading the whole project configuration at once: recipes, matrices, patch series, site.
 
 The edge that reads the files; it collects every problem across every file into one
-ConfigError so a user fixes them all in one go.
+ConfigError so a user fixes them all in one go. Every file is read once, through yamlfile's
+checks with the project directory's owner (no other hard link, the owner's or root's), and
+a message about a cross-reference names only what is known (a recipe, a gate, a code),
+never the text that failed to match it.
 """
 
 from __future__ import annotations
@@ -13,13 +16,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from xdnaforge.config.matrix import USABLE, Cell, Matrix, parse_matrix
+from xdnaforge.config.reader import did_you_mean
 from xdnaforge.config.recipe import Recipe
 from xdnaforge.config.recipe_parse import parse_recipe
 from xdnaforge.config.series import PatchHeader, parse_header, parse_series
 from xdnaforge.config.site import Site, load_site
 from xdnaforge.diagnosis.knowledge import load_knowledge
 from xdnaforge.errors import ConfigError, Problem
-from xdnaforge.yamlfile import load, read_config_text
+from xdnaforge.yamlfile import load, parse, read_config_bytes, read_config_text
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -63,15 +67,16 @@ def _relative(root: Path, path: Path) -> str:
     return str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
 
 
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+def _owner(root: Path) -> int:
+    """Whose the project's configuration files must be (or root's): the project directory's."""
+    return root.stat().st_uid
 
 
 def _load_patch_set(root: Path, directory: Path, problems: list[Problem]) -> PatchSet:
     series_path = directory / "series"
     source = _relative(root, series_path)
     try:
-        text = read_config_text(series_path, source, root)
+        text = read_config_text(series_path, source, root, owner=_owner(root))
     except ConfigError as error:
         problems.extend(error.problems)
         return PatchSet(name=directory.name, patches=())
@@ -90,7 +95,7 @@ def _load_patch_set(root: Path, directory: Path, problems: list[Problem]) -> Pat
                     line=entry.line,
                     column=1,
                     key_path="",
-                    message=f"patch file '{entry.file}' does not exist",
+                    message="the patch file this line names does not exist",
                     hint=f"did you mean '{close[0]}'?"
                     if close
                     else f"add it to {_relative(root, directory)}/ or remove the line",
@@ -104,12 +109,18 @@ def _load_patch_set(root: Path, directory: Path, problems: list[Problem]) -> Pat
                     line=entry.line,
                     column=1,
                     key_path="",
-                    message=f"'{entry.file}' is a link to {path.resolve()}, outside the project",
+                    message=f"the patch this line names is a link to {path.resolve()}, "
+                    "outside the project",
                     hint="patches live in the project; copy the file in instead of linking",
                 )
             )
             continue
-        digest = _sha256(path)
+        try:
+            data = read_config_bytes(path, _relative(root, path), root, owner=_owner(root))
+        except ConfigError as error:
+            problems.extend(error.problems)
+            continue
+        digest = hashlib.sha256(data).hexdigest()
         if entry.sha256 is not None and entry.sha256 != digest:
             problems.append(
                 Problem(
@@ -117,11 +128,11 @@ def _load_patch_set(root: Path, directory: Path, problems: list[Problem]) -> Pat
                     line=entry.line,
                     column=1,
                     key_path="",
-                    message=f"'{entry.file}' has sha256 {digest}, the series pins {entry.sha256}",
+                    message=f"the patch has sha256 {digest}, not the one this line pins",
                     hint="if the change to the patch is intended, put the new digest in the series",
                 )
             )
-        header, header_problems = parse_header(path.read_text(encoding="utf-8", errors="replace"))
+        header, header_problems = parse_header(data.decode("utf-8", errors="replace"))
         for line, message in header_problems:
             problems.append(
                 Problem(
@@ -173,17 +184,15 @@ def _check_references(
         for index, name in enumerate(recipe.patch_sets):
             line, column = positions.get(("patches", index), (1, 1))
             if name not in patch_sets:
-                close = difflib.get_close_matches(name, list(patch_sets), n=1)
                 problems.append(
                     Problem(
                         source=source,
                         line=line,
                         column=column,
                         key_path=f"patches[{index}]",
-                        message=f"patch set '{name}' does not exist (no patches/{name}/series)",
-                        hint=f"did you mean '{close[0]}'?"
-                        if close
-                        else f"known sets: {', '.join(sorted(patch_sets)) or 'none'}",
+                        message="no such patch set (no patches/<set>/series)"
+                        + did_you_mean(name, patch_sets),
+                        hint=f"known sets: {', '.join(sorted(patch_sets)) or 'none'}",
                     )
                 )
                 continue
@@ -195,9 +204,8 @@ def _check_references(
                             line=line,
                             column=column,
                             key_path=f"patches[{index}]",
-                            message=f"{patch.set}/{patch.file} applies to "
-                            f"'{patch.header.repository}', "
-                            "which is not the top repository, a pinned submodule or a "
+                            message=f"the Repository: of {patch.set}/{patch.file} is not "
+                            "the top repository, a pinned submodule or a "
                             "repository nested in one (an unused submodule is not built)",
                             hint=f"pinned paths: {', '.join(sorted(tree))}",
                         )
@@ -227,15 +235,12 @@ def check_cells(
             if cell.recipe in broken:
                 continue  # its own problems are reported; "unknown recipe" would only add noise
             if cell.recipe not in recipes:
-                close = difflib.get_close_matches(cell.recipe, list(recipes), n=1)
                 problems.append(
                     _cell_problem(
                         cell,
                         "recipe",
-                        f"unknown recipe '{cell.recipe}'",
-                        f"did you mean '{close[0]}'?"
-                        if close
-                        else f"recipes: {', '.join(sorted(recipes))}",
+                        f"unknown recipe{did_you_mean(cell.recipe, recipes)}",
+                        f"recipes: {', '.join(sorted(recipes))}",
                     )
                 )
                 continue
@@ -245,8 +250,8 @@ def check_cells(
                     _cell_problem(
                         cell,
                         "host",
-                        f"distro {cell.distro_id} {cell.distro_version} is not what recipe "
-                        f"'{cell.recipe}' is for ({hosts.distro_id} {hosts.distro_version})",
+                        f"the cell's distro is not the one recipe '{cell.recipe}' is for "
+                        f"({hosts.distro_id} {hosts.distro_version})",
                     )
                 )
             _check_expectation(cell, recipes[cell.recipe], problems)
@@ -258,7 +263,7 @@ def check_cells(
                     _cell_problem(
                         cell,
                         "npu",
-                        f"NPU {cell.npu.pci} rev {cell.npu.revision} is not listed in "
+                        "the cell's NPU (PCI id and revision) is not listed in "
                         f"recipe '{cell.recipe}' hosts.npu",
                     )
                 )
@@ -280,13 +285,12 @@ def _check_expectation(cell: Cell, recipe: Recipe, problems: list[Problem]) -> N
         stages = stage_names(recipe)
         stage = cell.breaks.stage
         if stage not in stages:
-            close = difflib.get_close_matches(stage, stages, n=1)
             problems.append(
                 _cell_problem(
                     cell,
                     "fails.stage",
-                    f"recipe '{cell.recipe}' has no stage '{stage}'",
-                    f"did you mean '{close[0]}'?" if close else f"stages: {', '.join(stages)}",
+                    f"recipe '{cell.recipe}' has no such stage{did_you_mean(stage, stages)}",
+                    f"stages: {', '.join(stages)}",
                 )
             )
         elif cell.breaks.codes and stage not in ("validate",) and not stage.startswith("build-"):
@@ -316,22 +320,19 @@ def _check_expectation(cell: Cell, recipe: Recipe, problems: list[Problem]) -> N
     codes = {entry.code for entry in load_knowledge()}
     for key, code in named:
         if code not in codes:
-            close = difflib.get_close_matches(code, sorted(codes), n=1)
             problems.append(
                 _cell_problem(
                     cell,
                     key,
-                    f"unknown diagnosis code '{code}' (not in the knowledge base)",
-                    f"did you mean '{close[0]}'?"
-                    if close
-                    else "codes are the `code:` keys of xdnaforge/diagnosis/data/knowledge.yaml",
+                    f"unknown diagnosis code{did_you_mean(code, sorted(codes))}",
+                    "codes are the `code:` keys of xdnaforge/diagnosis/data/knowledge.yaml",
                 )
             )
 
 
 def load_matrix_file(project: Project, path: Path) -> Matrix:
     """A matrix file given on the command line, checked against the project's recipes."""
-    document = load(path, _relative(project.root, path.resolve()))
+    document = load(path, _relative(project.root, path.resolve()), owner=_owner(project.root))
     matrix, reader = parse_matrix(document, path.stem)
     problems = list(reader.problems)
     if matrix is not None:
@@ -360,11 +361,13 @@ def load_project(root: Path, environ: Mapping[str, str]) -> Project:
     for path in sorted((root / "recipes").glob("*.yaml")):
         broken.add(path.stem)
         try:
-            document = load(path, _relative(root, path), root)
+            text = read_config_text(path, _relative(root, path), root, owner=_owner(root))
+            document = parse(text, _relative(root, path))
         except ConfigError as error:
             problems.extend(error.problems)
             continue
-        recipe, reader = parse_recipe(document, _sha256(path))
+        # the digest of the bytes parsed (strict UTF-8 decodes and encodes back to them)
+        recipe, reader = parse_recipe(document, hashlib.sha256(text.encode()).hexdigest())
         problems.extend(reader.problems)
         if recipe is None:
             continue
@@ -376,7 +379,7 @@ def load_project(root: Path, environ: Mapping[str, str]) -> Project:
                     line=line,
                     column=column,
                     key_path="name",
-                    message=f"name '{recipe.name}' differs from the file name '{path.stem}'",
+                    message=f"differs from the file name '{path.stem}'",
                     hint="the target name is the file name; make them equal",
                 )
             )
@@ -388,7 +391,7 @@ def load_project(root: Path, environ: Mapping[str, str]) -> Project:
     matrices = []
     for path in sorted((root / "matrices").glob("*.yaml")):
         try:
-            document = load(path, _relative(root, path), root)
+            document = load(path, _relative(root, path), root, owner=_owner(root))
         except ConfigError as error:
             problems.extend(error.problems)
             continue

@@ -15,7 +15,7 @@ import shlex
 from dataclasses import dataclass
 from typing import Any
 
-from xdnaforge.schema import Reader
+from xdnaforge.config.reader import ConfigReader
 from xdnaforge.yamlfile import KeyPath
 
 KINDS = ("dependency", "flag")
@@ -80,7 +80,7 @@ def parse_proof(
     for placeholder in {p for arg in argv for p in _PLACEHOLDER_RE.findall(arg)}:
         if placeholder not in known:
             problems.append(
-                f"unknown placeholder '{{{placeholder}}}' in the proof "
+                "an unknown placeholder in the proof "
                 f"(known: {', '.join('{' + p + '}' for p in known)})"
             )
     if error is None or not error.strip():
@@ -89,12 +89,13 @@ def parse_proof(
         try:
             re.compile(error)
         except re.error as caught:
-            problems.append(f"'{error_name}' is not a valid regular expression: {caught}")
+            where = f" (at character {caught.pos + 1})" if caught.pos is not None else ""
+            problems.append(f"'{error_name}' is not a valid regular expression{where}")
     return Proof(argv=argv, error=error, none_reason=None), problems
 
 
 def parse_compat(
-    reader: Reader, build: dict[str, Any], path: KeyPath, listed: set[str]
+    reader: ConfigReader, build: dict[str, Any], path: KeyPath, listed: set[str]
 ) -> tuple[CompatChange, ...]:
     """`build.compat`: a list of {change, kind, package|flag, proof, proof_error, cwd}."""
     changes = []
@@ -119,7 +120,7 @@ def parse_compat(
         if kind == "dependency" and package is not None and package not in listed:
             reader.problem(
                 (*here, "package"),
-                f"'{package}' is not in any build.depends list",
+                "is not in any build.depends list",
                 hint="a dependency added for compatibility must be listed where it is needed",
             )
         proof, problems = parse_proof(

@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 from xdnaforge.config.proof import CompatChange, parse_compat
+from xdnaforge.config.reader import ConfigReader, did_you_mean
 from xdnaforge.config.recipe import (
     PLACEHOLDERS,
     UNPINNED,
@@ -26,7 +27,6 @@ from xdnaforge.config.recipe import (
     Submodule,
     UnusedSubmodule,
 )
-from xdnaforge.schema import Reader
 from xdnaforge.yamlfile import KeyPath
 
 _PLACEHOLDER_RE = re.compile(r"\{([^{}]*)\}")
@@ -39,7 +39,7 @@ def leaves_tree(path: str) -> bool:
     return path.startswith(("/", "~")) or ".." in path.replace("\\", "/").split("/")
 
 
-def parse_source(reader: Reader, value: Any, path: KeyPath) -> Source | None:
+def parse_source(reader: ConfigReader, value: Any, path: KeyPath) -> Source | None:
     source = reader.mapping(
         value,
         path,
@@ -58,7 +58,7 @@ def parse_source(reader: Reader, value: Any, path: KeyPath) -> Source | None:
         sub_path = reader.string(sub, "path", here)
         commit = reader.commit(sub, "commit", here)
         if sub_path in seen:
-            reader.problem((*here, "path"), f"submodule '{sub_path}' is listed twice")
+            reader.problem((*here, "path"), "this submodule is listed twice")
         if sub_path is not None and commit is not None:
             seen.add(sub_path)
             submodules.append(
@@ -73,7 +73,7 @@ def parse_source(reader: Reader, value: Any, path: KeyPath) -> Source | None:
         sub_path = reader.string(sub, "path", here)
         reason = reader.string(sub, "reason", here)
         if sub_path in seen:
-            reader.problem((*here, "path"), f"'{sub_path}' is both pinned and listed as unused")
+            reader.problem((*here, "path"), "is both pinned and listed as unused")
         if sub_path is not None and reason is not None:
             unused.append(UnusedSubmodule(path=sub_path, reason=reason))
     name = reader.string(source, "name", path)
@@ -94,7 +94,7 @@ def parse_source(reader: Reader, value: Any, path: KeyPath) -> Source | None:
     )
 
 
-def parse_prebuilt(reader: Reader, value: Any, path: KeyPath) -> tuple[PrebuiltPackage, ...]:
+def parse_prebuilt(reader: ConfigReader, value: Any, path: KeyPath) -> tuple[PrebuiltPackage, ...]:
     section = reader.mapping(value, path, required=("packages",))
     if section is None:
         return ()
@@ -106,15 +106,14 @@ def parse_prebuilt(reader: Reader, value: Any, path: KeyPath) -> tuple[PrebuiltP
             continue
         file = reader.string(entry, "file", here)
         package = reader.string(entry, "package", here)
-        digest = reader.string(entry, "sha256", here)
-        if digest is not None and digest != UNPINNED and not re.fullmatch(r"[0-9a-f]{64}", digest):
-            reader.problem(
-                (*here, "sha256"),
-                f"'{digest}' is not a sha256 (64 lowercase hex)",
-                hint=f"or '{UNPINNED}' until the digest is checked against the "
-                "vendor's published checksums",
-            )
-            digest = None
+        digest = reader.sha256(
+            entry,
+            "sha256",
+            here,
+            unpinned=UNPINNED,
+            hint=f"or '{UNPINNED}' until the digest is checked against the "
+            "vendor's published checksums",
+        )
         if file and package and digest:
             packages.append(PrebuiltPackage(file=file, package=package, sha256=digest))
     if "packages" in section and not packages and not reader.problems:
@@ -125,18 +124,21 @@ def parse_prebuilt(reader: Reader, value: Any, path: KeyPath) -> tuple[PrebuiltP
 # Debian policy 5.6.12: [epoch:]upstream[-revision]; the epoch is part of the pin
 DEB_VERSION_RE = re.compile(r"^([0-9]+:)?[0-9][A-Za-z0-9.+~:-]*$")
 _PACKAGE_RE = re.compile(r"^[a-z0-9][a-z0-9.+-]+$")
-_SHA256_RE = re.compile(r"^[0-9a-f]{64}$")
 
 
-def _package_name(reader: Reader, entry: dict[str, Any], path: KeyPath) -> str | None:
+def package_name(reader: ConfigReader, entry: dict[str, Any], path: KeyPath) -> str | None:
+    """`package:`, a Debian package name (policy 5.6.1)."""
     name = reader.string(entry, "package", path)
     if name is not None and not _PACKAGE_RE.match(name):
-        reader.problem((*path, "package"), f"'{name}' is not a Debian package name")
+        reader.problem(
+            (*path, "package"),
+            "is not a Debian package name (lowercase letters, digits, '.', '+', '-')",
+        )
         return None
     return name
 
 
-def parse_distro_stack(reader: Reader, value: Any, path: KeyPath) -> DistroArchive | None:
+def parse_distro_stack(reader: ConfigReader, value: Any, path: KeyPath) -> DistroArchive | None:
     """`distro:` of a distro recipe: the archive, the exact binary packages, what is left out."""
     section = reader.mapping(
         value,
@@ -160,25 +162,24 @@ def parse_distro_stack(reader: Reader, value: Any, path: KeyPath) -> DistroArchi
         entry = reader.mapping(item, at, required=("package", "version", "sha256"))
         if entry is None:
             continue
-        name = _package_name(reader, entry, at)
+        name = package_name(reader, entry, at)
         version = reader.string(entry, "version", at)
-        digest = reader.string(entry, "sha256", at)
+        digest = reader.sha256(
+            entry,
+            "sha256",
+            at,
+            unpinned=UNPINNED,
+            hint=f"or '{UNPINNED}' until first seen: the target's lock.json then keeps it",
+        )
         if version is not None and not DEB_VERSION_RE.match(version):
             reader.problem(
                 (*at, "version"),
-                f"'{version}' is not a Debian version ([epoch:]upstream[-revision])",
+                "is not a Debian version ([epoch:]upstream[-revision])",
                 hint="copy it, epoch included, from `apt-cache policy` or the Packages file",
             )
             version = None
-        if digest is not None and digest != UNPINNED and not _SHA256_RE.match(digest):
-            reader.problem(
-                (*at, "sha256"),
-                f"'{digest}' is not a sha256 (64 lowercase hex)",
-                hint=f"or '{UNPINNED}' until first seen: the target's lock.json then keeps it",
-            )
-            digest = None
         if name in seen:
-            reader.problem((*at, "package"), f"'{name}' is listed twice")
+            reader.problem((*at, "package"), "this package is listed twice")
             continue
         if name:
             seen.add(name)
@@ -192,13 +193,13 @@ def parse_distro_stack(reader: Reader, value: Any, path: KeyPath) -> DistroArchi
         entry = reader.mapping(item, at, required=("package", "reason"), optional=("version",))
         if entry is None:
             continue
-        name = _package_name(reader, entry, at)
+        name = package_name(reader, entry, at)
         reason = reader.string(entry, "reason", at)
         version = reader.string(entry, "version", at)
         if version is not None and not DEB_VERSION_RE.match(version):
-            reader.problem((*at, "version"), f"'{version}' is not a Debian version")
+            reader.problem((*at, "version"), "is not a Debian version")
         if name in seen:
-            reader.problem((*at, "package"), f"'{name}' is both taken and left out")
+            reader.problem((*at, "package"), "is both taken and left out")
         elif name and reason:
             left_out.append(LeftOut(package=name, reason=reason, version=version))
     if archive is None:
@@ -207,7 +208,7 @@ def parse_distro_stack(reader: Reader, value: Any, path: KeyPath) -> DistroArchi
     suite = reader.string(archive, "suite", here)
     components = reader.strings(archive, "components", here) or ("main",)
     if url is not None and not re.match(r"^(https?|file)://", url):
-        reader.problem((*here, "url"), f"'{url}' is not an http(s):// or file:// archive URL")
+        reader.problem((*here, "url"), "is not an http(s):// or file:// archive URL")
     if url is None or suite is None:
         return None
     return DistroArchive(
@@ -222,7 +223,7 @@ def parse_distro_stack(reader: Reader, value: Any, path: KeyPath) -> DistroArchi
     )
 
 
-def _step(reader: Reader, value: Any, path: KeyPath) -> BuildStep | None:
+def _step(reader: ConfigReader, value: Any, path: KeyPath) -> BuildStep | None:
     step = reader.mapping(
         value,
         path,
@@ -239,7 +240,7 @@ def _step(reader: Reader, value: Any, path: KeyPath) -> BuildStep | None:
             if placeholder not in PLACEHOLDERS:
                 reader.problem(
                     (*path, "argv", index),
-                    f"unknown placeholder '{{{placeholder}}}'",
+                    "has an unknown placeholder" + did_you_mean(placeholder, PLACEHOLDERS),
                     hint=f"known placeholders: {', '.join('{' + p + '}' for p in PLACEHOLDERS)}",
                 )
     ctest = None
@@ -255,14 +256,14 @@ def _step(reader: Reader, value: Any, path: KeyPath) -> BuildStep | None:
     if name is not None and not NAME_RE.match(name):
         reader.problem(
             (*path, "name"),
-            f"step name {name!r} is not a name",
+            "is not a name",
             hint="lowercase letters, digits, '.', '_', '-'; it names files (logs, records)",
         )
     cwd = reader.string(step, "cwd", path)
     if cwd is not None and leaves_tree(cwd):
         reader.problem(
             (*path, "cwd"),
-            f"{cwd!r} leaves the source tree",
+            "leaves the source tree",
             hint="a path relative to the source tree, without '..' or a leading '/'",
         )
     packages = reader.strings(step, "packages", path)
@@ -270,7 +271,7 @@ def _step(reader: Reader, value: Any, path: KeyPath) -> BuildStep | None:
         if leaves_tree(pattern):
             reader.problem(
                 (*path, "packages", index),
-                f"{pattern!r} leaves the build tree",
+                "leaves the build tree",
                 hint="a glob relative to the step's cwd, without '..' or a leading '/'",
             )
     produces = reader.strings(step, "produces", path)
@@ -294,7 +295,7 @@ def _step(reader: Reader, value: Any, path: KeyPath) -> BuildStep | None:
 
 
 def _choose(
-    reader: Reader, step: dict[str, Any], path: KeyPath, produces: tuple[str, ...]
+    reader: ConfigReader, step: dict[str, Any], path: KeyPath, produces: tuple[str, ...]
 ) -> tuple[tuple[str, str], ...]:
     """`choose: {<Package>: <glob>}`: the file to take when several carry one Package."""
     if "choose" not in step:
@@ -309,7 +310,7 @@ def _choose(
         if package not in produces:
             reader.problem(
                 (*here, str(package)),
-                f"'{package}' is not in this step's produces",
+                "is not in this step's produces" + did_you_mean(str(package), produces),
                 hint=f"it produces: {', '.join(produces) or 'nothing'}",
             )
             continue
@@ -317,7 +318,7 @@ def _choose(
     return tuple(sorted(chosen))
 
 
-def parse_justified(reader: Reader, value: Any, path: KeyPath, key: str) -> Justified | None:
+def parse_justified(reader: ConfigReader, value: Any, path: KeyPath, key: str) -> Justified | None:
     item = reader.mapping(value, path, required=(key, "justification"), optional=("package",))
     if item is None:
         return None
@@ -331,7 +332,7 @@ def parse_justified(reader: Reader, value: Any, path: KeyPath, key: str) -> Just
 
 
 def parse_build(
-    reader: Reader, value: Any, path: KeyPath
+    reader: ConfigReader, value: Any, path: KeyPath
 ) -> tuple[
     tuple[BuildStep, ...],
     tuple[tuple[str, tuple[str, ...]], ...],
@@ -353,7 +354,7 @@ def parse_build(
         if step is None:
             continue
         if step.name in names:
-            reader.problem((*path, "steps", index, "name"), f"step '{step.name}' is defined twice")
+            reader.problem((*path, "steps", index, "name"), "another step has this name")
         names.add(step.name)
         steps.append(step)
     depends = []
@@ -375,7 +376,7 @@ def parse_build(
     return tuple(steps), tuple(depends), tuple(failures), compat
 
 
-def parse_environment(reader: Reader, build: Any) -> tuple[str, str] | None:
+def parse_environment(reader: ConfigReader, build: Any) -> tuple[str, str] | None:
     """`build.environment: {distro, release}`: where the build runs (see environments/local.py)."""
     if not isinstance(build, dict) or "environment" not in build:
         return None
@@ -386,7 +387,7 @@ def parse_environment(reader: Reader, build: Any) -> tuple[str, str] | None:
     distro = reader.string(value, "distro", path)
     release = reader.string(value, "release", path)
     if distro is not None and not NAME_RE.match(distro):
-        reader.problem((*path, "distro"), f"'{distro}' is not a distro id (as in os-release ID)")
+        reader.problem((*path, "distro"), "is not a distro id (as in os-release ID)")
         return None
     if distro is None or release is None:
         return None

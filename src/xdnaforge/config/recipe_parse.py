@@ -11,6 +11,7 @@ import re
 from typing import Any
 
 from xdnaforge.config.kernel import KernelRange, parse_range
+from xdnaforge.config.reader import ConfigReader, did_you_mean
 from xdnaforge.config.recipe import (
     CONTRACT_FIELDS,
     GATES,
@@ -18,31 +19,29 @@ from xdnaforge.config.recipe import (
     Baseline,
     DriverContract,
     HostSpec,
-    Justified,
     Npu,
     Recipe,
     Thresholds,
     Validation,
 )
+from xdnaforge.config.recipe_audit import parse_audit
 from xdnaforge.config.recipe_build import (
     NAME_RE,
     parse_build,
     parse_distro_stack,
     parse_environment,
-    parse_justified,
     parse_prebuilt,
     parse_source,
 )
-from xdnaforge.schema import Reader
-from xdnaforge.yamlfile import Document, KeyPath
+from xdnaforge.yamlfile import Document, KeyPath, shown_key
 
 _PCI_RE = re.compile(r"^[0-9a-f]{4}:[0-9a-f]{4}$")
 _REVISION_RE = re.compile(r"^0x[0-9a-f]{2}$")
 
 
-def parse_recipe(document: Document, digest: str) -> tuple[Recipe | None, Reader]:
+def parse_recipe(document: Document, digest: str) -> tuple[Recipe | None, ConfigReader]:
     """Validate one recipe document; the Reader holds every problem found."""
-    reader = Reader(document)
+    reader = ConfigReader(document)
     declared = document.data.get("kind") if isinstance(document.data, dict) else None
     distro_kind = declared == "distro"
     # a prebuilt recipe names the vendor's files instead of sources and build steps, a
@@ -70,10 +69,10 @@ def parse_recipe(document: Document, digest: str) -> tuple[Recipe | None, Reader
         return None, reader
     schema = reader.integer(top, "schema", ())
     if schema is not None and schema != 1:
-        reader.problem(("schema",), f"unsupported schema {schema}; this xdnaforge reads schema 1")
+        reader.problem(("schema",), "unsupported schema; this xdnaforge reads schema 1")
     name = reader.string(top, "name", ())
     if name is not None and not NAME_RE.match(name):
-        reader.problem(("name",), f"'{name}' must be lowercase letters, digits, '.', '_' or '-'")
+        reader.problem(("name",), "must be lowercase letters, digits, '.', '_' or '-'")
     kind = reader.choice(top, "kind", (), KINDS) if "kind" in top else "source"
     description = reader.string(top, "description", ())
     hosts = _hosts(reader, top.get("hosts"), ("hosts",))
@@ -99,11 +98,10 @@ def parse_recipe(document: Document, digest: str) -> tuple[Recipe | None, Reader
     ):
         reader.problem(
             ("build", "environment"),
-            f"no build.depends list for {environment[0]}-{environment[1]}, the distro the "
-            "build runs in",
-            hint=f"lists: {', '.join(key for key, _ in depends)}",
+            "no build.depends list for the distro the build runs in",
+            hint=f"build.depends has {', '.join(shown_key(key) for key, _ in depends)}",
         )
-    waivers = _audit(reader, top.get("audit", {}), ("audit",))
+    audit = parse_audit(reader, top.get("audit", {}), ("audit",))
     install_order = _install(reader, top.get("install"), ("install",))
     validation = _validation(reader, top.get("validate"), ("validate",))
 
@@ -115,21 +113,32 @@ def parse_recipe(document: Document, digest: str) -> tuple[Recipe | None, Reader
         produced |= {
             str(i["package"]) for i in listed or [] if isinstance(i, dict) and "package" in i
         }
+    makes = f"the recipe produces: {', '.join(sorted(produced)) or 'nothing'}"
     for index, package in enumerate(install_order):
         if package not in produced:
             reader.problem(
                 ("install", "order", index),
-                f"'{package}' is not among distro.packages"
-                if distro_kind
-                else f"'{package}' is not produced by any build step or prebuilt package",
-                hint=f"the recipe produces: {', '.join(sorted(produced)) or 'nothing'}",
+                (
+                    "is not among distro.packages"
+                    if distro_kind
+                    else "is not produced by any build step or prebuilt package"
+                )
+                + did_you_mean(package, produced),
+                hint=makes,
             )
-    for index, waiver in enumerate(waivers):
-        if waiver.package is not None and waiver.package not in produced:
-            reader.problem(
-                ("audit", "waivers", index, "package"),
-                f"waiver names '{waiver.package}', which no build step produces",
-            )
+    named: tuple[tuple[str, list[str | None]], ...] = (
+        ("waivers", [w.package for w in audit.waivers]),
+        ("admit", [a.package for a in audit.admit]),
+        ("scripts", [s.package for s in audit.scripts]),
+    )
+    for key, packages in named:
+        for index, wanted in enumerate(packages):
+            if wanted is not None and wanted not in produced:
+                reader.problem(
+                    ("audit", key, index, "package"),
+                    "names a package the recipe does not produce" + did_you_mean(wanted, produced),
+                    hint=makes,
+                )
 
     if (
         reader.problems
@@ -160,7 +169,9 @@ def parse_recipe(document: Document, digest: str) -> tuple[Recipe | None, Reader
             build_depends=depends,
             known_test_failures=known_failures,
             compat=compat,
-            waivers=waivers,
+            waivers=audit.waivers,
+            admit=audit.admit,
+            script_waivers=audit.scripts,
             install_order=install_order,
             validation=validation,
             environment=environment,
@@ -170,26 +181,24 @@ def parse_recipe(document: Document, digest: str) -> tuple[Recipe | None, Reader
     )
 
 
-def parse_npu(reader: Reader, value: Any, path: KeyPath) -> Npu | None:
+def parse_npu(reader: ConfigReader, value: Any, path: KeyPath) -> Npu | None:
     npu = reader.mapping(value, path, required=("pci",), optional=("revision", "name"))
     if npu is None:
         return None
     pci = reader.string(npu, "pci", path)
     if pci is not None and not _PCI_RE.match(pci):
-        reader.problem(
-            (*path, "pci"), f"'{pci}' is not vendor:device in lowercase hex, e.g. 1022:17f0"
-        )
+        reader.problem((*path, "pci"), "is not vendor:device in lowercase hex, e.g. 1022:17f0")
         pci = None
     revision = reader.string(npu, "revision", path)
     if revision is not None and not _REVISION_RE.match(revision):
-        reader.problem((*path, "revision"), f"'{revision}' is not a PCI revision like 0x10")
+        reader.problem((*path, "revision"), "is not a PCI revision like 0x10")
         revision = None
     if pci is None:
         return None
     return Npu(pci=pci, revision=revision, name=reader.string(npu, "name", path))
 
 
-def parse_distro(reader: Reader, value: Any, path: KeyPath) -> tuple[str, str] | None:
+def parse_distro(reader: ConfigReader, value: Any, path: KeyPath) -> tuple[str, str] | None:
     distro = reader.mapping(value, path, required=("id", "version"))
     if distro is None:
         return None
@@ -200,7 +209,7 @@ def parse_distro(reader: Reader, value: Any, path: KeyPath) -> tuple[str, str] |
     return distro_id, version
 
 
-def parse_kernel(reader: Reader, parent: dict[str, Any], path: KeyPath) -> KernelRange | None:
+def parse_kernel(reader: ConfigReader, parent: dict[str, Any], path: KeyPath) -> KernelRange | None:
     text = reader.string(parent, "kernel", path)
     if text is None:
         return None
@@ -219,7 +228,7 @@ _IMAGE_RE = re.compile(
 )
 
 
-def _hosts(reader: Reader, value: Any, path: KeyPath) -> HostSpec | None:
+def _hosts(reader: ConfigReader, value: Any, path: KeyPath) -> HostSpec | None:
     hosts = reader.mapping(
         value, path, required=("distro", "kernel", "npu"), optional=("runtime", "runtime_image")
     )
@@ -237,7 +246,7 @@ def _hosts(reader: Reader, value: Any, path: KeyPath) -> HostSpec | None:
     if image is not None and not _IMAGE_RE.match(image):
         reader.problem(
             (*path, "runtime_image"),
-            f"'{image}' is not an image reference like ubuntu:24.04 or registry/name:tag",
+            "is not an image reference like ubuntu:24.04 or registry/name:tag",
         )
     distro = parse_distro(reader, hosts.get("distro"), (*path, "distro"))
     kernel = parse_kernel(reader, hosts, path)
@@ -260,7 +269,7 @@ def _hosts(reader: Reader, value: Any, path: KeyPath) -> HostSpec | None:
     )
 
 
-def _driver(reader: Reader, value: Any, path: KeyPath) -> DriverContract | None:
+def _driver(reader: ConfigReader, value: Any, path: KeyPath) -> DriverContract | None:
     driver = reader.mapping(
         value,
         path,
@@ -286,7 +295,7 @@ def _driver(reader: Reader, value: Any, path: KeyPath) -> DriverContract | None:
         for field, reason in (said or {}).items():
             text = reader.as_string(reason, (*where, field))
             if field in driver:
-                reader.problem((*where, field), f"{field} is stated above: it is not unknown")
+                reader.problem((*where, field), "is stated above: it is not unknown")
             elif text is not None:
                 unknown.append((field, text))
     return DriverContract(
@@ -300,30 +309,14 @@ def _driver(reader: Reader, value: Any, path: KeyPath) -> DriverContract | None:
     )
 
 
-def _audit(reader: Reader, value: Any, path: KeyPath) -> tuple[Justified, ...]:
-    audit = reader.mapping(value, path, optional=("waivers",))
-    if audit is None:
-        return ()
-    waivers = []
-    for index, item in enumerate(reader.sequence(audit, "waivers", path)):
-        waiver = parse_justified(reader, item, (*path, "waivers", index), "rule")
-        if waiver is not None:
-            if waiver.package is None:
-                reader.problem(
-                    (*path, "waivers", index), "a waiver must name the package it applies to"
-                )
-            waivers.append(waiver)
-    return tuple(waivers)
-
-
-def _install(reader: Reader, value: Any, path: KeyPath) -> tuple[str, ...]:
+def _install(reader: ConfigReader, value: Any, path: KeyPath) -> tuple[str, ...]:
     install = reader.mapping(value, path, required=("order",))
     if install is None:
         return ()
     return reader.strings(install, "order", path)
 
 
-def _validation(reader: Reader, value: Any, path: KeyPath) -> Validation | None:
+def _validation(reader: ConfigReader, value: Any, path: KeyPath) -> Validation | None:
     section = reader.mapping(
         value,
         path,
@@ -343,7 +336,9 @@ def _validation(reader: Reader, value: Any, path: KeyPath) -> Validation | None:
     for index, gate in enumerate(gates):
         if gate not in GATES:
             reader.problem(
-                (*path, "gates", index), f"unknown gate '{gate}'", hint=f"gates: {', '.join(GATES)}"
+                (*path, "gates", index),
+                f"unknown gate{did_you_mean(gate, GATES)}",
+                hint=f"gates: {', '.join(GATES)}",
             )
     memlock: int | None = None
     if section.get("memlock_min_kib", "unlimited") != "unlimited":

@@ -10,6 +10,7 @@ or `Proof: none (<reason>)`.
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass
 
@@ -52,18 +53,18 @@ def parse_series(text: str) -> tuple[list[SeriesEntry], list[tuple[int, str]]]:
         match = _ENTRY_RE.match(line)
         if not match:
             problems.append(
-                (number, f"cannot read '{line}'; expected '<file>.patch [sha256=<hex>]'")
+                (number, "cannot read this line; expected '<file>.patch [sha256=<hex>]'")
             )
             continue
         name, digest = match.groups()
         if "/" in name or name.startswith("."):
-            problems.append((number, f"'{name}' must be a file name in this directory"))
+            problems.append((number, "must name a file in this directory (no '/', no leading '.')"))
             continue
         if digest is not None and not _SHA256_RE.match(digest):
-            problems.append((number, f"'{digest}' is not a sha256 (64 lowercase hex characters)"))
+            problems.append((number, "sha256= is not a sha256 (64 lowercase hex characters)"))
             continue
         if name in seen:
-            problems.append((number, f"'{name}' is listed twice (first on line {seen[name]})"))
+            problems.append((number, f"this patch is listed twice (first on line {seen[name]})"))
             continue
         seen[name] = number
         entries.append(SeriesEntry(file=name, sha256=digest, line=number))
@@ -117,8 +118,10 @@ def parse_header(text: str) -> tuple[PatchHeader | None, list[tuple[int, str]]]:
         status = match.group(1) if match else value
         detail = (match.group(2) or "").strip() if match else ""
         if status not in STATUSES:
+            close = difflib.get_close_matches(status, STATUSES, n=1)
+            suggestion = f" (did you mean '{close[0]}'?)" if close else ""
             problems.append(
-                (number, f"Upstream-Status '{value}' is not one of {', '.join(STATUSES)}")
+                (number, f"Upstream-Status is not one of {', '.join(STATUSES)}{suggestion}")
             )
         elif status == "Backport":
             found = _COMMIT_RE.search(detail) or _COMMIT_RE.search(fields.get("Origin", (0, ""))[1])

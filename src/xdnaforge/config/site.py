@@ -13,8 +13,8 @@ from pathlib import Path
 from xdnaforge.config.envspec import EnvironmentSpec, parse_environments
 from xdnaforge.config.fleet import NONE as NO_FLEET
 from xdnaforge.config.fleet import FleetSettings, parse_fleet
+from xdnaforge.config.reader import ConfigReader
 from xdnaforge.errors import ConfigError, Problem
-from xdnaforge.schema import Reader
 from xdnaforge.tools.git import normalize_url
 from xdnaforge.yamlfile import load
 
@@ -110,11 +110,12 @@ def load_site(project_root: Path, environ: Mapping[str, str]) -> Site:
             path,
             str(path.relative_to(project_root)) if path.is_relative_to(project_root) else str(path),
             None if named else project_root,  # the project's own site.yaml must stay in it
+            owner=project_root.stat().st_uid,  # and both are the project owner's or root's
         )
         origin = document.source
         base = path.parent
         if document.data is not None:
-            reader = Reader(document)
+            reader = ConfigReader(document)
             checked = reader.mapping(document.data, (), optional=KEYS)
             data = checked or {}
     mirrors: list[tuple[str, str]] = []

@@ -63,11 +63,18 @@ def test_site_entry_mistakes_are_all_reported(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as caught:
         load_site(tmp_path, {})
     text = str(caught.value)
-    assert "'ubuntu' is not <distro>-<release>" in text
-    assert "'podmn' is not one of host, rootfs, podman, docker (did you mean 'podman'?)" in text
-    assert "environments.debian-12.suite: 'suite' does not apply to kind host" in text
+    assert "environments.ubuntu: is not <distro>-<release>" in text
+    assert (
+        "environments.ubuntu-24.04.kind: expected one of host, rootfs, podman, docker, "
+        "got a string of 5 characters (did you mean 'podman'?)"
+    ) in text
+    assert "environments.debian-12.suite: does not apply to kind host" in text
     assert "kind docker needs an image" in text
-    assert "environments.ubuntu-26.04.twin: expected true or false" in text
+    assert (
+        "environments.ubuntu-26.04.twin: expected true or false, got a string of 10 characters"
+    ) in text
+    assert "podmn" not in text
+    assert "please" not in text
 
 
 def test_choice_site_entry_then_host_then_default_rootfs(tmp_path: Path) -> None:

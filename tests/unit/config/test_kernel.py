@@ -31,6 +31,7 @@ def test_exact_bound_compares_the_components_it_names() -> None:
     assert not parse_range("==6.18.9").contains("6.18.10")
 
 
-def test_bad_constraint_names_the_part() -> None:
-    with pytest.raises(ValueError, match=r"'~7\.0'"):
+def test_bad_constraint_names_which_part_without_repeating_it() -> None:
+    with pytest.raises(ValueError, match=r"^part 2 is not a constraint like '>=7\.0'") as caught:
         parse_range(">=6.0, ~7.0")
+    assert "~7.0" not in str(caught.value)

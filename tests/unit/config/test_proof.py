@@ -70,7 +70,7 @@ def test_proof_command_needs_a_valid_error_regex() -> None:
 def test_unknown_placeholder_is_refused() -> None:
     _, problems = parse_proof("{gcc} a.c", "error")
     assert problems == [
-        "unknown placeholder '{gcc}' in the proof (known: {cc}, {cxx}, {python}, {scratch})"
+        "an unknown placeholder in the proof (known: {cc}, {cxx}, {python}, {scratch})"
     ]
     assert parse_proof("cc {flag}", "error", flag_allowed=True)[1] == []
 
