@@ -57,7 +57,8 @@ _SHAPES = (
     (list, "a list"),
     (set | frozenset, "a set"),
 )
-_QUOTED = re.compile(r"'[^']{2,}'|\"[^\"]{2,}\"")  # PyYAML quotes anchors, tags, handles
+# how the pure-Python PyYAML quotes an anchor, tag or handle (none has a space; a token is <..>)
+_QUOTED = re.compile(r"'(?!<)[^'\s]{2,}'|\"(?!<)[^\"\s]{2,}\"")
 
 
 def _count(number: int, noun: str) -> str:
@@ -351,11 +352,16 @@ def parse(text: str, source: str) -> Document:
     )
 
 
-def _user(uid: int) -> str:
+def _name(uid: int) -> str:
     try:
-        return f"{pwd.getpwuid(uid).pw_name} (uid {uid})"
+        return pwd.getpwuid(uid).pw_name
     except KeyError:
-        return f"uid {uid}"
+        return str(uid)
+
+
+def _user(uid: int) -> str:
+    name = _name(uid)
+    return f"uid {uid}" if name == str(uid) else f"{name} (uid {uid})"
 
 
 def read_config_bytes(
@@ -395,9 +401,10 @@ def read_config_bytes(
                 "not read; copy it instead of linking it"
             )
         if owner is not None and status.st_uid not in (owner, 0):
+            owners = "root" if owner == 0 else f"the project's owner {_user(owner)} or root"
             raise refuse(
-                f"is owned by {_user(status.st_uid)}, not by the project's owner "
-                f"{_user(owner)} or root: not read; chown it to {_user(owner).split()[0]}"
+                f"is owned by {_user(status.st_uid)}, not by {owners}: not read; "
+                f"chown it to {_name(owner)}"
             )
         os.set_blocking(descriptor, True)
         data = handle.read(MAX_BYTES + 1)
