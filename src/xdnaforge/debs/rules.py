@@ -2,8 +2,12 @@
 
 The promise is that the in-tree amdxdna driver stays alone: no kernel module, DKMS tree,
 firmware, module-loading configuration, or maintainer script that loads or builds modules.
-Rules are precise on purpose: a false block stops a legitimate install, so a lone header
-under usr/src (real XRT packages ship one) or a dependency on libudev1 is not a payload.
+The verdict is built from what is known to be harmless, never from a list of what is bad:
+debs/admission.py admits payload paths by the stack's layout, control members and
+relations by the stack's names, and maintainer scripts only as a known generator's output;
+everything else blocks, whatever it is called. The content rules below (modules by their
+ELF sections, DKMS trees, module configuration, loader hooks, devices, links into kernel
+trees) stay as defence in depth and give the precise evidence where they match.
 """
 
 from __future__ import annotations
@@ -11,13 +15,13 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 
-from xdnaforge.debs import host_rules, shell
-from xdnaforge.debs.control import relation_names
+from xdnaforge.debs import admission, admit, host_rules
 from xdnaforge.debs.debfile import DebContents, Entry
 from xdnaforge.debs.host_rules import HostPaths
+from xdnaforge.debs.policy import Policy
 
 BLOCK = "block"
 WARN = "warn"
@@ -28,11 +32,47 @@ class Rule:
     id: str
     severity: str
     title: str
+    fix: str = ""  # what a packager does about it
+
+
+_ADMIT_FIX = (
+    "if the file belongs to the stack, admit it in the recipe with a reason "
+    "(audit.admit: [{path: PATTERN, reason: WHY}]); otherwise leave it out of the package"
+)
+_SCRIPT_FIX = (
+    "build the package so its scripts are generator output (debhelper, dh_python3, XRT's "
+    "CPack; docs/generators.md), or waive this exact script in the recipe (audit.scripts: "
+    "package, script, sha256, justification) after reading it"
+)
+_KERNEL_FIX = (
+    "build with -nokmod and without the driver's DKMS and firmware parts; the kernel's "
+    "in-tree amdxdna is the driver"
+)
 
 
 RULES = {
     rule.id: rule
     for rule in (
+        Rule("PATH-001", BLOCK, "a payload path the stack's layout does not admit", _ADMIT_FIX),
+        Rule(
+            "PATH-002",
+            BLOCK,
+            "a path that symlinks (the packages' or merged-/usr's) land outside the layout",
+            "ship the file at the path it lands on, or drop the directory symlink",
+        ),
+        Rule(
+            "PATH-003",
+            BLOCK,
+            "a path with characters outside the portable set (shell or terminal syntax)",
+            "rename the file to letters, digits and ._+@~,:=%-",
+        ),
+        Rule(
+            "CTRL-001",
+            BLOCK,
+            "a control member dpkg and debhelper do not write",
+            "remove it from DEBIAN/: dpkg installs it under var/lib/dpkg/info/",
+        ),
+        Rule("CTRL-002", BLOCK, "a conffile outside the stack's layout", _ADMIT_FIX),
         Rule("KMOD-001", BLOCK, "kernel module file (*.ko, *.ko.gz|xz|zst)"),
         Rule("KMOD-002", BLOCK, "file under lib/modules or usr/lib/modules"),
         Rule("KMOD-003", BLOCK, "kernel image, initrd or System.map under boot/"),
@@ -54,10 +94,40 @@ RULES = {
         Rule("SCRIPT-001", BLOCK, "maintainer script runs a module or initramfs tool"),
         Rule("SCRIPT-002", BLOCK, "maintainer script writes udev rules"),
         Rule("SCRIPT-003", BLOCK, "maintainer script changes initramfs configuration"),
-        Rule("SCRIPT-004", BLOCK, "maintainer script does what the audit cannot prove harmless"),
+        Rule(
+            "SCRIPT-004",
+            BLOCK,
+            "maintainer script that is not a known generator's output",
+            _SCRIPT_FIX,
+        ),
         Rule("UDEV-001", BLOCK, "udev rule giving everyone access (MODE with the o+w bit)"),
-        Rule("DEP-001", BLOCK, "depends on dkms, a *-dkms package or a kernel package"),
+        Rule("DEP-001", BLOCK, "depends on dkms, a *-dkms package, firmware or a kernel package"),
         Rule("DEP-002", BLOCK, "recommends one (apt installs Recommends by default)"),
+        Rule(
+            "DEP-003",
+            BLOCK,
+            "replaces, breaks, conflicts with or provides a package outside the stack",
+            "relations of that kind may name only the stack's own packages; waive DEP-003 for "
+            "this package in audit.waivers with a justification if it must",
+        ),
+        Rule(
+            "OBSERVE-001",
+            BLOCK,
+            "installed in a throw-away root, its scripts ran a module tool",
+            _KERNEL_FIX,
+        ),
+        Rule(
+            "OBSERVE-002",
+            BLOCK,
+            "installed in a throw-away root, it left a file outside the stack's layout",
+            _ADMIT_FIX,
+        ),
+        Rule(
+            "OBSERVE-003",
+            BLOCK,
+            "it could not be installed in a throw-away root: what its scripts do is unknown",
+            "install it by hand into a scratch root (dpkg --root) to see why its scripts fail",
+        ),
         Rule("AUDIT-001", BLOCK, "a file too large for the rules to judge whole"),
         *(Rule(rule_id, WARN, title) for rule_id, title in host_rules.RULES),
     )
@@ -79,10 +149,6 @@ MODULE_TOOLS = frozenset(
     }
 )
 _KO_RE = re.compile(r"\.ko(\.(gz|xz|zst))?$")
-_KERNEL_PACKAGE_RE = re.compile(
-    r"^(dkms|.+-dkms|linux-(headers|image|modules|kbuild|generic|oem|lowlatency|virtual|signed"
-    r"|hwe|kvm|aws|azure|gcp|raspi|rt|cloud)(-.*)?)$"
-)
 _UDEV_PATH_RE = re.compile(r"(/etc|/lib|/usr/lib|/run)/udev/rules\.d\b")
 _WRITE_RE = re.compile(r"(>>?|\btee\b|\bcp\b|\binstall\b|\bln\b|\bmv\b|\bsed\s+-i)")
 _MODULE_SOURCE_RE = re.compile(
@@ -122,13 +188,6 @@ class Finding:
 
 
 @dataclass(frozen=True, slots=True)
-class Waiver:
-    rule: str
-    package: str
-    justification: str
-
-
-@dataclass(frozen=True, slots=True)
 class Verdict:
     file: str
     package: str
@@ -137,6 +196,9 @@ class Verdict:
     size: int
     sha256: str
     findings: tuple[Finding, ...]
+    # what installing it in a throw-away root showed: "observed", "not run: WHY", or
+    # "not needed" (no maintainer scripts: dpkg only unpacks the admitted files)
+    observation: str = "not needed"
 
     @property
     def verdict(self) -> str:
@@ -254,28 +316,6 @@ def kernel_tree(path: str) -> str | None:
     return None
 
 
-_SENSITIVE_WORDS = (
-    *sorted(MODULE_TOOLS),
-    "modprobe@",
-    "systemd-modules-load",
-    "kmod",
-    "initramfs",
-    "modules_install",
-)
-
-
-def sensitive_word(word: str) -> str | None:
-    """Why a word in a maintainer script names a kernel or module-loading path, if it does."""
-    path = word.strip("'\"")
-    if "$" in path:
-        path = path.rpartition("}")[2] if "}" in path else re.sub(r"\$[A-Za-z_]\w*", "", path)
-    path = "/".join(part for part in path.split("/") if part not in ("", "."))
-    why = kernel_tree(path) or kernel_tree(path + "/")
-    if why:
-        return why
-    return next((f"mentions {w}" for w in _SENSITIVE_WORDS if w in word), None)
-
-
 def _data_findings(deb: DebContents) -> Iterable[tuple[str, str, str]]:
     """(rule, path, evidence) for the data files."""
     for path, size in sorted(deb.oversized.items()):
@@ -335,10 +375,6 @@ def _loader_findings(deb: DebContents, entry: Entry) -> Iterable[tuple[str, str,
         yield "DEV-001", path, f"a {entry.kind} node (mode {entry.mode:04o}): direct kernel access"
     elif entry.kind == "file" and entry.mode & 0o002:
         yield "DEV-001", path, f"a world-writable file (mode {entry.mode:04o})"
-    if entry.kind == "symlink" and entry.link and not _MODULE_TREE.holds(path):
-        where = _link_target(path, entry.link)
-        if any(tree.holds(where) for tree in _KERNEL_TREES) or where.startswith("boot/"):
-            yield "KMOD-006", path, f"-> {entry.link} ({kernel_tree(where)})"
     if _LOADER_TREE.holds(path):
         yield "LOAD-001", path, f"{entry.kind}: {kernel_tree(path)}"
     text = deb.texts.get(path, "")
@@ -378,18 +414,6 @@ def _live_lines(text: str) -> Iterable[str]:
         line = raw.strip()
         if line and not line.startswith(("#", "//", ";")):
             yield line
-
-
-def _link_target(path: str, link: str) -> str:
-    """Where a symlink points, as a package path ("/.." is "/", as the kernel resolves it)."""
-    base = [] if link.startswith("/") else path.split("/")[:-1]
-    for part in link.split("/"):
-        if part == "..":
-            if base:
-                base.pop()
-        elif part not in ("", "."):
-            base.append(part)
-    return "/".join(base)
 
 
 def _module_evidence(deb: DebContents, files: Sequence[str]) -> tuple[str, str] | None:
@@ -435,42 +459,15 @@ def _commands(line: str) -> Iterable[str]:
 
 
 def _script_findings(deb: DebContents) -> Iterable[tuple[str, str, str]]:
+    """The precise evidence (SCRIPT-001..003, UDEV-001) where a line plainly runs a module
+    tool or writes udev or initramfs configuration; admission.script_findings blocks every
+    script that is not a known generator's output (SCRIPT-004) whether or not it matches."""
     for script, text in sorted(deb.scripts.items()):
-        where = f"DEBIAN/{script}"
-        found = list(_pattern_findings(script, where, text))
-        yield from found
-        if script == "triggers":
-            continue
-        flagged = {line for _, _, line in found}
-        for problem in shell.judge(text, sensitive_word):
-            reason = problem.reason
-            if problem.own_py_names is not None:
-                unsafe = _unsafe_py_name(deb, problem.own_py_names)
-                if unsafe is None:
-                    continue  # proven: it removes this package's own byte-code, nothing else
-                reason = f"{reason}, and {unsafe}"
-            if problem.text not in flagged:
-                yield "SCRIPT-004", where, f"line {problem.line}: {problem.text}: {reason}"
-
-
-_SHELL_SYNTAX = frozenset('"$`\\\n')
-
-
-def _unsafe_py_name(deb: DebContents, named: str) -> str | None:
-    """Why dh_python3's `dpkg -L PKG | sed ...e` line is not harmless for this package (None
-    when it is): it must name this package, and every .py path of it must be plain text
-    inside double quotes."""
-    if named != deb.package:
-        return f"it names {named}, not this package ({deb.package}), whose files are not seen"
-    for entry in deb.entries:
-        if entry.path.endswith(".py") and _SHELL_SYNTAX & set(entry.path):
-            return f"/{entry.path!r} carries shell syntax the rm line would run"
-    return None
+        yield from _pattern_findings(script, f"DEBIAN/{script}", text)
 
 
 def _pattern_findings(script: str, where: str, text: str) -> Iterable[tuple[str, str, str]]:
-    """Lines that plainly run a module tool or write udev or initramfs configuration: the
-    precise evidence; shell.judge proves the rest or finds it (SCRIPT-004)."""
+    """Lines that plainly run a module tool or write udev or initramfs configuration."""
     for raw in text.splitlines():
         line = raw.strip()
         if not line or line.startswith("#"):
@@ -492,36 +489,9 @@ def _pattern_findings(script: str, where: str, text: str) -> Iterable[tuple[str,
             yield "SCRIPT-003", where, line
 
 
-def _relation_findings(deb: DebContents) -> Iterable[tuple[str, str, str]]:
-    for field, rule in (
-        ("Pre-Depends", "DEP-001"),
-        ("Depends", "DEP-001"),
-        ("Recommends", "DEP-002"),
-    ):
-        text = deb.control.get(field)
-        if not text:
-            continue
-        if any(_KERNEL_PACKAGE_RE.match(name) for name in relation_names(text)):
-            yield rule, "DEBIAN/control", f"{field}: {text.strip()}"
-
-
 def symlinks(debs: Iterable[DebContents]) -> dict[str, str]:
     """Every symlink of the packages installed together: path -> target."""
     return {e.path: e.link for deb in debs for e in deb.entries if e.kind == "symlink" and e.link}
-
-
-def _resolve(path: str, links: dict[str, str]) -> str:
-    """Where a package path lands once directory symlinks (of any package) are followed."""
-    for _ in range(40):  # the kernel's SYMLOOP_MAX
-        parts = path.split("/")
-        for end in range(1, len(parts)):
-            prefix = "/".join(parts[:end])
-            if prefix in links:
-                path = "/".join([_link_target(prefix, links[prefix]), *parts[end:]]).strip("/")
-                break
-        else:
-            return path
-    return path
 
 
 def _in_kernel_tree(path: str) -> bool:
@@ -529,49 +499,56 @@ def _in_kernel_tree(path: str) -> bool:
 
 
 def _together_findings(deb: DebContents, links: dict[str, str]) -> Iterable[tuple[str, str, str]]:
-    """Files that a directory symlink (this package's or another's) puts into a kernel tree."""
+    """Files that a directory symlink (this package's, another's or the target's merged-/usr
+    links) puts into a kernel tree, and links whose target is one, followed physically
+    (`bin/..` is `usr` on a merged-/usr target) on a merged and on a split /usr."""
     for entry in deb.entries:
         if entry.kind == "dir" or "/" not in entry.path:
             continue
-        landed = _resolve(entry.path, links)
-        if landed != entry.path and _in_kernel_tree(landed) and not _in_kernel_tree(entry.path):
-            yield (
-                "KMOD-006",
-                entry.path,
-                f"lands in {landed} ({kernel_tree(landed)}) through symlinks",
-            )
+        if entry.kind == "symlink" and entry.link and not _MODULE_TREE.holds(entry.path):
+            for where in admit.link_targets(entry.path, entry.link, links):
+                if where is not None and _in_kernel_tree(where):
+                    yield "KMOD-006", entry.path, f"-> {entry.link} ({kernel_tree(where)})"
+                    break
+        for landed in admit.landings(entry.path, links):
+            if (
+                landed is not None
+                and landed != entry.path
+                and _in_kernel_tree(landed)
+                and not _in_kernel_tree(entry.path)
+            ):
+                yield (
+                    "KMOD-006",
+                    entry.path,
+                    f"lands in {landed} ({kernel_tree(landed)}) through symlinks",
+                )
+                break
 
 
 def audit(
     deb: DebContents,
-    waivers: Sequence[Waiver] = (),
+    policy: Policy | None = None,
     host: HostPaths | None = None,
     links: dict[str, str] | None = None,
+    together: Sequence[str] = (),
 ) -> Verdict:
-    """The findings; `host` names the build's directories for the contamination rules;
-    `links` the symlinks of all packages installed together (symlinks() of them)."""
+    """The findings; `policy` is the recipe's (debs/policy.py); `host` names the build's
+    directories for the contamination rules; `links` the symlinks of all packages installed
+    together (symlinks() of them) and `together` their names."""
+    policy = policy or Policy()
+    links = links if links is not None else symlinks([deb])
     found = [
+        *admission.path_findings(deb, policy, links),
+        *admission.control_findings(deb, policy),
+        *admission.script_findings(deb),
+        *admission.relation_findings(deb, policy, together),
         *_data_findings(deb),
-        *_together_findings(deb, links if links is not None else symlinks([deb])),
+        *_together_findings(deb, links),
         *_script_findings(deb),
-        *_relation_findings(deb),
         *host_rules.host_findings(deb, host or host_rules.host_paths()),
     ]
-    findings = []
     package = deb.package
-    for rule_id, path, evidence in found:
-        rule = RULES[rule_id]
-        waiver = next((w for w in waivers if w.rule == rule_id and w.package == package), None)
-        findings.append(
-            Finding(
-                rule=rule_id,
-                severity="waived" if waiver else rule.severity,
-                package=package,
-                path=path,
-                evidence=evidence,
-                waiver=waiver.justification if waiver else None,
-            )
-        )
+    findings = [_finding(deb, policy, *item) for item in dict.fromkeys(found)]
     return Verdict(
         file=deb.file,
         package=package,
@@ -583,78 +560,36 @@ def audit(
     )
 
 
-def finding_record(finding: Finding) -> dict[str, str | None]:
-    return {
-        "rule": finding.rule,
-        "severity": finding.severity,
-        "path": finding.path,
-        "evidence": finding.evidence,
-        "waiver": finding.waiver,
-    }
+def _finding(deb: DebContents, policy: Policy, rule_id: str, path: str, evidence: str) -> Finding:
+    """One finding, waived where the recipe says so: a rule for this package, or (for
+    SCRIPT-004) this exact script by its sha256."""
+    rule = RULES[rule_id]
+    package = deb.package
+    justification = None
+    waiver = policy.waiver(rule_id, package)
+    if waiver is not None:
+        justification = waiver.justification
+    elif rule_id == "SCRIPT-004":
+        script = path.removeprefix("DEBIAN/")
+        digest = deb.script_digests.get(script, "")
+        by_digest = policy.script_waiver(package, script, digest)
+        if by_digest is not None:
+            justification = f"sha256 {digest}: {by_digest.justification}"
+    return Finding(
+        rule=rule_id,
+        severity="waived" if justification is not None else rule.severity,
+        package=package,
+        path=path,
+        evidence=evidence,
+        waiver=justification,
+    )
 
 
-def audit_body(verdicts: Sequence[Verdict], errors: Sequence[tuple[str, str]]) -> dict[str, object]:
-    """The audit record's content (audit.json, or --json for any files)."""
-    blocked = [v for v in verdicts if v.verdict == BLOCK]
-    overall = "error" if errors else ("block" if blocked else "pass")
-    return {
-        "verdict": overall,
-        "packages": [
-            {
-                "file": v.file,
-                "package": v.package,
-                "version": v.version,
-                "architecture": v.architecture,
-                "size": v.size,
-                "sha256": v.sha256,
-                "verdict": v.verdict,
-                "findings": [finding_record(f) for f in v.findings],
-            }
-            for v in verdicts
-        ],
-        "errors": [{"file": file, "reason": reason} for file, reason in errors],
-        "rules": {r.id: {"severity": r.severity, "title": r.title} for r in RULES.values()},
-    }
-
-
-def shown(text: str) -> str:
-    """Text from a package, safe to print: a character that is not printable (an escape
-    sequence, a carriage return, a bidi override) is written as its Python escape, so a
-    file name cannot redraw the terminal into a fake PASS."""
-    if text.isprintable():
-        return text
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
-
-
-def format_verdicts(
-    verdicts: Sequence[Verdict], errors: Sequence[tuple[str, str]], shown_per_rule: int = 3
-) -> str:
-    lines = []
-    for verdict in verdicts:
-        name = shown(PurePosixPath(verdict.file).name)
-        package, version = shown(verdict.package), shown(verdict.version)
-        lines.append(f"{verdict.verdict.upper():5} {package} {version} ({name})")
-        per_rule: dict[str, int] = {}
-        for finding in verdict.findings:
-            per_rule[finding.rule] = per_rule.get(finding.rule, 0) + 1
-            count = per_rule[finding.rule]
-            if count <= shown_per_rule:
-                waived = f" (waived: {finding.waiver})" if finding.waiver else ""
-                lines.append(
-                    f"      {finding.rule} {finding.severity}: {shown(finding.path)}: "
-                    f"{shown(finding.evidence)}{waived}"
-                )
-        for rule, count in sorted(per_rule.items()):
-            if count > shown_per_rule:
-                lines.append(f"      {rule}: {count - shown_per_rule} more like these")
-    for file, reason in errors:
-        lines.append(f"ERROR {shown(file)}: {shown(reason)}")
-    blocked = sum(1 for v in verdicts if v.verdict == BLOCK)
-    total = len(verdicts) + len(errors)
-    if errors:
-        lines.append(f"audit failed: {len(errors)} of {total} file(s) could not be read")
-    elif blocked:
-        lines.append(f"audit: {blocked} of {total} package(s) carry a kernel payload: BLOCKED")
-    else:
-        lines.append(f"audit: {total} package(s), no kernel payload: PASS")
-    return "\n".join(lines)
+def with_findings(verdict: Verdict, extra: Sequence[Finding], observation: str) -> Verdict:
+    """The verdict with what was observed when the packages were installed for real."""
+    findings = (*verdict.findings, *extra)
+    return replace(
+        verdict,
+        findings=tuple(sorted(findings, key=lambda f: (f.severity != BLOCK, f.rule, f.path))),
+        observation=observation,
+    )

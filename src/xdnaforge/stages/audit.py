@@ -11,18 +11,12 @@ from pathlib import Path
 from typing import Any
 
 from xdnaforge.config.project import Project
-from xdnaforge.debs.debfile import DebError, read_deb
+from xdnaforge.debs import judge
+from xdnaforge.debs.debfile import read_deb
 from xdnaforge.debs.host_rules import HostPaths, host_paths
-from xdnaforge.debs.rules import (
-    Verdict,
-    Waiver,
-    audit,
-    audit_body,
-    format_verdicts,
-    shown,
-    symlinks,
-    wants_text,
-)
+from xdnaforge.debs.policy import Policy, from_recipe
+from xdnaforge.debs.rules import Verdict
+from xdnaforge.debs.verdicts import audit_body, format_verdicts, shown
 from xdnaforge.environments import runtime_container
 from xdnaforge.errors import StageFailed
 from xdnaforge.hardware.xrt_layout import (
@@ -38,20 +32,10 @@ from xdnaforge.state.records import read_record, write_atomic, write_record
 
 
 def audit_files(
-    files: Sequence[Path], waivers: Sequence[Waiver] = (), host: HostPaths | None = None
+    files: Sequence[Path], policy: Policy | None = None, host: HostPaths | None = None
 ) -> tuple[list[Verdict], list[tuple[str, str]]]:
-    """Verdicts for the readable files; (file, reason) for the others. The packages are
-    judged together: a directory symlink in one and a file under it in another land the
-    file where the symlink points."""
-    debs = []
-    errors = []
-    for file in files:
-        try:
-            debs.append(read_deb(file, wants_text))
-        except DebError as error:
-            errors.append((str(file), error.message.removeprefix(f"{file}: ")))
-    links = symlinks(debs)
-    return [audit(deb, waivers, host, links) for deb in debs], errors
+    """Verdicts for the readable files; (file, reason) for the others (debs/judge.py)."""
+    return judge.audit_files(files, policy, host)
 
 
 def _conclude(verdicts: list[Verdict], errors: list[tuple[str, str]], after: str = "") -> None:
@@ -67,8 +51,8 @@ def _conclude(verdicts: list[Verdict], errors: list[tuple[str, str]], after: str
     if blocked:
         raise StageFailed(
             f"kernel payload found in {', '.join(blocked)}",
-            hint="these packages must not be installed; build with -nokmod, or waive a rule "
-            "in the recipe (audit.waivers: rule, package, justification) if it is a false block",
+            hint="these packages must not be installed; each block above says what a packager "
+            "does about it (docs/audit.md)",
         )
 
 
@@ -116,12 +100,9 @@ def audit_target(project: Project, plan: Plan, workspace: Workspace) -> None:
             f"no packages.json for {plan.target}",
             hint=f"run `doit build --target {plan.target}` first",
         )
-    waivers = [
-        Waiver(rule=w.name, package=w.package or "", justification=w.justification)
-        for w in plan.recipe.waivers
-    ]
+    policy = from_recipe(plan.recipe)
     files = [workspace.records / entry["file"] for entry in packages.get("packages", [])]
-    verdicts, errors = audit_files(files, waivers, _host(project, workspace))
+    verdicts, errors = audit_files(files, policy, _host(project, workspace))
     recorded = {e["file"]: e["sha256"] for e in packages.get("packages", [])}
     for verdict in verdicts:
         name = str(Path(verdict.file).relative_to(workspace.records))
@@ -138,9 +119,22 @@ def audit_target(project: Project, plan: Plan, workspace: Workspace) -> None:
         entry["file"] = str(Path(entry["file"]).relative_to(workspace.records))
     body["target"] = plan.target
     body["waivers"] = [
-        {"rule": w.rule, "package": w.package, "justification": w.justification} for w in waivers
+        {"rule": w.rule, "package": w.package, "justification": w.justification}
+        for w in policy.waivers
     ]
-    left_out, shown = _audit_left_out(workspace, packages, waivers, _host(project, workspace))
+    body["admitted"] = [
+        {"path": a.pattern, "package": a.package, "reason": a.reason} for a in policy.admitted
+    ]
+    body["script_waivers"] = [
+        {
+            "package": w.package,
+            "script": w.script,
+            "sha256": w.sha256,
+            "justification": w.justification,
+        }
+        for w in policy.scripts
+    ]
+    left_out, shown = _audit_left_out(workspace, packages, policy, _host(project, workspace))
     if left_out:
         body["left_out"] = left_out
     # a blocked or unreadable set is recorded (install reads it and refuses), but without
@@ -157,7 +151,7 @@ def audit_target(project: Project, plan: Plan, workspace: Workspace) -> None:
 def _audit_left_out(
     workspace: Workspace,
     packages: dict[str, Any],
-    waivers: Sequence[Waiver],
+    policy: Policy,
     host: HostPaths,
 ) -> tuple[list[dict[str, Any]], str]:
     """A distro stack's left-out packages that were downloaded (a -dkms package of the same
@@ -166,7 +160,7 @@ def _audit_left_out(
     entries = [e for e in packages.get("left_out", []) if e.get("sha256")]
     if not entries:
         return [], ""
-    verdicts, errors = audit_files([workspace.records / e["file"] for e in entries], waivers, host)
+    verdicts, errors = audit_files([workspace.records / e["file"] for e in entries], policy, host)
     lines = ["left out of the set, never installed (audited to show why):"]
     lines += [
         line

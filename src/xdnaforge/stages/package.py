@@ -20,7 +20,8 @@ from xdnaforge.config.project import Project
 from xdnaforge.config.recipe import BuildStep, Recipe
 from xdnaforge.debs.debfile import DebContents, DebError, read_deb
 from xdnaforge.debs.normalize import NormalizeError, normalize
-from xdnaforge.debs.rules import shown, wants_text
+from xdnaforge.debs.rules import wants_text
+from xdnaforge.debs.verdicts import shown
 from xdnaforge.errors import StageFailed
 from xdnaforge.planning.plan import Plan
 from xdnaforge.state import storage
