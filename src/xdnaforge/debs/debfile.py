@@ -85,6 +85,8 @@ class DebContents:
     # every control.tar member's name, in the order of the tarball (dpkg installs those
     # without a dot as var/lib/dpkg/info/PACKAGE.NAME): ("control", "md5sums", "postinst")
     control_members: tuple[str, ...] = ()
+    conffiles: str = ""  # DEBIAN/conffiles, as text
+    script_digests: dict[str, str] = field(default_factory=dict)  # script -> sha256
 
     @property
     def package(self) -> str:
@@ -346,14 +348,18 @@ def _read_member(
         if kind == "control":
             _control_entry(info, path, names, file)
             extracted = _Data(stream, info.size)
-            if path == "control" or path in MAINTAINER_SCRIPTS:
+            if path in ("control", "conffiles") or path in MAINTAINER_SCRIPTS:
                 raw = _read_whole(extracted, info.size, f"{file}: DEBIAN/{path}")
                 _scan_control_member(contents, path, [raw])
                 text = raw.decode("utf-8", errors="replace")
                 if path == "control":
                     control = text
+                elif path == "conffiles":
+                    contents.conffiles = text
                 else:
                     contents.scripts[path] = text
+                    # of the bytes dpkg runs, as `sha256sum` of the extracted script says
+                    contents.script_digests[path] = hashlib.sha256(raw).hexdigest()
             else:
                 # dpkg installs it as var/lib/dpkg/info/PACKAGE.NAME (if the name has no dot)
                 _scan_control_member(contents, path, _chunks(extracted))

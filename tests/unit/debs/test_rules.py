@@ -3,6 +3,7 @@ outside the stack's layout blocked (PATH-001) whatever it holds."""
 
 from __future__ import annotations
 
+import hashlib
 import io
 
 import pytest
@@ -26,7 +27,7 @@ from tests.debs import (
 )
 from xdnaforge.debs.admit import Entry
 from xdnaforge.debs.debfile import TEXT_LIMIT, read_deb_stream
-from xdnaforge.debs.policy import Policy, Waiver
+from xdnaforge.debs.policy import Policy, ScriptWaiver, Waiver
 from xdnaforge.debs.rules import Verdict, audit, symlinks, wants_text
 from xdnaforge.debs.verdicts import format_verdicts
 
@@ -461,3 +462,44 @@ def test_replaces_and_conflicts_name_only_the_stack() -> None:
         "DEP-003",
         "Replaces: linux-headers-7.0.0-27-generic",
     )
+
+
+def test_a_script_is_waived_by_its_exact_sha256_only() -> None:
+    text = "#!/bin/sh\nset -e\nldconfig\n"
+    spec = Spec(package="plugin", scripts={"postinst": text})
+    digest = hashlib.sha256(text.encode()).hexdigest()
+    read = ScriptWaiver("plugin", "postinst", digest, "runs ldconfig only")
+    verdict = judge(spec, policy=Policy(scripts=(read,)))
+    assert verdict.verdict == "pass"
+    [finding] = verdict.findings
+    assert (finding.rule, finding.severity) == ("SCRIPT-004", "waived")
+    assert finding.waiver == f"sha256 {digest}: runs ldconfig only"
+    # one byte more and the waiver no longer covers it; nor for another package or script
+    spec.scripts["postinst"] = text + "\n"
+    assert judge(spec, policy=Policy(scripts=(read,))).verdict == "block"
+    for other in (
+        ScriptWaiver("other", "postinst", digest, "x"),
+        ScriptWaiver("plugin", "prerm", digest, "x"),
+    ):
+        assert (
+            judge(
+                Spec(package="plugin", scripts={"postinst": text}), policy=Policy(scripts=(other,))
+            ).verdict
+            == "block"
+        )
+
+
+def test_control_members_and_conffiles_are_admitted_by_name() -> None:
+    control = Spec(package="libxrt2").control()
+    extra = control_tar(
+        control,
+        conffiles=b"/etc/OpenCL/vendors/amdxrt.icd\n/etc/modprobe.d/xrt.conf\n",
+        amdxdna=b"\x7fELF",
+    )
+    data = tar_entry("./", b"5") + TAR_END
+    deb = read_deb_stream(io.BytesIO(hand_deb(extra, data)), "c.deb", wants_text)
+    assert {(f.rule, f.path, f.evidence) for f in audit(deb).findings} >= {
+        ("CTRL-001", "DEBIAN/amdxdna", "installed under var/lib/dpkg/info/, unreviewed"),
+        ("CTRL-002", "DEBIAN/conffiles", "/etc/modprobe.d/xrt.conf"),
+    }
+    assert "/etc/OpenCL/vendors/amdxrt.icd" not in {f.evidence for f in audit(deb).findings}
