@@ -44,6 +44,7 @@ CONTROL_MEMBERS = frozenset(
         "config",
     }
 )
+SHOWN_LINE = 200  # characters of a script line in a finding
 _PORTABLE = re.compile(r"[A-Za-z0-9._+@~,:=%-]+")
 # the only linux-* packages that are userspace: the kernel's headers for libc, and the
 # base scripts every Debian system has

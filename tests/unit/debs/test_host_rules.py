@@ -65,22 +65,22 @@ def test_a_run_path_into_the_build_tree_names_the_most_specific_place() -> None:
 def test_home_tmp_relative_and_empty_run_path_entries_are_host_paths() -> None:
     found = findings(
         {
-            "usr/bin/a": elf_bytes("/home/dev/lib", "RPATH"),
-            "usr/bin/b": elf_bytes("build/lib"),
-            "usr/bin/c": elf_bytes("/opt/x/lib::/tmp/x"),
+            "usr/bin/xrt-a": elf_bytes("/home/dev/lib", "RPATH"),
+            "usr/bin/xrt-b": elf_bytes("build/lib"),
+            "usr/bin/xrt-c": elf_bytes("/opt/x/lib::/tmp/x"),
         }
     )
     assert [(rule, path, evidence) for rule, _, path, evidence in found] == [
-        ("HOST-001", "usr/bin/a", "RPATH /home/dev/lib: /home/dev/lib is in a home directory"),
+        ("HOST-001", "usr/bin/xrt-a", "RPATH /home/dev/lib: /home/dev/lib is in a home directory"),
         (
             "HOST-001",
-            "usr/bin/b",
+            "usr/bin/xrt-b",
             "RUNPATH build/lib: "
             "build/lib is a relative path, resolved against the current directory",
         ),
         (
             "HOST-001",
-            "usr/bin/c",
+            "usr/bin/xrt-c",
             "RUNPATH /opt/x/lib::/tmp/x: (empty) is an empty entry, which means the current "
             "directory (and 1 more)",
         ),
@@ -132,22 +132,22 @@ def test_large_texts_and_libraries_are_read_in_one_pass() -> None:
     library = elf_bytes("/tmp/stage/lib") + bytes(50_000)
     found = findings(
         {
-            "usr/lib/cmake/Big/BigTargets.cmake": cmake,
-            "usr/lib/libbig.so.1": library,
+            "usr/lib/x86_64-linux-gnu/cmake/XRT/BigTargets.cmake": cmake,
+            "usr/lib/x86_64-linux-gnu/libxrt_big.so.1": library,
         }
     )
     assert [(rule, path) for rule, _, path, _ in found] == [
-        ("HOST-001", "usr/lib/libbig.so.1"),
-        ("HOST-003", "usr/lib/cmake/Big/BigTargets.cmake"),
+        ("HOST-001", "usr/lib/x86_64-linux-gnu/libxrt_big.so.1"),
+        ("HOST-003", "usr/lib/x86_64-linux-gnu/cmake/XRT/BigTargets.cmake"),
     ]
 
 
 def test_usr_local_is_a_host_path_in_a_run_path_but_a_search_location_in_a_pc_file() -> None:
     found = findings(
         {
-            "usr/bin/tool": elf_bytes("/usr/local/lib"),
-            "usr/share/pkgconfig/systemd.pc": "unit_path=/etc/systemd/system:/usr/local/lib/x\n",
+            "usr/bin/xrt-tool": elf_bytes("/usr/local/lib"),
+            "usr/share/pkgconfig/xrt-systemd.pc": "unit_path=/etc/systemd/system:/usr/local/lib/x\n",
         }
     )
-    assert [(rule, path) for rule, _, path, _ in found] == [("HOST-001", "usr/bin/tool")]
+    assert [(rule, path) for rule, _, path, _ in found] == [("HOST-001", "usr/bin/xrt-tool")]
     assert found[0][3].endswith("/usr/local/lib is in the host's locally installed software")

@@ -503,3 +503,11 @@ def test_control_members_and_conffiles_are_admitted_by_name() -> None:
         ("CTRL-002", "DEBIAN/conffiles", "/etc/modprobe.d/xrt.conf"),
     }
     assert "/etc/OpenCL/vendors/amdxrt.icd" not in {f.evidence for f in audit(deb).findings}
+
+
+def test_an_unknown_scripts_line_is_shown_bounded() -> None:
+    text = "#!/bin/sh\nset -e\n" + "x" * 100_000 + "\n"
+    [finding] = judge(Spec(package="long", scripts={"postinst": text})).findings
+    assert finding.evidence.startswith("line 3: xxx")
+    assert "... (100000 characters)" in finding.evidence
+    assert len(finding.evidence) < 300
