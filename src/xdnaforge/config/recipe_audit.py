@@ -2,7 +2,7 @@
 admits beyond the stack's layout (`audit.admit`) and maintainer scripts accepted by their
 exact digest (`audit.scripts`); every problem collected with its key path.
 
-Pure, as config/recipe_parse.py, which calls it and checks the packages named against what
+Pure, as config/recipe_parse.py, which calls it and checks that each package named is one
 the recipe produces.
 """
 
@@ -12,9 +12,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from xdnaforge.config.reader import ConfigReader
+from xdnaforge.config.reader import ConfigReader, did_you_mean
 from xdnaforge.config.recipe import SCRIPTS, Admitted, Justified, ScriptWaiver
-from xdnaforge.config.recipe_build import package_name, parse_justified
+from xdnaforge.config.recipe_build import parse_justified
 from xdnaforge.yamlfile import KeyPath
 
 # one component of an admitted path: these characters, with `*` matching within it
@@ -63,7 +63,7 @@ def _admitted(reader: ConfigReader, value: Any, path: KeyPath) -> Admitted | Non
         return None
     pattern = reader.string(item, "path", path)
     reason = reader.string(item, "reason", path)
-    package = package_name(reader, item, path) if "package" in item else None
+    package = reader.string(item, "package", path)  # recipe_parse: one the recipe produces
     if pattern is not None and (problem := path_pattern_problem(pattern)) is not None:
         reader.problem((*path, "path"), problem, hint="e.g. usr/share/xrt/** or usr/lib/*.so")
         pattern = None
@@ -76,7 +76,7 @@ def _script(reader: ConfigReader, value: Any, path: KeyPath) -> ScriptWaiver | N
     item = reader.mapping(value, path, required=("package", "script", "sha256", "justification"))
     if item is None:
         return None
-    package = package_name(reader, item, path)
+    package = reader.string(item, "package", path)
     script = reader.choice(item, "script", path, SCRIPTS)
     digest = reader.sha256(item, "sha256", path)
     justification = reader.string(item, "justification", path)
@@ -85,23 +85,35 @@ def _script(reader: ConfigReader, value: Any, path: KeyPath) -> ScriptWaiver | N
     return ScriptWaiver(package=package, script=script, sha256=digest, justification=justification)
 
 
-def parse_audit(reader: ConfigReader, value: Any, path: KeyPath) -> Audit:
-    """`audit: {waivers, admit, scripts}`; each entry with a problem is left out."""
+def _produced(reader: ConfigReader, package: str | None, path: KeyPath, produced: set[str]) -> None:
+    if package is not None and package not in produced:
+        reader.problem(
+            (*path, "package"),
+            "names a package the recipe does not produce" + did_you_mean(package, produced),
+            hint=f"the recipe produces: {', '.join(sorted(produced)) or 'nothing'}",
+        )
+
+
+def parse_audit(reader: ConfigReader, value: Any, path: KeyPath, produced: set[str]) -> Audit:
+    """`audit: {waivers, admit, scripts}`; each entry with a problem is left out, and each
+    package named must be among `produced`, the packages the recipe makes or takes."""
     audit = reader.mapping(value, path, optional=("waivers", "admit", "scripts"))
     if audit is None:
         return Audit()
     waivers = []
     for index, item in enumerate(reader.sequence(audit, "waivers", path)):
-        waiver = parse_justified(reader, item, (*path, "waivers", index), "rule")
+        here = (*path, "waivers", index)
+        waiver = parse_justified(reader, item, here, "rule")
         if waiver is not None:
             if waiver.package is None:
-                reader.problem(
-                    (*path, "waivers", index), "a waiver must name the package it applies to"
-                )
+                reader.problem(here, "a waiver must name the package it applies to")
+            _produced(reader, waiver.package, here, produced)
             waivers.append(waiver)
     admit: list[Admitted] = []
     for index, item in enumerate(reader.sequence(audit, "admit", path)):
         admitted = _admitted(reader, item, (*path, "admit", index))
+        if admitted is not None:
+            _produced(reader, admitted.package, (*path, "admit", index), produced)
         if admitted is not None and any(
             (a.path, a.package) == (admitted.path, admitted.package) for a in admit
         ):
@@ -111,6 +123,8 @@ def parse_audit(reader: ConfigReader, value: Any, path: KeyPath) -> Audit:
     scripts: list[ScriptWaiver] = []
     for index, item in enumerate(reader.sequence(audit, "scripts", path)):
         script = _script(reader, item, (*path, "scripts", index))
+        if script is not None:
+            _produced(reader, script.package, (*path, "scripts", index), produced)
         if script is not None and any(
             (s.package, s.script, s.sha256) == (script.package, script.script, script.sha256)
             for s in scripts

@@ -126,8 +126,7 @@ DEB_VERSION_RE = re.compile(r"^([0-9]+:)?[0-9][A-Za-z0-9.+~:-]*$")
 _PACKAGE_RE = re.compile(r"^[a-z0-9][a-z0-9.+-]+$")
 
 
-def package_name(reader: ConfigReader, entry: dict[str, Any], path: KeyPath) -> str | None:
-    """`package:`, a Debian package name (policy 5.6.1)."""
+def _package_name(reader: ConfigReader, entry: dict[str, Any], path: KeyPath) -> str | None:
     name = reader.string(entry, "package", path)
     if name is not None and not _PACKAGE_RE.match(name):
         reader.problem(
@@ -162,7 +161,7 @@ def parse_distro_stack(reader: ConfigReader, value: Any, path: KeyPath) -> Distr
         entry = reader.mapping(item, at, required=("package", "version", "sha256"))
         if entry is None:
             continue
-        name = package_name(reader, entry, at)
+        name = _package_name(reader, entry, at)
         version = reader.string(entry, "version", at)
         digest = reader.sha256(
             entry,
@@ -193,7 +192,7 @@ def parse_distro_stack(reader: ConfigReader, value: Any, path: KeyPath) -> Distr
         entry = reader.mapping(item, at, required=("package", "reason"), optional=("version",))
         if entry is None:
             continue
-        name = package_name(reader, entry, at)
+        name = _package_name(reader, entry, at)
         reason = reader.string(entry, "reason", at)
         version = reader.string(entry, "version", at)
         if version is not None and not DEB_VERSION_RE.match(version):

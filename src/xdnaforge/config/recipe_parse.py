@@ -101,7 +101,6 @@ def parse_recipe(document: Document, digest: str) -> tuple[Recipe | None, Config
             "no build.depends list for the distro the build runs in",
             hint=f"build.depends has {', '.join(shown_key(key) for key, _ in depends)}",
         )
-    audit = parse_audit(reader, top.get("audit", {}), ("audit",))
     install_order = _install(reader, top.get("install"), ("install",))
     validation = _validation(reader, top.get("validate"), ("validate",))
 
@@ -114,6 +113,7 @@ def parse_recipe(document: Document, digest: str) -> tuple[Recipe | None, Config
             str(i["package"]) for i in listed or [] if isinstance(i, dict) and "package" in i
         }
     makes = f"the recipe produces: {', '.join(sorted(produced)) or 'nothing'}"
+    audit = parse_audit(reader, top.get("audit", {}), ("audit",), produced)
     for index, package in enumerate(install_order):
         if package not in produced:
             reader.problem(
@@ -126,19 +126,6 @@ def parse_recipe(document: Document, digest: str) -> tuple[Recipe | None, Config
                 + did_you_mean(package, produced),
                 hint=makes,
             )
-    named: tuple[tuple[str, list[str | None]], ...] = (
-        ("waivers", [w.package for w in audit.waivers]),
-        ("admit", [a.package for a in audit.admit]),
-        ("scripts", [s.package for s in audit.scripts]),
-    )
-    for key, packages in named:
-        for index, wanted in enumerate(packages):
-            if wanted is not None and wanted not in produced:
-                reader.problem(
-                    ("audit", key, index, "package"),
-                    "names a package the recipe does not produce" + did_you_mean(wanted, produced),
-                    hint=makes,
-                )
 
     if (
         reader.problems

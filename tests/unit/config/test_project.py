@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import os
 from pathlib import Path
 
 import pytest
@@ -205,3 +207,63 @@ def test_a_contract_field_both_stated_and_called_unknown_is_refused(project_dir:
         load_project(project_dir, {})
     assert "recipes/ubuntu26-compat.yaml:" in str(caught.value)
     assert "driver.unknown.drm_version: is stated above: it is not unknown" in str(caught.value)
+
+
+SECRET = "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI"
+
+
+def _hard_link_to_a_secret(path: Path, tmp_path: Path) -> None:
+    secret = tmp_path / "credentials"
+    if not secret.exists():
+        secret.write_text(f"name: x\n{SECRET}\n")
+    path.unlink(missing_ok=True)
+    os.link(secret, path)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "recipes/ubuntu26-compat.yaml",
+        "matrices/default.yaml",
+        "patches/ubuntu26/series",
+        "patches/ubuntu26/0002-utils-h-include-cstdint.patch",
+    ],
+)
+def test_a_hard_linked_configuration_file_is_refused_unread(
+    project_dir: Path, tmp_path: Path, name: str
+) -> None:
+    _hard_link_to_a_secret(project_dir / name, tmp_path)
+    with pytest.raises(ConfigError) as caught:
+        load_project(project_dir, {})
+    text = str(caught.value)
+    assert (
+        f"{name}:1:1: has 2 hard links, so it may be another file's content: not read; "
+        "copy it instead of linking it\n"
+    ) in text
+    assert "wJalrXUtnFEMI" not in text
+
+
+@pytest.mark.skipif(os.getuid() != 0, reason="making a file a stranger's takes root")
+def test_a_recipe_owned_by_a_stranger_is_refused_unread(project_dir: Path) -> None:
+    recipe = project_dir / "recipes/ubuntu26-compat.yaml"
+    os.chown(recipe, 54321, -1)
+    with pytest.raises(ConfigError) as caught:
+        load_project(project_dir, {})
+    assert str(caught.value).startswith(
+        "recipes/ubuntu26-compat.yaml:1:1: is owned by uid 54321, not by root: not read; "
+        "chown it to root\n"
+    )
+
+
+def test_a_symbolic_link_inside_the_project_is_still_read(project_dir: Path) -> None:
+    recipe = project_dir / "recipes/ubuntu26-compat.yaml"
+    kept = project_dir / "kept.yaml"
+    recipe.rename(kept)
+    recipe.symlink_to(kept)
+    assert "ubuntu26-compat" in load_project(project_dir, {}).recipes
+
+
+def test_a_recipe_digest_is_of_the_bytes_that_were_parsed(project_dir: Path) -> None:
+    recipe = project_dir / "recipes/ubuntu26-compat.yaml"
+    loaded = load_project(project_dir, {}).recipes["ubuntu26-compat"]
+    assert loaded.digest == hashlib.sha256(recipe.read_bytes()).hexdigest()
