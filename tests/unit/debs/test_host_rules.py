@@ -146,7 +146,7 @@ def test_usr_local_is_a_host_path_in_a_run_path_but_a_search_location_in_a_pc_fi
     found = findings(
         {
             "usr/bin/xrt-tool": elf_bytes("/usr/local/lib"),
-            "usr/share/pkgconfig/xrt-systemd.pc": "unit_path=/etc/systemd/system:/usr/local/lib/x\n",
+            "usr/share/pkgconfig/xrt-sd.pc": "unit_path=/etc/systemd/system:/usr/local/lib/x\n",
         }
     )
     assert [(rule, path) for rule, _, path, _ in found] == [("HOST-001", "usr/bin/xrt-tool")]

@@ -509,5 +509,4 @@ def test_an_unknown_scripts_line_is_shown_bounded() -> None:
     text = "#!/bin/sh\nset -e\n" + "x" * 100_000 + "\n"
     [finding] = judge(Spec(package="long", scripts={"postinst": text})).findings
     assert finding.evidence.startswith("line 3: xxx")
-    assert "... (100000 characters)" in finding.evidence
-    assert len(finding.evidence) < 300
+    assert len(finding.evidence) < 400
