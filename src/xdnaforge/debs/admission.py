@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 
-from xdnaforge.debs import admit
+from xdnaforge.debs import admit, generators
 from xdnaforge.debs.control import relation_names
 from xdnaforge.debs.debfile import DebContents
 from xdnaforge.debs.policy import Policy
@@ -111,8 +111,6 @@ def script_findings(deb: DebContents) -> Iterable[tuple[str, str, str]]:
     version = deb.control.get("Version", "")
     architecture = deb.control.get("Architecture", "")
     for script, text in sorted(deb.scripts.items()):
-        from xdnaforge.debs import generators
-
         match = generators.match(script, text, deb.package, version, architecture)
         if match.known:
             continue
@@ -121,11 +119,10 @@ def script_findings(deb: DebContents) -> Iterable[tuple[str, str, str]]:
             yield "SCRIPT-004", where, "not a known generator's output"
         else:
             number, line = match.unknown_line
-            yield (
-                "SCRIPT-004",
-                where,
-                f"line {number}: {line.strip()}: not a known generator's output",
-            )
+            shown = line.strip()
+            if len(shown) > SHOWN_LINE:  # a hostile script's line can be a MiB long
+                shown = f"{shown[:SHOWN_LINE]}... ({len(shown)} characters)"
+            yield "SCRIPT-004", where, f"line {number}: {shown}: not a known generator's output"
 
 
 def relation_findings(
