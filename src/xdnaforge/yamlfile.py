@@ -391,7 +391,7 @@ def read_config_bytes(
         descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as error:
         raise refuse(f"cannot read: {error.strerror}") from None
-    with os.fdopen(descriptor, "rb") as handle:
+    try:  # the descriptor is judged before anything is read from it
         status = os.fstat(descriptor)
         if not stat.S_ISREG(status.st_mode):
             raise refuse("not a regular file", "a configuration file is a plain text file")
@@ -407,7 +407,10 @@ def read_config_bytes(
                 f"chown it to {_name(owner)}"
             )
         os.set_blocking(descriptor, True)
-        data = handle.read(MAX_BYTES + 1)
+        with os.fdopen(descriptor, "rb", closefd=False) as handle:
+            data = handle.read(MAX_BYTES + 1)
+    finally:
+        os.close(descriptor)
     if len(data) > MAX_BYTES:
         raise refuse(
             f"is larger than {MAX_BYTES // (1024 * 1024)} MiB: not read",

@@ -363,3 +363,11 @@ def test_a_file_larger_than_the_limit_is_not_read(tmp_path: Path) -> None:
         handle.truncate(yamlfile.MAX_BYTES + 1)
     with pytest.raises(ConfigError, match=r"big\.yaml:1:1: is larger than 16 MiB: not read"):
         yamlfile.load(path, "big.yaml")
+
+
+def test_a_directory_or_a_fifo_is_not_read(tmp_path: Path) -> None:
+    fifo = tmp_path / "fifo.yaml"
+    os.mkfifo(fifo)  # opening it must not block, reading it must not happen
+    for path in (tmp_path, fifo):
+        with pytest.raises(ConfigError, match=r"x\.yaml:1:1: not a regular file"):
+            yamlfile.load(path, "x.yaml", owner=os.getuid())
