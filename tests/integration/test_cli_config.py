@@ -6,7 +6,6 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from tests.conftest import DATA, REPO
@@ -38,12 +37,13 @@ def test_check_names_all_four_mistakes_without_a_traceback(project_dir: Path) ->
     assert outcome.rc == 3
     assert "Traceback" not in outcome.output
     for expected in (
-        "recipes/recipe-four-mistakes.yaml:16:3: source.commit: 'f0b7bd5' is not a full commit",
-        "recipes/recipe-four-mistakes.yaml:17:3: source.ref: expected a string, got float 1.6",
+        "recipes/recipe-four-mistakes.yaml:16:3: source.commit: expected a full commit id",
+        "recipes/recipe-four-mistakes.yaml:17:3: source.ref: expected a string, got a number",
         "recipes/recipe-four-mistakes.yaml:31:3: install.ordr: unknown key 'ordr' (did you mean",
         "recipes/recipe-four-mistakes.yaml:35:1: validate: duplicate key 'validate'",
     ):
         assert expected in outcome.stderr
+    assert "f0b7bd5" not in outcome.output
 
 
 def test_plan_shows_pins_and_stages_and_writes_nothing(project_dir: Path) -> None:
@@ -121,15 +121,13 @@ def _laughs(levels: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def test_an_alias_bomb_in_a_recipe_stops_every_command_quickly_with_its_line(
+def test_an_alias_bomb_in_a_recipe_stops_every_command_with_its_line(
     project_dir: Path, tmp_path: Path
 ) -> None:
     (project_dir / "recipes/bomb.yaml").write_text(_laughs(9))  # 432 bytes
     deb = tmp_path / "x.deb"
     deb.write_bytes(b"")
-    started = time.monotonic()
-    outcome = run_doit(project_dir, "audit", "--deb", str(deb))
-    assert time.monotonic() - started < 30
+    outcome = run_doit(project_dir, "audit", "--deb", str(deb))  # its timeout is the guard
     assert outcome.rc == 3
     assert "Traceback" not in outcome.output
     assert "recipes/bomb.yaml:1:" in outcome.output
@@ -199,9 +197,46 @@ def test_check_keeps_step_paths_inside_and_names_to_one_pattern(project_dir: Pat
     assert "Traceback" not in outcome.output
     for expected in (
         "recipes/ubuntu26-compat.yaml:72:",
-        "build.steps[1].name: step name '../shim' is not a name",
-        "build.steps[1].cwd: '../../etc' leaves the source tree",
-        "build.steps[1].packages[0]: '/tmp/*.deb' leaves the build tree",
-        "cells[0].name: cell name '../../x' is not a name",
+        "build.steps[1].name: is not a name",
+        "build.steps[1].cwd: leaves the source tree",
+        "build.steps[1].packages[0]: leaves the build tree",
+        "cells[0].name: is not a name",
     ):
         assert expected in outcome.stderr, expected
+    for value in ("../shim", "../../etc", "/tmp/*.deb", "../../x"):
+        assert value not in outcome.output, value
+
+
+def test_an_impossible_date_in_a_recipe_is_exit_3_with_its_line_in_every_command(
+    project_dir: Path,
+) -> None:
+    recipe = project_dir / "recipes/ubuntu26-compat.yaml"
+    text = recipe.read_text()
+    assert "\ndescription: " in text
+    recipe.write_text(text.replace("\ndescription: ", "\nreleased: 2024-02-30\ndescription: ", 1))
+    line = recipe.read_text().splitlines().index("released: 2024-02-30") + 1
+    for command in (("check",), ("plan", "--target", "ubuntu26-compat")):
+        outcome = run_doit(project_dir, *command)
+        assert outcome.rc == 3, command
+        assert "Traceback" not in outcome.output
+        assert (
+            f"recipes/ubuntu26-compat.yaml:{line}:11: released: YAML reads this as a date or "
+            "time, and no such date or time exists\n"
+            "    hint: correct it, or quote it if it is text\n"
+        ) in outcome.stderr
+
+
+def test_a_hard_linked_recipe_is_refused_without_its_content(
+    project_dir: Path, tmp_path: Path
+) -> None:
+    secret = tmp_path / "credentials.yaml"
+    secret.write_text("name: creds\ntoken: ghp_wJalrXUtnFEMI\n")
+    os.link(secret, project_dir / "recipes/creds.yaml")  # a path check cannot see this
+    outcome = run_doit(project_dir, "check")
+    assert outcome.rc == 3
+    assert "Traceback" not in outcome.output
+    assert "wJalrXUtnFEMI" not in outcome.output
+    assert (
+        "recipes/creds.yaml:1:1: has 2 hard links, so it may be another file's content: "
+        "not read; copy it instead of linking it\n"
+    ) in outcome.stderr
