@@ -47,18 +47,23 @@ class Spec:
         return "\n".join(lines) + "\n"
 
 
-def xrt_base() -> Spec:
-    # like a real XRT package: a lone header under usr/src and the OpenCL ICD file
+def xrt_base(leftover: bool = False) -> Spec:
+    # like a real XRT package: its prefix and the OpenCL ICD file; `leftover`: the lone header
+    # under usr/src that XRT 2.19 still installed (domain notes; 2.20 installs it for Alveo only)
+    files: dict[str, str | bytes] = {
+        "opt/xilinx/xrt/lib/libxrt_coreutil.so.2.20.0": b"\x7fELF core",
+        "opt/xilinx/xrt/bin/unwrapped/xrt-smi": b"\x7fELF smi",
+        "opt/xilinx/xrt/version.json": '{"BUILD_VERSION": "2.20.0"}\n',
+        "etc/OpenCL/vendors/xilinx.icd": "libxilinxopencl.so\n",
+    }
+    if leftover:
+        files["usr/src/xrt-2.20.0/driver/include/version.h"] = (
+            '#define XRT_DRIVER_VERSION "2.20.0"\n'
+        )
     return Spec(
         package="xrt-base",
         depends="ocl-icd-libopencl1 (>= 2.2.0), python3, libudev1, libboost-filesystem1.90.0",
-        files={
-            "opt/xilinx/xrt/lib/libxrt_coreutil.so.2.20.0": b"\x7fELF core",
-            "opt/xilinx/xrt/bin/unwrapped/xrt-smi": b"\x7fELF smi",
-            "opt/xilinx/xrt/version.json": '{"BUILD_VERSION": "2.20.0"}\n',
-            "etc/OpenCL/vendors/xilinx.icd": "libxilinxopencl.so\n",
-            "usr/src/xrt-2.20.0/driver/include/version.h": '#define XRT_DRIVER_VERSION "2.20.0"\n',
-        },
+        files=files,
     )
 
 

@@ -162,19 +162,27 @@ def test_audit_target_writes_the_record_with_waivers(project_dir: Path, tmp_path
     recipe.write_text(
         recipe.read_text().replace(
             "install:",
-            "audit:\n  waivers:\n    - rule: SRC-001\n      package: xrt-base\n"
+            "audit:\n  admit:\n    - path: usr/src/xrt-*/driver/include/version.h\n"
+            "      package: xrt-base\n      reason: XRT 2.19's leftover header\n"
+            "  waivers:\n    - rule: SRC-001\n      package: xrt-base\n"
             "      justification: XRT's lone version.h, not a module tree\ninstall:",
         )
     )
-    _packages_record(
-        project_dir, "synthetic", [build_deb(tmp_path, s()) for s in (xrt_base, xrt_npu, plugin)]
-    )
+    specs = (xrt_base(leftover=True), xrt_npu(), plugin())
+    _packages_record(project_dir, "synthetic", [build_deb(tmp_path, s) for s in specs])
     outcome = run_doit(project_dir, "audit", "--target", "synthetic")
     assert outcome.rc == 0, outcome.output
     record = json.loads((project_dir / "artifacts/synthetic/audit.json").read_text())
     assert record["verdict"] == "pass"
     assert record["packages"][0]["file"].startswith("debs/")
     assert record["waivers"][0]["rule"] == "SRC-001"
+    assert record["admitted"] == [
+        {
+            "path": "usr/src/xrt-*/driver/include/version.h",
+            "package": "xrt-base",
+            "reason": "XRT 2.19's leftover header",
+        }
+    ]
     findings = record["packages"][0]["findings"]
     assert findings[0]["severity"] == "waived"
     # the audit refreshed the report

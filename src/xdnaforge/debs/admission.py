@@ -44,6 +44,7 @@ CONTROL_MEMBERS = frozenset(
         "config",
     }
 )
+_ODD_NAME = "a name with characters outside [A-Za-z0-9._+@~,:=%-]"
 SHOWN_LINE = 200  # characters of a script line in a finding
 _PORTABLE = re.compile(r"[A-Za-z0-9._+@~,:=%-]+")
 # the only linux-* packages that are userspace: the kernel's headers for libc, and the
@@ -67,29 +68,37 @@ def _kind(directory: bool) -> str:
 def path_findings(
     deb: DebContents, policy: Policy, links: Mapping[str, str]
 ) -> Iterable[tuple[str, str, str]]:
-    """PATH-001 (not admitted), PATH-002 (lands outside through links), PATH-003 (name)."""
+    """PATH-001 (not admitted), PATH-002 (lands outside through links), PATH-003 (name).
+    A directory that is not admitted is named only when nothing named lies below it (the
+    file under etc/modprobe.d/ is the finding, not etc/modprobe.d/ too)."""
     architecture = deb.control.get("Architecture", "")
     layout = admit.layout(deb.package, architecture, policy.admitted)
+    found: list[tuple[str, str, str]] = []
+    directories: list[tuple[str, str, str]] = []
     for entry in deb.entries:
         path = entry.path
         directory = entry.kind == "dir"
+        into = directories if directory else found
         if not all(_PORTABLE.fullmatch(part) for part in path.split("/")):
-            yield (
-                "PATH-003",
-                path,
-                f"{entry.kind}: a name with characters outside [A-Za-z0-9._+@~,:=%-]",
-            )
+            into.append(("PATH-003", path, f"{entry.kind}: {_ODD_NAME}"))
             continue
         if not layout.admits(path, directory):
-            yield "PATH-001", path, f"{entry.kind}: outside the stack's layout"
+            into.append(("PATH-001", path, f"{entry.kind}: outside the stack's layout"))
             continue
         for landed in dict.fromkeys(admit.landings(path, links)):
             if landed is None:
-                yield "PATH-002", path, "its directories' symlinks loop"
+                into.append(("PATH-002", path, "its directories' symlinks loop"))
                 break
             if landed != path and not layout.admits(landed, directory):
-                yield "PATH-002", path, f"lands in {landed} through symlinks"
+                into.append(("PATH-002", path, f"lands in {landed} through symlinks"))
                 break
+    named = [path for _, path, _ in found]
+    yield from found
+    for finding in directories:
+        below = finding[1] + "/"
+        if not any(path.startswith(below) for path in named):
+            named.append(finding[1])
+            yield finding
 
 
 def control_findings(deb: DebContents, policy: Policy) -> Iterable[tuple[str, str, str]]:
