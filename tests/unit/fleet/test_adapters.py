@@ -194,7 +194,7 @@ def test_fleet_site_keys_are_checked(tmp_path: Path) -> None:
         load_site(tmp_path, {"XDNAFORGE_SITE": str(site)})
     text = str(caught.value)
     assert "fleet.apt_url: is not a URL" in text
-    assert "lab.example/apt" not in text  # a refused file's values are never repeated
+    assert "'lab.example/apt'" not in text  # a refused file's values are never repeated
     assert "unknown key 'colour'" in text
     site.write_text(
         "fleet:\n  signing_key: ABCD\n  apt_url: https://lab.example/apt/\n  gnupg_home: keys\n"
