@@ -8,8 +8,9 @@ reader hands them over, and says what it found:
 - a kernel module: the section name `.gnu.linkonce.this_module` (every module has that
   section; modpost creates it) in a stream that also holds an ELF header, the file not
   being an executable or shared library itself (libkmod names the section too);
-- inside a gzip, xz, lzma or bzip2 file: the same test on what it decompresses to, one
-  level deep, at most NESTED_LIMIT bytes in all (a bomb costs at most that much work),
+- inside a gzip, xz, lzma or bzip2 file: the same test on what it decompresses to, and on
+  what that decompresses to, up to MAX_DEPTH levels (a gzip of an xz of a module), at most
+  NESTED_LIMIT bytes in all levels together (a bomb costs at most that much work),
   across every gzip member or xz, lzma or bzip2 stream in turn, as libkmod, gzip and xz
   read them (a module's ELF header in the first member and its section in the second is
   one module); null bytes between streams are skipped (xz's stream padding, any length
@@ -20,8 +21,8 @@ reader hands them over, and says what it found:
 - a kernel image: the x86 boot protocol's "HdrS" at 0x202, the arm64 Image magic at 0x38,
   or a PE file with a `.linux` section (a UKI).
 
-What it does not find is written in docs/audit.md: a module compressed inside a compressed
-archive (two levels), or in an archive format not listed here. Pure: bytes in, evidence out.
+What it does not find is written in docs/audit.md: a module compressed more than MAX_DEPTH
+times, or in an archive format not listed here. Pure: bytes in, evidence out.
 """
 
 from __future__ import annotations
@@ -38,7 +39,8 @@ import zstandard
 MODULE_MARK = b".gnu.linkonce.this_module"
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 ELF_MAGIC = b"\x7fELF"
-NESTED_LIMIT = 256 << 20  # bytes decompressed from one nested file
+NESTED_LIMIT = 256 << 20  # bytes decompressed from one file, all levels together
+MAX_DEPTH = 3  # compression levels undone: libkmod undoes one, a tar.gz of a .ko.xz is two
 ZIP_LIMIT = 64 << 20  # a zip is read whole (its directory is at its end)
 HEAD = 4096  # enough for the boot protocol header and a PE section table
 _CHUNK = 1 << 20
@@ -152,8 +154,11 @@ class Scanner:
     """One file's bytes, fed in order; `finish()` says what they hold. `done` says when the
     rest of the file cannot change the answer (the reader then skips it unread)."""
 
-    def __init__(self, nested: bool = False) -> None:
-        self.nested = nested
+    def __init__(self, depth: int = 0, budget: list[int] | None = None) -> None:
+        self.depth = depth
+        self.nested = depth > 0
+        # bytes every level of this file may still decompress, shared by the levels
+        self.budget = budget if budget is not None else [NESTED_LIMIT]
         self.head = b""
         self.tail = b""
         self.mark = False
@@ -198,26 +203,30 @@ class Scanner:
         if chunk[:4] == ELF_MAGIC and len(chunk) >= 18:
             kind = chunk[16:18] if chunk[5] == 1 else chunk[17:18] + chunk[16:17]
             self.skip_raw = kind in (b"\x02\x00", b"\x03\x00")  # ET_EXEC, ET_DYN
-        if not self.nested:
+        if self.depth < MAX_DEPTH:
             self.decompressor = _decompressor(chunk)
-            if chunk.startswith((b"PK\x03\x04", ZSTD_MAGIC)):
-                self.zip = []
+        if not self.nested and chunk.startswith((b"PK\x03\x04", ZSTD_MAGIC)):
+            self.zip = []
 
     def _decompress(self, chunk: bytes) -> None:
         assert self.decompressor is not None
         if self.inner is None:
-            self.inner = Scanner(nested=True)
+            self.inner = Scanner(self.depth + 1, self.budget)
         data = chunk
         while True:
-            room = NESTED_LIMIT - self.decompressed
+            room = self.budget[0]
+            if room <= 0:
+                self.over_limit = True
+                return
             try:
-                out = self.decompressor.decompress(data, min(room, _CHUNK) or 1)
+                out = self.decompressor.decompress(data, min(room, _CHUNK))
             except (OSError, EOFError, ValueError, lzma.LZMAError, zlib.error):
                 self.decompressor = None  # not what its magic said: judged raw only
                 return
             self.decompressed += len(out)
+            self.budget[0] -= len(out)
             self.inner.feed(out)
-            if self.decompressed >= NESTED_LIMIT:
+            if self.budget[0] <= 0 or self.inner.over_limit:
                 self.over_limit = True
                 return
             data = b""  # what it did not consume it keeps
@@ -249,7 +258,7 @@ class Scanner:
 def _zstd_module(data: bytes) -> str | None:
     """Every frame in turn (skippable frames skipped), as zstd and libkmod read them; what
     was found before damaged data still counts."""
-    scanner = Scanner(nested=True)
+    scanner = Scanner(depth=1)
     read = 0
     decompressor = zstandard.ZstdDecompressor()
     try:
@@ -267,7 +276,7 @@ def _zip_module(data: bytes) -> str | None:
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             for info in archive.infolist():
-                scanner = Scanner(nested=True)
+                scanner = Scanner(depth=1)
                 with archive.open(info) as member:
                     read = 0
                     while read < NESTED_LIMIT and (chunk := member.read(_CHUNK)):
