@@ -34,7 +34,15 @@ import time
 from pathlib import Path
 
 from xdnaforge.diagnosis.anchors import HYPERSCAN, JOURNAL_ANCHORS
-from xdnaforge.diagnosis.evaluate import confusion_table, leave_one_source_out, load_corpus, score
+from xdnaforge.diagnosis.evaluate import (
+    CUTOFF,
+    confusion_table,
+    field_dates,
+    leave_one_source_out,
+    load_corpus,
+    score,
+    time_split,
+)
 from xdnaforge.diagnosis.knowledge import ANNOTATION, FAILURE_RE
 
 REPO = Path(__file__).resolve().parent.parent
@@ -149,6 +157,12 @@ def corpus_report() -> None:
     for split in ("tune", "held-out"):
         print(f"  {split:9} {score(o for o in outcomes if o.case.split == split).describe()}")
     print(confusion_table(outcomes))
+    unseen = time_split(cases, field_dates(REPO / "tests/fixtures/field"))
+    print(
+        f"time split: {len(unseen)} logs of threads opened from {CUTOFF} on, judged with the "
+        f"knowledge that cites no such thread: {score(unseen).describe()}"
+    )
+    print(confusion_table(unseen))
 
 
 def speed(size_mb: int, repeat: int) -> None:

@@ -7,6 +7,11 @@ Leave-one-source-out: a case is judged with the knowledge minus every entry whos
 evidence cites only cases of the same source thread, so a thread's logs never train
 and test at once. The tuning/held-out split is fixed by a hash of the source URL, not
 chosen by hand.
+
+Time split (`time_split`): the cases whose thread was opened after a cut-off date
+(header `opened:`) are judged with the knowledge minus every entry that cites a case
+(corpus or field) opened after it: knowledge as it could have been written before those
+threads existed. The generated catalogue depends on no log and is kept whole.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ class Case:
     thread: str  # the thread's conclusion
     expect: str  # a family id or "healthy"
     text: str
+    opened: str = ""  # ISO date the thread was opened (estimated), "" when unknown
 
     @property
     def split(self) -> str:
@@ -63,7 +69,8 @@ def parse_case(text: str, ident: str) -> Case:
     missing = {"source", "thread", "expect"} - set(fields)
     if missing:
         raise ValueError(f"{ident}: header lacks {', '.join(sorted(missing))}")
-    return Case(ident, fields["source"], fields["thread"], fields["expect"], body)
+    opened = fields.get("opened", "").split(" ", 1)[0]
+    return Case(ident, fields["source"], fields["thread"], fields["expect"], body, opened)
 
 
 def load_corpus(folder: Path) -> list[Case]:
@@ -98,6 +105,42 @@ def leave_one_source_out(cases: Iterable[Case]) -> list[Outcome]:
         kept = tuple(e for e in entries if not e.evidence or not set(e.evidence) <= same)
         outcomes.append(judge_case(case, kept))
     return outcomes
+
+
+CUTOFF = "2025-10-01"
+
+
+def field_dates(folder: Path) -> dict[str, str]:
+    """Field case id -> the date of its thread (case.yaml `date:`), for the time split."""
+    dates = {}
+    for case in sorted(folder.glob("*/case.yaml")):
+        for line in case.read_text(encoding="utf-8").splitlines():
+            if line.startswith("date:"):
+                dates[case.parent.name[:3]] = line.partition(":")[2].strip().strip("'\"")
+    return dates
+
+
+def later(case: Case, cutoff: str) -> bool:
+    """The case's thread was opened after the cut-off (undated threads count as earlier)."""
+    return bool(case.opened) and case.opened >= cutoff
+
+
+def time_split(cases: Iterable[Case], dates: dict[str, str], cutoff: str = CUTOFF) -> list[Outcome]:
+    """The cases opened on or after `cutoff`, judged as unseen: every entry citing a corpus
+    or field case of a thread opened on or after it is left out of the knowledge."""
+    cases = list(cases)
+    when = dict(dates) | {c.ident: c.opened for c in cases if c.opened}
+    kept = written_before(knowledge.load_knowledge(), when, cutoff)
+    return [judge_case(case, kept) for case in cases if later(case, cutoff)]
+
+
+def written_before(
+    entries: Iterable[knowledge.Entry], when: dict[str, str], cutoff: str
+) -> tuple[knowledge.Entry, ...]:
+    """The entries none of whose evidence (case ids, dated by `when`) is from `cutoff` on."""
+    return tuple(
+        e for e in entries if not any(when.get(ident, "") >= cutoff for ident in e.evidence)
+    )
 
 
 @dataclass(frozen=True, slots=True)
