@@ -76,7 +76,8 @@ def dpkg_root(directory: Path) -> Path:
 
 def dpkg_install(root: Path, deb: Path, *extra: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        ["dpkg", f"--root={root}", *extra, "-i", str(deb)],
+        # --root moves the database, not the log: without --log it is the host's
+        ["dpkg", f"--root={root}", f"--log={root}/var/log/dpkg.log", *extra, "-i", str(deb)],
         capture_output=True,
         text=True,
         env={**os.environ, "PATH": "/usr/sbin:/usr/bin:/sbin:/bin"},

@@ -64,10 +64,12 @@ def install_command(packages: Sequence[str]) -> list[str]:
 
 def root_options(root: Path) -> list[str]:
     """dpkg options for an alternative root. Its database is not the system's, so dependencies
-    are not enforced there (a test tree or an image being assembled)."""
+    are not enforced there (a test tree or an image being assembled), and its log is the
+    root's own: `--root` moves the database, not the log, which would otherwise be appended
+    to the host's /var/log/dpkg.log."""
     if root == Path("/"):
         return []
-    return [f"--root={root}", "--force-depends"]
+    return [f"--root={root}", f"--log={root}/var/log/dpkg.log", "--force-depends"]
 
 
 def install_argv(root: Path, files: Sequence[Path]) -> list[str]:
