@@ -6,16 +6,18 @@ previous good record in place; an interrupted stage adds only an `interrupted` e
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import json
 import os
-import tempfile
+import secrets
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from xdnaforge import __version__
 from xdnaforge.errors import StageFailed
+from xdnaforge.state import nofollow
 
 # the records of a target, in the order the report reads them
 RECORDS = (
@@ -52,33 +54,54 @@ def _umask() -> int:
     return mask
 
 
-def write_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+def _create_temp(dir_fd: int, name: str) -> tuple[int, str]:
+    """A new file beside `name` (O_EXCL|O_NOFOLLOW at the directory's descriptor, as mkstemp
+    makes one, but without reopening the directory by its path)."""
+    for _ in range(100):
+        temp = f".{name}.{secrets.token_hex(4)}.tmp"
+        try:
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+            return os.open(temp, flags, 0o600, dir_fd=dir_fd), temp
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no free temporary name beside {name}")
+
+
+def write_atomic(path: Path, text: str, *, below: Path | None = None) -> None:
+    """`path` replaced by `text`, its directory made if missing (state/nofollow.py: as root,
+    reached only through links root owns; `below`: through no link below that directory)."""
+    dir_fd = nofollow.open_directory(path.parent, below=below, create=True)
+    temp = None
     try:
-        # mkstemp creates 0600; a record is read by others (the report's reader, a web
+        fd, temp = _create_temp(dir_fd, path.name)
+        # a new file is 0600; a record is read by others (the report's reader, a web
         # server), so it gets the mode any file the user creates gets: 0666 minus the umask
         os.fchmod(fd, 0o666 & ~_umask())
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())
-        Path(temp).replace(path)
+        # rename replaces whatever has the name (a planted link too) and follows nothing
+        os.replace(temp, path.name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+        temp = None
     except OSError as error:
-        Path(temp).unlink(missing_ok=True)
-        if error.filename is None:
+        if error.filename is None or error.filename == temp:
             # a failed write or fsync (disk full) names no file: name the record
             raise OSError(error.errno, error.strerror, str(path)) from None
         raise
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
+    finally:
+        if temp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(temp, dir_fd=dir_fd)
+        os.close(dir_fd)
 
 
-def write_record(path: Path, kind: str, body: Mapping[str, Any]) -> None:
+def write_record(
+    path: Path, kind: str, body: Mapping[str, Any], *, below: Path | None = None
+) -> None:
     """Write `body` as record `kind` with the schema and tool version fields."""
     data = {"schema": SCHEMA, "kind": kind, "xdnaforge": __version__, **body}
-    write_atomic(path, json.dumps(data, indent=2, sort_keys=False) + "\n")
+    write_atomic(path, json.dumps(data, indent=2, sort_keys=False) + "\n", below=below)
 
 
 def read_record(path: Path) -> dict[str, Any] | None:
@@ -87,6 +110,11 @@ def read_record(path: Path) -> dict[str, Any] | None:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return None
+    return parse_record(text, path)
+
+
+def parse_record(text: str, path: Path) -> dict[str, Any]:
+    """The record in `text` (read from `path`); a damaged record is a clear failure."""
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:
