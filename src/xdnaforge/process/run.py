@@ -28,6 +28,7 @@ from typing import TextIO
 
 from xdnaforge.errors import Interrupted, StageFailed, ToolNotFound
 from xdnaforge.process import containment
+from xdnaforge.process.logfile import open_log
 from xdnaforge.process.sandbox import PATH_INSIDE
 
 # The child environment is rebuilt from this allowlist (mkosi's approach): a user's
@@ -128,8 +129,7 @@ def run(
     started = time.monotonic()
     log: TextIO | None = None
     if log_file is not None:
-        log_file.parent.mkdir(parents=True, exist_ok=True)
-        log = log_file.open("a", encoding="utf-8")
+        log = open_log(log_file)
         log.write(f"+ {shlex.join(args)}  (cwd {cwd})\n")
         log.flush()
     try:
@@ -274,11 +274,10 @@ def run_streaming(
     args = [*wrapper, *(os.fspath(a) for a in argv)]
     program = _program(args[0], env.get("PATH"), bool(wrapper))
     prefix = list(pid_namespace_prefix()) if contain and not wrapper else []
-    log_file.parent.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
     tail: deque[str] = deque(maxlen=TAIL_LINES)
     # line-buffered: whoever tails the log (a user, the progress line) sees each line at once
-    with log_file.open("a", encoding="utf-8", buffering=1) as log:
+    with open_log(log_file, buffering=1) as log:
         log.write(f"+ {shlex.join(args)}  (cwd {cwd})\n")
         process = subprocess.Popen(
             [*prefix, program, *args[1:]],
