@@ -40,6 +40,17 @@ from typing import Any
 # reported running (the release a commit landed in is not in the files read).
 GENERATIONS: list[dict[str, Any]] = [
     {
+        "drm_version": "0.0",
+        "files": {"ids": "drm-0.0"},
+        "inherit": {"names": "0.1", "protocol": "0.1", "cmd_bo": "0.1"},
+        "kernels": ">=6.14, <6.18",
+        "kernels_evidence": (
+            "amdxdna entered mainline in 6.14 without a DRM version (0.0); 0.1 came with "
+            "DRM_IOCTL_AMDXDNA_GET_ARRAY, first reported on 6.18 (xrt issue 9141 on 6.14 and "
+            "fastflowlm-docker issue 4 on 6.17 print 0.0: Ubuntu 24.04 HWE, 25.04, 25.10)"
+        ),
+    },
+    {
         "drm_version": "0.1",
         "files": {"ids": "drm-0.1", "names": "drm-0.1", "protocol": "drm-0.1", "cmd_bo": "drm-0.1"},
         "kernels": ">=6.18, <6.19",
@@ -71,8 +82,8 @@ GENERATIONS: list[dict[str, Any]] = [
     },
     {
         "drm_version": "0.7",
-        "files": {},
-        "inherit": {"ids": "0.6", "names": "0.10", "protocol": "0.10", "cmd_bo": "0.1"},
+        "files": {"ids": "drm-0.7"},
+        "inherit": {"names": "0.10", "protocol": "0.10", "cmd_bo": "0.1"},
         "kernels": ">=7.0, <7.1",
         "kernels_evidence": (
             "Ubuntu 7.0.0-27 and Proxmox 7.0.0-8 print 'Initialized amdxdna_accel_driver 0.7.0'; "
@@ -112,6 +123,67 @@ XDNA_LABELS = {
     "1.6-pin": "1.6 (ubuntu26-compat)",
     "2.21.75-pin": "2.21.75 (xdna-2.21.75)",
     "main-pin": "main (upstream-main)",
+    # the commit that renamed the out-of-tree driver's firmware npu.sbin -> npu.dev.sbin
+    # (f4a83345, #427) and its parent: what an out-of-tree driver requests turns on it
+    "rename-parent": "before the rename (parent of f4a83345)",
+    "rename": "the rename (f4a83345: npu.sbin -> npu.dev.sbin)",
+}
+
+# Which distribution package installs lib/firmware/amdnpu/, and which one carries the XRT
+# userspace plugin (libxrt_driver_xdna.so.2): what the fix names for a host missing either.
+# Rows say where they come from; no upstream file states them.
+DISTRO_PACKAGES: dict[str, list[dict[str, str]]] = {
+    "firmware": [
+        {
+            "distro": "debian",
+            "package": "firmware-amd-graphics",
+            "from": (
+                "Debian forky firmware-amd-graphics 20260916-1 installs "
+                "usr/lib/firmware/amdnpu/ (the tree read)"
+            ),
+        },
+        {
+            "distro": "arch",
+            "package": "linux-firmware-other",
+            "from": "field/007 (CachyOS: npu.sbin from linux-firmware-other 20260309-1)",
+        },
+        {
+            "distro": "cachyos",
+            "package": "linux-firmware-other",
+            "from": "field/007 (CachyOS: npu.sbin from linux-firmware-other 20260309-1)",
+        },
+        {
+            "distro": "ubuntu",
+            "package": "linux-firmware",
+            "from": (
+                "inferred: Ubuntu ships all of /lib/firmware in linux-firmware "
+                "(no package list was read)"
+            ),
+        },
+    ],
+    "plugin": [
+        {
+            "distro": "debian",
+            "package": "libxrt-npu2",
+            "from": (
+                "compat-facts.md: Debian forky libxrt-npu2 1:2.25.0-4+b1 holds "
+                "usr/lib/x86_64-linux-gnu/libxrt_driver_xdna.so.2"
+            ),
+        },
+        {
+            "distro": "ubuntu",
+            "package": "libxrt-npu2",
+            "from": (
+                "compat-facts.md: Ubuntu 26.04 builds the same source at 1:2.21.75+dfsg-4; "
+                "25.10's 2.19 had no plugin (amd/xdna-driver issue 957)"
+            ),
+        },
+        {
+            "distro": "arch",
+            "package": "xrt-plugin-amdxdna",
+            "from": "compat-facts.md: Arch extra has xrt and xrt-plugin-amdxdna",
+        },
+    ],
 }
 
 NPU_NAMES = {
@@ -122,6 +194,15 @@ NPU_NAMES = {
     "dev_npu6_info": "npu6",
     "dev_npu3_pf_info": "npu3 (PF)",
     "dev_npu3_vf_info": "npu3 (VF)",
+    "dev_npu3_info": "npu3",
+    "dev_npu7_info": "npu7",
+    "dev_npu7_pf_info": "npu7 (PF)",
+    "dev_npu8_info": "npu8",
+    "dev_npu8_pf_info": "npu8 (PF)",
+    "dev_npu9_info": "npu9",
+    "dev_npu9_pf_info": "npu9 (PF)",
+    "dev_npu10_info": "npu10",
+    "dev_npu10_pf_info": "npu10 (PF)",
 }
 SIZES = {"SZ_4K": 4096, "SZ_32K": 32768, "SZ_64K": 65536, "SZ_1M": 1048576, "SZ_2M": 2097152}
 
@@ -129,12 +210,20 @@ _SOURCE_RE = re.compile(r"^//\s*source:\s*(\S+)\s+(\S+)\s+(\S+)\s*(.*)$")
 _FIRMWARE_RE = re.compile(r'MODULE_FIRMWARE\("amdnpu/([0-9a-f]{4}_[0-9a-f]{2})/([\w.]+)"\)')
 _MINOR_RE = re.compile(r"#define\s+AMDXDNA_DRIVER_MINOR\s+(\d+)")
 _MAJOR_RE = re.compile(r"#define\s+AMDXDNA_DRIVER_MAJOR\s+(\d+)")
-_PCI_ID_RE = re.compile(r"PCI_DEVICE\(PCI_VENDOR_ID_AMD,\s*0x([0-9A-Fa-f]{4})\)")
+_PCI_ID_RE = re.compile(r"PCI_DEVICE\(PCI_VENDOR_ID_(?:AMD|ATI),\s*0x([0-9A-Fa-f]{4})\)")
+_DRM_FIELD_RE = re.compile(r"\.major\s*=\s*AMDXDNA_DRIVER_MAJOR")
+_WHENCE_FILE_RE = re.compile(r"^File:\s*amdnpu/([0-9a-f]{4}_[0-9a-f]{2})/(\S+)\s*$", re.M)
+_WHENCE_LINK_RE = re.compile(
+    r"^Link:\s*amdnpu/([0-9a-f]{4}_[0-9a-f]{2})/(\S+)\s*->\s*(\S+)\s*$", re.M
+)
+_BLOB_VERSION_RE = re.compile(r"\.sbin\.(\d+\.\d+\.\d+\.\d+)$")
 _DEV_ID_RE = re.compile(r"\{\s*0x([0-9A-Fa-f]{4}),\s*0x([0-9A-Fa-f]+),\s*&(\w+)\s*\}")
 _FW_PATH_RE = re.compile(r'\.fw_path\s*=\s*"amdnpu/([0-9a-f]{4}_[0-9a-f]{2})/([\w.]*)"')
 _PROTO_MAJOR_RE = re.compile(r"\.protocol_major\s*=\s*(0x[0-9a-fA-F]+|\d+)")
 _PROTO_MINOR_RE = re.compile(r"\.protocol_minor\s*=\s*(0x[0-9a-fA-F]+|\d+)")
-_MIN_FW_RE = re.compile(r"\.min_fw_version\s*=\s*AIE2_FW_VERSION\((\d+),\s*(\d+)\)")
+# the device's own minimum (`.min_fw_version = ...` on a line of the dev_priv), not a feature
+# row's (`{ .feature = X, .min_fw_version = ... }`)
+_MIN_FW_RE = re.compile(r"^\s*\.min_fw_version\s*=\s*AIE2_FW_VERSION\((\d+),\s*(\d+)\)", re.M)
 _FEATURE_ROW_RE = re.compile(r"\{([^{}]*\.major\s*=\s*\d+[^{}]*)\}")
 _ROW_MAJOR_RE = re.compile(r"\.major\s*=\s*(\d+)")
 _ROW_MIN_MINOR_RE = re.compile(r"\.min_minor\s*=\s*(\d+)")
@@ -180,8 +269,14 @@ def parse_pci_drv(text: str) -> dict[str, Any]:
         }
         for device, revision, info in _DEV_ID_RE.findall(text)
     ]
+    if major and minor:
+        drm = f"{major.group(1)}.{minor.group(1)}"
+    elif "amdxdna_drm_drv" in text and not _DRM_FIELD_RE.search(text):
+        drm = "0.0"  # the drm_driver sets no .major/.minor: DRM_IOCTL_VERSION says 0.0
+    else:
+        drm = None
     return {
-        "drm_version": f"{major.group(1)}.{minor.group(1)}" if major and minor else None,
+        "drm_version": drm,
         "pci_ids": sorted({f"1022:{d.lower()}" for d in _PCI_ID_RE.findall(text)}),
         "devices": devices,
         "module_firmware": names,
@@ -250,6 +345,26 @@ def parse_cmd_bo(text: str) -> int | None:
     return SIZES.get(value) if value in SIZES else _int(value)
 
 
+def parse_whence(text: str) -> list[dict[str, Any]]:
+    """tools/WHENCE (xdna-driver 1.9 on): each name the driver requests (`Link:` lines:
+    npu.dev.sbin, cert.dev.sbin) with the blob it points to and that blob's version."""
+    files = {(d, name) for d, name in _WHENCE_FILE_RE.findall(text)}
+    found = []
+    for directory, name, target in _WHENCE_LINK_RE.findall(text):
+        blob = target.split("/")[-1]
+        version = _BLOB_VERSION_RE.search(blob)
+        where = target.split("/")[-2] if "/" in target else directory
+        found.append(
+            {
+                "dir": directory,
+                "fw_name": name,
+                "file": blob if (where, blob) in files else f"{where}/{blob}",
+                "version": version.group(1) if version else None,
+            }
+        )
+    return found
+
+
 def parse_umq(text: str) -> int | None:
     match = _UMQ_RE.search(text)
     return _int(match.group(1)) if match else None
@@ -283,6 +398,9 @@ def read_firmware_tree(root: Path) -> tuple[str, list[dict[str, Any]], list[dict
     return source, links, blobs
 
 
+links_source = "linux-firmware 58cf579b, as compat-facts.md records it"
+
+
 def parse_observations(text: str, source: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """firmware/observations.txt: `<version> <dir> <protocol> <source...>` and
     `link <dir> <name> <target>` lines."""
@@ -299,7 +417,7 @@ def parse_observations(text: str, source: str) -> tuple[list[dict[str, Any]], li
                     "dir": parts[1],
                     "name": parts[2],
                     "target": parts[3],
-                    "source": "linux-firmware 58cf579b, as compat-facts.md records it",
+                    "source": links_source,
                 }
             )
             continue
@@ -552,6 +670,32 @@ def xdna_entry(upstream: Path, label: str, sources: Sources) -> dict[str, Any] |
         ]
         entry["firmware_from"] = key
     regs_dir = root / "src/driver/amdxdna"
+    drv_text = _read(regs_dir / "amdxdna_pci_drv.c")
+    if drv_text is not None:
+        key = sources.add(
+            f"xdna-driver/{label}/src/driver/amdxdna/amdxdna_pci_drv.c",
+            {
+                "repo": "amd/xdna-driver",
+                "commit": commit,
+                "path": "src/driver/amdxdna/amdxdna_pci_drv.c",
+            },
+        )
+        drv = parse_pci_drv(drv_text)
+        entry["devices"] = drv["devices"]
+        entry["devices_from"] = key
+    whence = _read(root / "tools/WHENCE")
+    if whence is not None and not entry.get("firmware"):
+        # 1.9 on: info.json lists no firmware; WHENCE names each requested file
+        key = sources.add(
+            f"xdna-driver/{label}/tools/WHENCE",
+            {"repo": "amd/xdna-driver", "commit": commit, "path": "tools/WHENCE"},
+        )
+        npus = {
+            f"{d['pci'][5:]}_{int(d['revision'], 16):02x}": d["npu"]
+            for d in entry.get("devices", [])
+        }
+        entry["firmware"] = [{"npu": npus.get(fw["dir"]), **fw} for fw in parse_whence(whence)]
+        entry["firmware_from"] = key
     if regs_dir.is_dir():
         driver: dict[str, Any] = {"protocol": {}, "firmware_names": []}
         for path in sorted(regs_dir.glob("npu*_regs.c")):
@@ -602,7 +746,103 @@ def xdna_entry(upstream: Path, label: str, sources: Sources) -> dict[str, Any] |
     return entry
 
 
-def generate(upstream: Path) -> dict[str, Any]:
+def xrt_triple(text: str | None) -> list[int] | None:
+    """`202610.2.21.75` (info.json) -> [2, 21, 75]."""
+    parts = [int(x) for x in re.findall(r"\d+", text or "")]
+    if len(parts) == 4:
+        parts = parts[1:]
+    return parts if len(parts) == 3 else None
+
+
+def out_of_tree_eras(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The out-of-tree driver's rules by the version it carries (its DKMS package and module
+    version are the XRT version of its commit): consecutive xdna-driver entries, in XRT
+    version order, that request the same names and accept by the same rules are one era.
+    What it requests turns at the rename of npu.sbin to npu.dev.sbin; how it accepts turned
+    from an exact protocol major to a combined minimum (AIE2_FW_VERSION) later."""
+    known = [e for e in lines if e.get("out_of_tree_driver") and xrt_triple(e.get("xrt_version"))]
+    # a rename commit and its parent carry the same version: the parent sorts first
+    known.sort(
+        key=lambda e: (xrt_triple(e["xrt_version"]), e["label"] != XDNA_LABELS["rename-parent"])
+    )
+    eras: list[dict[str, Any]] = []
+    for entry in known:
+        driver = entry["out_of_tree_driver"]
+        rules = {n: r["rules"] for n, r in sorted(driver["protocol"].items()) if n != "npu2"}
+        key = (tuple(driver["firmware_names"]), json.dumps(rules, sort_keys=True))
+        seen = {
+            "label": entry["label"],
+            "xrt_version": ".".join(map(str, xrt_triple(entry["xrt_version"]) or [])),
+        }
+        if eras and eras[-1]["_key"] == key:
+            eras[-1]["last_seen"] = seen
+            eras[-1]["from"].append(entry["label"])
+            eras[-1]["protocol"] = driver["protocol"]
+            continue
+        eras.append(
+            {
+                "_key": key,
+                "firmware_names": driver["firmware_names"],
+                "protocol": driver["protocol"],
+                "cmd_bo_limit_bytes": driver.get("cmd_bo_limit_bytes"),
+                "cmd_bo_limit_known": driver.get("cmd_bo_limit_known", False),
+                "cmd_bo_from": driver.get("cmd_bo_from"),
+                "first_seen": seen,
+                "last_seen": seen,
+                "from": [entry["label"]],
+            }
+        )
+    for index, era in enumerate(eras):
+        del era["_key"]
+        kinds = sorted({r["kind"] for rules in era["protocol"].values() for r in rules["rules"]})
+        era["id"] = (
+            f"out-of-tree {'+'.join(era['firmware_names'])} ({'/'.join(kinds)}) #{index + 1}"
+        )
+    return eras
+
+
+def parse_consumer(text: str) -> dict[str, Any]:
+    """What FastFlowLM needs beyond its floors: the NPUs it runs on (the device it looks for
+    as XDNA2) and the userspace plugin it loads."""
+    found: dict[str, Any] = {}
+    devices = sorted(
+        {f"1022:{d.lower()}" for d in re.findall(r"VEN_1022&DEV_([0-9A-Fa-f]{4})", text)}
+    )
+    if devices:
+        found["npus"] = {"pci": devices, "name": "XDNA2" if "XDNA2" in text else None}
+    libraries = re.findall(r'"(libxrt_driver_xdna\.so\.\d+)"', text)
+    if libraries:
+        found["needs_libraries"] = sorted(set(libraries))
+    return found
+
+
+def parse_known_failures(text: str, source: str) -> list[dict[str, Any]]:
+    """`<pci> <revision> <releases> <symptom> | <source>` rows."""
+    rows = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        head, bar, where = line.partition(" | ")
+        parts = head.split(None, 3)
+        if not bar or len(parts) < 4:
+            raise ValueError(
+                f"{source}:{number}: expected '<pci> <revision> <releases> <symptom> | <source>'"
+            )
+        pci, revision, releases, symptom = parts
+        rows.append(
+            {
+                "pci": pci.lower(),
+                "revision": revision.lower(),
+                "releases": releases,
+                "symptom": symptom,
+                "source": where,
+            }
+        )
+    return rows
+
+
+def generate(upstream: Path, carry: dict[str, Any] | None = None) -> dict[str, Any]:
     sources = Sources()
     done: dict[str, dict[str, Any]] = {}
     drivers = []
@@ -640,7 +880,21 @@ def generate(upstream: Path) -> dict[str, Any]:
         },
     )
     shipped: list[dict[str, Any]] = []
-    for tree in sorted(p for p in (upstream / "firmware/tree").glob("*") if p.is_dir()):
+    trees = sorted(p for p in (upstream / "firmware/tree").glob("*") if p.is_dir())
+    if not trees and carry is not None:
+        # no packaged tree here: keep what the earlier output read from one, with its source
+        for item in carry.get("sources", []):
+            if str(item["key"]).startswith("firmware/tree/"):
+                sources.add(item["key"], {k: v for k, v in item.items() if k != "key"})
+        tree_links = [x for x in carry.get("firmware_links", []) if x["source"] != links_source]
+        seen = {(x["dir"], x["name"]) for x in tree_links}
+        links = [x for x in links if (x["dir"], x["name"]) not in seen] + tree_links
+        shipped = list(carry.get("firmware_shipped", []))
+        for blob in blobs:
+            for b in shipped:
+                if b["dir"] == blob["dir"] and b["release"] == blob["version"]:
+                    blob["release_seen_in"] = b["source"]
+    for tree in trees:
         source, tree_links, tree_blobs = read_firmware_tree(tree)
         sources.add(
             f"firmware/tree/{tree.name}",
@@ -659,6 +913,24 @@ def generate(upstream: Path) -> dict[str, Any]:
             if any(b["dir"] == blob["dir"] and b["release"] == blob["version"] for b in tree_blobs):
                 blob["release_seen_in"] = source
     consumers = []
+    failures_path = upstream / "fastflowlm/known_failures.txt"
+    failures = (
+        parse_known_failures(
+            failures_path.read_text(encoding="utf-8"), "fastflowlm/known_failures.txt"
+        )
+        if failures_path.is_file()
+        else []
+    )
+    if failures:
+        sources.add(
+            "fastflowlm/known_failures.txt",
+            {
+                "repo": "(reports)",
+                "commit": "-",
+                "path": "fastflowlm/known_failures.txt",
+                "note": "each row names its report",
+            },
+        )
     for path in sorted((upstream / "fastflowlm").glob("*.cpp")):
         text = path.read_text(encoding="utf-8", errors="replace")
         key = sources.add(f"fastflowlm/{path.name}", source_of(text, path.name))
@@ -667,15 +939,19 @@ def generate(upstream: Path) -> dict[str, Any]:
                 "name": "FastFlowLM",
                 "command": "flm validate",
                 "floors": parse_floors(text),
+                **parse_consumer(text),
+                "known_failures": failures,
                 "from": key,
             }
         )
     return {
-        "schema": 1,
+        "schema": 2,
         "generated_by": "scripts/gen_compat_facts.py",
         "sources": sorted(sources.items.values(), key=lambda s: s["key"]),
         "drivers": drivers,
         "xdna_driver": lines,
+        "out_of_tree": out_of_tree_eras(lines),
+        "distro_packages": DISTRO_PACKAGES,
         "firmware": blobs,
         "firmware_links": sorted(links, key=lambda x: (x["dir"], x["name"])),
         # every blob a linux-firmware package ships, by its Release string (protocol: only
@@ -703,8 +979,15 @@ def main() -> int:
         default=Path(__file__).resolve().parent.parent
         / "src/xdnaforge/compat/data/compat_facts.json",
     )
+    parser.add_argument(
+        "--carry",
+        type=Path,
+        help="an earlier output: what it read from a packaged firmware tree is kept when "
+        "--upstream has none (firmware/tree/ absent), with its sources",
+    )
     options = parser.parse_args()
-    document = generate(options.upstream)
+    carry = json.loads(options.carry.read_text(encoding="utf-8")) if options.carry else None
+    document = generate(options.upstream, carry)
     options.output.parent.mkdir(parents=True, exist_ok=True)
     options.output.write_text(json.dumps(document, indent=1, sort_keys=True) + "\n")
     print(

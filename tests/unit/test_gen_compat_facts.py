@@ -61,6 +61,16 @@ def synthetic(root: Path) -> Path:
         'MODULE_FIRMWARE("amdnpu/17f0_11/npu_7.sbin");\n'
         "#define AMDXDNA_DRIVER_MAJOR\t\t0\n#define AMDXDNA_DRIVER_MINOR\t\t6\n"
     )
+    (linux / "drm-0.0").mkdir()
+    (linux / "drm-0.0/amdxdna_pci_drv.c").write_text(
+        "// source: example/linux 0 drivers/accel/amdxdna/amdxdna_pci_drv.c\n"
+        "\t{ PCI_DEVICE(PCI_VENDOR_ID_AMD, 0x17f0) },\n"
+        "\t{ 0x17f0, 0x11, &dev_npu5_info },\n"
+        "const struct drm_driver amdxdna_drm_drv = {\n"
+        '\t.name = "amdxdna_accel_driver",\n'
+    )
+    (linux / "drm-0.7").mkdir()
+    (linux / "drm-0.7/amdxdna_pci_drv.c").write_text(PCI_DRV.format(sha="7", extra="", minor=7))
     (linux / "drm-0.6").mkdir()
     (linux / "drm-0.6/amdxdna_pci_drv.c").write_text(PCI_DRV.format(sha="6", extra="", minor=6))
     (new / "amdxdna_pci_drv.c").write_text(
@@ -262,3 +272,143 @@ def test_a_blob_whose_release_string_contradicts_its_name_is_refused(tmp_path: P
         ValueError, match=re.escape("named 1.1.2.65, but its Release string says 1.0.0.166")
     ):
         generator().generate(root)
+
+
+def test_a_driver_that_sets_no_drm_version_is_the_0_0_generation(tmp_path: Path) -> None:
+    data = generator().generate(synthetic(tmp_path))
+    zero = next(d for d in data["drivers"] if d["drm_version"] == "0.0")
+    assert zero["id"] == "in-tree-0.0"
+    assert zero["kernels"] == ">=6.14, <6.18"
+    assert zero["devices"] == [{"pci": "1022:17f0", "revision": "0x11", "npu": "npu5"}]
+    # what its files do not say is the 0.1 driver's, and said to be
+    assert zero["firmware_names"] == ["npu.sbin"]
+    assert zero["protocol"]["npu5"]["rules"][0]["kind"] == "exact-major"
+    assert any("carried over from in-tree-0.1" in why for why in zero["inferred"])
+    # a file that names .major without defining it is not taken for 0.0
+    assert (
+        generator().parse_pci_drv(".major = AMDXDNA_DRIVER_MAJOR, amdxdna_drm_drv")["drm_version"]
+        is None
+    )
+
+
+def test_a_feature_rows_minimum_is_not_the_devices() -> None:
+    regs = generator().parse_regs(
+        "\t{ .feature = AIE2_NPU_COMMAND, .min_fw_version = AIE2_FW_VERSION(6, 15) },\n"
+        "\t.min_fw_version = AIE2_FW_VERSION(6, 12),\n"
+    )
+    assert regs["rules"] == [{"kind": "at-least", "major": 6, "min_minor": 12}]
+
+
+def line(root: Path, label: str, xrt: str, fw_file: str, rule: str) -> None:
+    base = root / "xdna-driver" / label
+    (base / "src/driver/amdxdna").mkdir(parents=True)
+    (base / "tools").mkdir()
+    (base / "COMMIT").write_text(label[0] * 40 + "\n")
+    (base / "tools/info.json").write_text(json.dumps({"xrt": {"version": xrt}}))
+    (base / "src/driver/amdxdna/npu5_regs.c").write_text(
+        f'\t.fw_path\t= "amdnpu/17f0_11/{fw_file}",\n{rule}\n'
+    )
+
+
+def test_out_of_tree_drivers_are_told_apart_by_what_they_request_and_accept(
+    tmp_path: Path,
+) -> None:
+    root = synthetic(tmp_path)
+    exact = "\t.protocol_major = 0x6,\n\t.protocol_minor = 12,"
+    line(root, "1.4", "202510.2.19.72", "npu.sbin", exact)
+    line(root, "1.5", "202520.2.20.41", "npu.dev.sbin", exact)
+    line(
+        root, "1.7", "202610.2.21.75", "npu.dev.sbin", "\t.min_fw_version = AIE2_FW_VERSION(6, 12),"
+    )
+    eras = generator().generate(root)["out_of_tree"]
+    assert [
+        (e["firmware_names"], e["first_seen"]["xrt_version"], e["last_seen"]["xrt_version"])
+        for e in eras
+    ] == [
+        (["npu.sbin"], "2.19.72", "2.19.72"),
+        (["npu.dev.sbin"], "2.20.41", "2.20.41"),
+        # the 1.6 pin (2.20.122) accepts by a minimum as 1.7 does: one era
+        (["npu.dev.sbin"], "2.20.122", "2.21.75"),
+    ]
+    assert eras[2]["protocol"]["npu5"]["rules"][0]["kind"] == "at-least"
+
+
+def test_a_line_whose_info_lists_no_firmware_is_read_from_whence(tmp_path: Path) -> None:
+    root = synthetic(tmp_path)
+    line(root, "1.9", "202620.2.26.89", "npu.dev.sbin", "")
+    (root / "xdna-driver/1.9/src/driver/amdxdna/amdxdna_pci_drv.c").write_text(
+        "\t{ 0x17f1, 0x10,  &dev_npu3_info },\n"
+    )
+    (root / "xdna-driver/1.9/tools/WHENCE").write_text(
+        "File: amdnpu/17f1_10/1.9_npu.sbin.2.14.0.114\n"
+        "File: amdnpu/17f1_10/1.9_cert.sbin.1.8.0.46\n"
+        "Link: amdnpu/17f1_10/npu.dev.sbin -> 1.9_npu.sbin.2.14.0.114\n"
+        "Link: amdnpu/17f1_10/cert.dev.sbin -> 1.9_cert.sbin.1.8.0.46\n"
+        "Link: amdnpu/17f2_10/npu.dev.sbin -> ../17f1_10/1.9_npu.sbin.2.14.0.114\n"
+    )
+    data = generator().generate(root)
+    entry = next(e for e in data["xdna_driver"] if e["label"] == "release line 1.9")
+    assert entry["firmware_from"] == "xdna-driver/1.9/tools/WHENCE"
+    assert [(f["dir"], f["fw_name"], f["version"], f["npu"]) for f in entry["firmware"]] == [
+        ("17f1_10", "npu.dev.sbin", "2.14.0.114", "npu3"),
+        ("17f1_10", "cert.dev.sbin", "1.8.0.46", "npu3"),
+        ("17f2_10", "npu.dev.sbin", "2.14.0.114", None),
+    ]
+    assert entry["devices"] == [{"pci": "1022:17f1", "revision": "0x10", "npu": "npu3"}]
+
+
+def test_a_consumer_states_its_npus_its_plugin_and_its_known_failures(tmp_path: Path) -> None:
+    root = synthetic(tmp_path)
+    with (root / "fastflowlm/main.cpp").open("a") as out:
+        out.write('        "libxrt_driver_xdna.so.2",    // Driver\n')
+        out.write("    // XDNA2 NPU: AMD vendor 1022, device 17F0\n")
+        out.write("LIKE '%VEN_1022&DEV_17F0%'\n")
+    (root / "fastflowlm/known_failures.txt").write_text(
+        "# c\n1022:17f0 0x20 >0.9.44 CREATE_HWCTX -22 | FastFlowLM issue 655\n"
+    )
+    consumer = generator().generate(root)["consumers"][0]
+    assert consumer["npus"] == {"pci": ["1022:17f0"], "name": "XDNA2"}
+    assert consumer["needs_libraries"] == ["libxrt_driver_xdna.so.2"]
+    assert consumer["known_failures"] == [
+        {
+            "pci": "1022:17f0",
+            "revision": "0x20",
+            "releases": ">0.9.44",
+            "symptom": "CREATE_HWCTX -22",
+            "source": "FastFlowLM issue 655",
+        }
+    ]
+    with pytest.raises(ValueError, match=r"kf:1: expected"):
+        generator().parse_known_failures("1022:17f0 0x20 no source\n", "kf")
+
+
+def test_a_packaged_tree_read_before_is_carried_with_its_source(tmp_path: Path) -> None:
+    root = synthetic(tmp_path)
+    package = "firmware-example 1.0"
+    earlier = {
+        "sources": [
+            {
+                "key": "firmware/tree/pkg",
+                "repo": "(package)",
+                "commit": "-",
+                "path": "p",
+                "note": package,
+            }
+        ],
+        "firmware_links": [
+            {"dir": "17f0_11", "name": "npu.sbin", "target": "npu.sbin.1.1.2.65", "source": package}
+        ],
+        "firmware_shipped": [
+            {
+                "dir": "17f0_11",
+                "file": "npu.sbin.1.1.2.65",
+                "release": "1.1.2.65",
+                "source": package,
+            }
+        ],
+    }
+    data = generator().generate(root, earlier)
+    assert data["firmware_links"] == earlier["firmware_links"]  # the package's link wins
+    assert data["firmware_shipped"] == earlier["firmware_shipped"]
+    assert "firmware/tree/pkg" in {s["key"] for s in data["sources"]}
+    assert {b["version"]: b.get("release_seen_in") for b in data["firmware"]}["1.1.2.65"] == package

@@ -110,8 +110,8 @@ class HostCompat:
 
 def load_upstream(path: Path = DATA_FILE) -> dict[str, Any]:
     data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-    if data.get("schema") != 1:
-        raise ValueError(f"{path}: schema {data.get('schema')!r}, this xdnaforge reads 1")
+    if data.get("schema") != 2:
+        raise ValueError(f"{path}: schema {data.get('schema')!r}, this xdnaforge reads 2")
     return data
 
 
