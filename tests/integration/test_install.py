@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import pwd
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -77,7 +79,9 @@ def test_without_yes_only_the_commands_are_shown(built: Path, root: Path) -> Non
     status = (root / "var/lib/dpkg/status").read_text()
     outcome = install(built, root)
     assert outcome.rc == 1
-    assert f"+ dpkg --root={root} --force-depends -i " in outcome.stdout
+    assert f"+ dpkg --root={root} --log={root}/var/log/dpkg.log --force-depends -i " in (
+        outcome.stdout
+    )
     assert "-base.deb" in outcome.stdout
     assert "-amdxdna.deb" in outcome.stdout
     assert "not run: installing changes the system" in outcome.output
@@ -300,3 +304,150 @@ def test_a_package_swapped_after_the_check_is_not_what_dpkg_installs(
     assert "xrt-base" in dpkg_versions(root)
     commands = json.loads((built / "artifacts/synthetic/install.json").read_text())["commands"]
     assert str(deb) not in commands[-1]  # dpkg was given the private copies
+
+
+# What the builder (whoever can write build/ and artifacts/) can do while root installs.
+
+
+def mark_passed(project: Path, package: str, deb: Path) -> None:
+    """audit.json rewritten as the builder can: `package` passed, with `deb`'s digest."""
+    record = project / "artifacts/synthetic/audit.json"
+    audit = json.loads(record.read_text())
+    for entry in audit["packages"]:
+        if entry["package"] == package:
+            entry.update(sha256=hashlib.sha256(deb.read_bytes()).hexdigest(), verdict="pass")
+            entry["findings"] = []
+    audit["verdict"] = "pass"
+    record.write_text(json.dumps(audit))
+
+
+def test_a_blocked_package_that_audit_json_says_passed_is_refused(
+    built: Path, root: Path, tmp_path: Path
+) -> None:
+    deb = next((built / "artifacts/synthetic/debs").glob("*-base.deb"))
+    hostile = build_deb(
+        tmp_path,
+        Spec(
+            package="xrt-base",
+            version="2.20.0",
+            files={
+                "opt/xilinx/xrt/lib/libxrt_coreutil.so.2.20.0": b"\x7fELF core",
+                "lib/modules/7.0.0/extra/amdxdna.ko": b"\x7fELF module",
+            },
+        ),
+    )
+    shutil.copyfile(hostile, deb)
+    mark_passed(built, "xrt-base", deb)
+    outcome = install(built, root, "--yes")
+    assert outcome.rc == 1, outcome.output
+    assert "BLOCK xrt-base 2.20.0" in outcome.stdout
+    assert "not installing: the copies dpkg would install fail the audit (xrt-base)" in (
+        outcome.output
+    )
+    assert "+ dpkg --root=" not in (built / "build/synthetic/logs/install.log").read_text()
+    assert dpkg_versions(root) == {}
+    assert not (root / "lib/modules").exists()
+
+
+def test_a_link_planted_at_install_log_is_not_appended_to(
+    built: Path, root: Path, tmp_path: Path
+) -> None:
+    outside = tmp_path / "shadow"
+    outside.write_text("root:x:0:\n")
+    log = built / "build/synthetic/logs/install.log"
+    log.unlink(missing_ok=True)
+    log.symlink_to(outside)
+    outcome = install(built, root, "--yes")
+    assert outcome.rc == 1
+    assert f"refusing to append to {log}: it is a symbolic link" in outcome.output
+    log.unlink()
+    os.link(outside, log)  # a hard link: the same file under a second name
+    again = install(built, root, "--yes")
+    assert again.rc == 1
+    assert f"refusing to append to {log}: it has 2 names" in again.output
+    assert outside.read_text() == "root:x:0:\n"
+    assert dpkg_versions(root) == {}
+
+
+def test_a_link_planted_for_the_logs_directory_is_not_followed(
+    built: Path, root: Path, tmp_path: Path
+) -> None:
+    elsewhere = tmp_path / "etc-logrotate.d"
+    elsewhere.mkdir()
+    logs = built / "build/synthetic/logs"
+    shutil.rmtree(logs)
+    logs.symlink_to(elsewhere)
+    outcome = install(built, root, "--yes")
+    assert outcome.rc == 1
+    assert f"refusing to write through {logs}: it is a symbolic link" in outcome.output
+    assert list(elsewhere.iterdir()) == []
+    assert dpkg_versions(root) == {}
+
+
+def test_a_link_planted_at_kept_is_not_written_through(
+    built: Path, root: Path, tmp_path: Path
+) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    kept = built / "artifacts/synthetic/kept"
+    kept.symlink_to(elsewhere)
+    outcome = install(built, root, "--yes")
+    assert outcome.rc == 1
+    assert f"refusing to write through {kept}: it is a symbolic link" in outcome.output
+    assert list(elsewhere.iterdir()) == []
+    assert dpkg_versions(root) == {}
+
+
+def test_a_link_planted_at_a_kept_package_name_is_replaced_not_followed(
+    built: Path, root: Path, tmp_path: Path
+) -> None:
+    outside = tmp_path / "passwd"
+    outside.write_text("root:x:0:0::/root:/bin/sh\n")
+    kept = built / "artifacts/synthetic/kept"
+    kept.mkdir()
+    debs = built / "artifacts/synthetic/debs"
+    names = [p.name for p in debs.glob("*.deb")]
+    for name in names:
+        (kept / name).symlink_to(outside)
+    outcome = install(built, root, "--yes")
+    assert outcome.rc == 0, outcome.output
+    assert outside.read_bytes() == b"root:x:0:0::/root:/bin/sh\n"
+    for name in names:
+        assert not (kept / name).is_symlink()
+        assert (kept / name).read_bytes() == (debs / name).read_bytes()
+
+
+def test_a_record_the_builder_replaced_is_not_rolled_back(built: Path, root: Path) -> None:
+    assert install(built, root, "--yes").rc == 0
+    record = built / "artifacts/synthetic/install.json"
+    forged = json.loads(record.read_text())
+    forged["installed"].append({"package": "openssh-server", "replaced": None})
+    record.unlink()
+    record.write_text(json.dumps(forged))
+    os.chown(record, 65534, 65534)  # written by the builder, not by root
+    back = doit(built, "rollback", "--target", "synthetic", "--root", str(root), "--yes")
+    assert back.rc == 1
+    assert f"refusing {record}: it is owned by uid 65534" in back.output
+    assert "xrt-base" in dpkg_versions(root)
+
+
+def test_a_build_by_another_user_is_installed_and_rolled_back_by_root(
+    built: Path, root: Path
+) -> None:
+    # the usual flow: a user builds, root installs what is in the user's directories
+    log = built / "build/synthetic/logs/install.log"
+    log.write_text("")
+    for tree in (built / "build", built / "artifacts"):
+        for path in [tree, *tree.rglob("*")]:
+            os.chown(path, 65534, 65534, follow_symlinks=False)
+    first = install(built, root, "--yes")
+    assert first.rc == 0, first.output
+    assert "audit of the copies to install: 3 package(s), no kernel payload" in first.stdout
+    assert "xrt-base" in dpkg_versions(root)
+    assert "+ dpkg --root=" in log.read_text()
+    back = doit(built, "rollback", "--target", "synthetic", "--root", str(root), "--yes")
+    assert back.rc == 0, back.output
+    assert dpkg_versions(root) == {}
+    assert json.loads((built / "artifacts/synthetic/install.json").read_text())["state"] == (
+        "rolled back"
+    )

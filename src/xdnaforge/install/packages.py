@@ -6,10 +6,7 @@ replaced is kept as .deb files and install.json says how to restore it).
 
 from __future__ import annotations
 
-import hashlib
 import os
-import shutil
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -17,8 +14,7 @@ from typing import Any
 from xdnaforge.compat.here import verdict_here
 from xdnaforge.config.project import Project
 from xdnaforge.config.recipe import Recipe
-from xdnaforge.debs.debfile import DebError, read_deb
-from xdnaforge.debs.rules import shown
+from xdnaforge.debs.verdicts import shown
 from xdnaforge.errors import StageFailed
 from xdnaforge.hardware.host_checks import (
     DISTRO_XRT_PACKAGES,
@@ -34,54 +30,17 @@ from xdnaforge.hardware.npu_user import installing_user
 from xdnaforge.hardware.package_check import changed_files
 from xdnaforge.hardware.xrt_layout import find_layout, installed_files
 from xdnaforge.host import read_text
+from xdnaforge.install import private
 from xdnaforge.install.consent import require, require_root
+from xdnaforge.install.reaudit import admit
 from xdnaforge.planning.plan import Plan
 from xdnaforge.process.run import CommandFailed, run
+from xdnaforge.state import nofollow
 from xdnaforge.state.paths import Workspace
 from xdnaforge.state.records import read_record, write_atomic, write_record
 from xdnaforge.tools.dpkg import install_argv, purge_argv, query_installed, repack_argv
 
 DPKG_TIMEOUT = 1800.0
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def _private_copies(chosen: list[dict[str, Any]], directory: Path) -> list[Path]:
-    """Each approved file copied into `directory` (private: mode 0700, owned by whoever
-    installs), hashed as it is copied; the copies are what dpkg installs.
-
-    Whoever can write artifacts/ (the unprivileged builder, while root installs) could swap
-    a file between its check and `dpkg -i`; a copy only its owner can write cannot be.
-    """
-    copies = []
-    for item in chosen:
-        source = Path(item["file"])
-        target = directory / source.name
-        digest = hashlib.sha256()
-        try:
-            handle = source.open("rb")
-        except OSError as error:
-            raise StageFailed(f"cannot read {source}: {error.strerror}") from None
-        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-        with handle, os.fdopen(os.open(target, flags, 0o600), "wb") as copy:
-            while block := handle.read(1 << 20):
-                digest.update(block)
-                copy.write(block)
-        if digest.hexdigest() != item["sha256"]:
-            raise StageFailed(
-                f"refusing {source.name}: it changed after the audit check (sha256 "
-                f"{digest.hexdigest()}, the audit passed {item['sha256']})",
-                hint="someone can write the artifacts directory while you install; "
-                "rebuild and re-audit, and keep artifacts/ writable only by you",
-            )
-        copies.append(target)
-    return copies
 
 
 def _admindir(root: Path) -> Path:
@@ -113,12 +72,12 @@ def _dpkg_failure(error: CommandFailed) -> str:
 
 
 def preflight(
-    plan: Plan, space: Workspace, root: Path, sysroot: Path, distro: Sequence[Recipe] = ()
+    plan: Plan, cwd: Path, root: Path, sysroot: Path, distro: Sequence[Recipe] = ()
 ) -> list[Check]:
     """Everything that must be said before anything changes; `distro`: the distro recipes
     for this host, offered to keep a distribution stack that is installed."""
     installed = query_installed(
-        DISTRO_XRT_PACKAGES, cwd=space.work, log_file=None, admindir=_admindir(root)
+        DISTRO_XRT_PACKAGES, cwd=cwd, log_file=None, admindir=_admindir(root)
     )
 
     # the recipe whose packages are the installed ones first
@@ -146,20 +105,12 @@ def preflight(
     return found
 
 
-def _kept_versions(space: Workspace) -> dict[tuple[str, str], Path]:
-    """Packages xdnaforge installed before (any target), by (package, version)."""
-    kept = {}
-    for deb in sorted(space.artifacts_dir.glob("*/kept/*.deb")):
-        try:
-            contents = read_deb(deb)
-        except DebError:
-            continue
-        kept[(contents.package, contents.control.get("Version", ""))] = deb
-    return kept
-
-
 def _approved(plan: Plan, space: Workspace) -> list[dict[str, Any]]:
-    """The packages to install, in recipe order, each bound to the digest the audit passed."""
+    """The packages to install, in recipe order, each with the digest audit.json gives it.
+
+    audit.json and packages.json say which files to take; the builder can write both, so
+    they may stop an install but never admit a package: the copies are audited again
+    (install/reaudit.py)."""
     audit = read_record(space.record("audit"))
     packages = read_record(space.record("packages"))
     if audit is None or packages is None:
@@ -189,7 +140,8 @@ def _approved(plan: Plan, space: Workspace) -> list[dict[str, Any]]:
         if name not in built or name not in audited:
             raise StageFailed(f"{name} is in install.order but was not built and audited")
         path = space.records / built[name]["file"]
-        digest = _sha256(path) if path.is_file() else "missing"
+        anchor = private.artifacts_anchor(space)
+        digest = private.sha256(path, anchor) if os.path.lexists(path) else "missing"
         if digest != audited[name]["sha256"] or audited[name]["verdict"] != "pass":
             raise StageFailed(
                 f"refusing {path.name}: its sha256 is {digest}, the audit passed "
@@ -210,7 +162,6 @@ def _approved(plan: Plan, space: Workspace) -> list[dict[str, Any]]:
 
 def install(project: Project, plan: Plan, space: Workspace, root: Path, yes: bool) -> None:
     chosen = _approved(plan, space)
-    space.work.mkdir(parents=True, exist_ok=True)  # a prebuilt recipe's build made none
     admindir = _admindir(root)
     host = plan.host
     distro = [
@@ -219,71 +170,89 @@ def install(project: Project, plan: Plan, space: Workspace, root: Path, yes: boo
         if r.kind == "distro"
         and (r.hosts.distro_id, r.hosts.distro_version) == (host.distro_id, host.distro_version)
     ]
-    checks = preflight(plan, space, root, project.site.sysroot, distro)
-    for check in checks:
-        label = "BLOCKING" if check.blocking else "warning"
-        print(f"{label} [{check.code}] {check.message}\n  fix: {check.fix}")
-    blocking = [c for c in checks if c.blocking]
-    if blocking:
-        raise StageFailed(
-            f"not installing: {'; '.join(c.message for c in blocking)}",
-            hint="\n".join(c.fix for c in blocking),
-        )
-    log = space.logs / "install.log"
-    names = [c["package"] for c in chosen]
-    before = query_installed(names, cwd=space.work, log_file=log, admindir=admindir)
-    kept = _kept_versions(space)
-    keep_dir = space.records / "kept"
-    commands: list[list[str]] = []
-    for item in chosen:
-        version = before.get(item["package"])
-        item["replaced"] = version
-        if version is not None and (item["package"], version) not in kept:
-            commands.append(repack_argv(root, item["package"]))
-    commands.append(install_argv(root, [Path(c["file"]) for c in chosen]))
-    for argv in commands:
-        print(f"+ {' '.join(argv)}")
-    require(yes, "not run: installing changes the system")
-    require_root(root, f"install --target {plan.target}")
-    keep_dir.mkdir(parents=True, exist_ok=True)
-    for argv in commands[:-1]:
-        run(argv, cwd=keep_dir, timeout=DPKG_TIMEOUT, log_file=log)
-    kept = _kept_versions(space)
+    with private.workdir(space) as work:
+        checks = preflight(plan, work.path, root, project.site.sysroot, distro)
+        for check in checks:
+            label = "BLOCKING" if check.blocking else "warning"
+            print(f"{label} [{check.code}] {check.message}\n  fix: {check.fix}")
+        blocking = [c for c in checks if c.blocking]
+        if blocking:
+            raise StageFailed(
+                f"not installing: {'; '.join(c.message for c in blocking)}",
+                hint="\n".join(c.fix for c in blocking),
+            )
+        names = [c["package"] for c in chosen]
+        before = query_installed(names, cwd=work.path, log_file=work.log, admindir=admindir)
+        kept = private.kept_versions(space)
+        commands: list[list[str]] = []
+        for item in chosen:
+            version = before.get(item["package"])
+            item["replaced"] = version
+            if version is not None and (item["package"], version) not in kept:
+                commands.append(repack_argv(root, item["package"]))
+        commands.append(install_argv(root, [Path(c["file"]) for c in chosen]))
+        for argv in commands:
+            print(f"+ {' '.join(argv)}")
+        require(yes, "not run: installing changes the system")
+        require_root(root, f"install --target {plan.target}")
+        _refuse_links_to_records(space)
+        with private.kept_directory(space) as kept_dir:
+            copies = private.private_copies(chosen, work, private.artifacts_anchor(space))
+            admit(plan.recipe, plan.target, copies, work.scratch)
+            _keep_replaced(commands[:-1], chosen, space, work, kept_dir)
+            commands[-1] = install_argv(root, copies)
+            _install_copies(root, chosen, work, commands[-1])
+            for copy in copies:
+                # what we installed is kept too, so a later upgrade can be rolled back to it
+                private.keep(copy, kept_dir, space.records / "kept")
+        _finish(plan, space, root, chosen, checks, commands, work)
+
+
+def _refuse_links_to_records(space: Workspace) -> None:
+    """Refuse, before anything changes, a link where install.json will be written."""
+    os.close(nofollow.open_directory(space.records, below=private.artifacts_anchor(space)))
+
+
+def _keep_replaced(
+    repacks: list[list[str]],
+    chosen: list[dict[str, Any]],
+    space: Workspace,
+    work: private.Workdir,
+    kept_dir: int,
+) -> None:
+    """dpkg-repack of what is replaced and nobody kept, in the private directory, placed in
+    kept/; each replaced package's kept .deb recorded for the rollback."""
+    for argv in repacks:
+        run(argv, cwd=work.repack, timeout=DPKG_TIMEOUT, log_file=work.log)
+    for deb in sorted(work.repack.glob("*.deb")):
+        private.keep(deb, kept_dir, space.records / "kept")
+    kept = private.kept_versions(space)
     for item in chosen:
         if item["replaced"] is not None:
             item["kept"] = str(kept[(item["package"], item["replaced"])])
-    with tempfile.TemporaryDirectory(prefix="xdnaforge-install-") as private:
-        copies = _private_copies(chosen, Path(private))
-        commands[-1] = install_argv(root, copies)
-        _install_copies(root, chosen, space, commands[-1], log)
-        for item, copy in zip(chosen, copies, strict=True):
-            # what we installed is kept too, so a later upgrade can be rolled back to it
-            target = keep_dir / Path(item["file"]).name
-            if not target.exists():
-                shutil.copy2(copy, target)
-    _finish(plan, space, root, chosen, checks, commands)
 
 
 def _install_copies(
-    root: Path, chosen: list[dict[str, Any]], space: Workspace, argv: list[str], log: Path
+    root: Path, chosen: list[dict[str, Any]], work: private.Workdir, argv: list[str]
 ) -> None:
     """`dpkg -i` of the private copies; a failure is rolled back."""
     try:
-        run(argv, cwd=space.work, timeout=DPKG_TIMEOUT, log_file=log)
+        run(argv, cwd=work.path, timeout=DPKG_TIMEOUT, log_file=work.log)
     except CommandFailed as error:
         if _lock_busy(error):
             # dpkg refused before touching anything: there is nothing to roll back
             raise StageFailed(
-                f"nothing was installed: {_dpkg_failure(error)}", hint=f"full log: {log}"
+                f"nothing was installed: {_dpkg_failure(error)}", hint=f"full log: {work.shown_log}"
             ) from None
         outcome = "was rolled back"
         try:
-            _restore(root, chosen, space, log)
-        except CommandFailed as undo:
-            outcome = f"could NOT be rolled back ({undo.output.strip()[-300:]})"
+            _restore(root, chosen, work)
+        except StageFailed as undo:  # a command, or a kept package refused
+            said = undo.output if isinstance(undo, CommandFailed) else undo.message
+            outcome = f"could NOT be rolled back ({said.strip()[-300:]})"
         raise StageFailed(
             f"install failed and {outcome}: {_dpkg_failure(error)}\n{error.output.strip()}",
-            hint=f"full log: {log}",
+            hint=f"full log: {work.shown_log}",
         ) from None
 
 
@@ -294,9 +263,10 @@ def _finish(
     chosen: list[dict[str, Any]],
     checks: list[Check],
     commands: list[list[str]],
+    work: private.Workdir,
 ) -> None:
     """Verify what dpkg installed and record it."""
-    problems = verify(root, chosen, space, plan.recipe.kind == "distro")
+    problems = verify(root, chosen, work.path, plan.recipe.kind == "distro")
     write_record(
         space.record("install"),
         "install",
@@ -314,6 +284,7 @@ def _finish(
             "verification": problems or ["every file matches the digest dpkg recorded"],
             "fingerprints": {"install": plan.stage("install").fingerprint},
         },
+        below=private.artifacts_anchor(space),
     )
     if problems:
         raise StageFailed("installed, but verification failed:\n" + "\n".join(problems))
@@ -322,13 +293,11 @@ def _finish(
         print(f"installed {shown(item['package'])} {shown(item['version'])}{was}")
 
 
-def verify(
-    root: Path, chosen: list[dict[str, Any]], space: Workspace, distro: bool = False
-) -> list[str]:
+def verify(root: Path, chosen: list[dict[str, Any]], cwd: Path, distro: bool = False) -> list[str]:
     """debsums-style: versions as expected, every file present with dpkg's recorded md5."""
     admindir = root / "var/lib/dpkg"
     names = [c["package"] for c in chosen]
-    versions = query_installed(names, cwd=space.work, log_file=None, admindir=admindir)
+    versions = query_installed(names, cwd=cwd, log_file=None, admindir=admindir)
     problems = []
     for item in chosen:
         name = item["package"]
@@ -351,11 +320,15 @@ def verify(
     return problems
 
 
-def _undo(root: Path, items: list[dict[str, Any]]) -> list[list[str]]:
+def _undo(
+    root: Path, items: list[dict[str, Any]], previous: Sequence[Path] | None = None
+) -> list[list[str]]:
     """The dpkg commands that put back what `items` replaced: purge what was new (in reverse
-    install order), reinstall the kept previous versions."""
+    install order), reinstall the kept previous versions (`previous`: their private
+    copies, in that order)."""
     new = [i["package"] for i in items if i.get("replaced") is None]
-    previous = [Path(i["kept"]) for i in items if i.get("replaced") is not None and i.get("kept")]
+    if previous is None:
+        previous = _kept(items)
     commands = []
     if new:
         commands.append(purge_argv(root, list(reversed(new))))
@@ -364,14 +337,24 @@ def _undo(root: Path, items: list[dict[str, Any]]) -> list[list[str]]:
     return commands
 
 
-def _restore(root: Path, items: list[dict[str, Any]], space: Workspace, log: Path) -> None:
-    for argv in _undo(root, items):
-        run(argv, cwd=space.work, timeout=DPKG_TIMEOUT, log_file=log)
+def _kept(items: list[dict[str, Any]]) -> list[Path]:
+    return [Path(i["kept"]) for i in items if i.get("replaced") is not None and i.get("kept")]
+
+
+def _restore(root: Path, items: list[dict[str, Any]], work: private.Workdir) -> list[list[str]]:
+    """Run the undo commands with private copies of the kept packages (refused unless this
+    user wrote them: kept/ is the builder's directory); the commands run."""
+    copies = [private.copy_kept(kept, work) for kept in _kept(items)]
+    commands = _undo(root, items, copies)
+    for argv in commands:
+        run(argv, cwd=work.path, timeout=DPKG_TIMEOUT, log_file=work.log)
+    return commands
 
 
 def rollback(project: Project, plan: Plan, space: Workspace, root: Path, yes: bool) -> None:
     del project
-    record = read_record(space.record("install"))
+    anchor = private.artifacts_anchor(space)
+    record = private.read_own_record(space.record("install"), anchor)
     if record is None or record.get("state", "").startswith("rolled back"):
         raise StageFailed(
             f"nothing to roll back for {plan.target}",
@@ -384,17 +367,19 @@ def rollback(project: Project, plan: Plan, space: Workspace, root: Path, yes: bo
         )
     _admindir(root)
     items = record["installed"]
-    commands = _undo(root, items)
-    for argv in commands:
+    for argv in _undo(root, items):
         print(f"+ {' '.join(argv)}")
     require(yes, "not run: rolling back changes the system")
     require_root(root, f"rollback --target {plan.target}")
-    log = space.logs / "install.log"
-    for argv in commands:
-        run(argv, cwd=space.work, timeout=DPKG_TIMEOUT, log_file=log)
-    versions = query_installed(
-        [i["package"] for i in items], cwd=space.work, log_file=log, admindir=root / "var/lib/dpkg"
-    )
+    _refuse_links_to_records(space)
+    with private.workdir(space) as work:
+        commands = _restore(root, items, work)
+        versions = query_installed(
+            [i["package"] for i in items],
+            cwd=work.path,
+            log_file=work.log,
+            admindir=root / "var/lib/dpkg",
+        )
     wrong = [
         f"{i['package']}: {versions.get(i['package'])}, expected {i.get('replaced')}"
         for i in items
@@ -408,6 +393,7 @@ def rollback(project: Project, plan: Plan, space: Workspace, root: Path, yes: bo
             "state": "rolled back" if not wrong else "rolled back, verification failed",
             "rollback": {"commands": commands, "problems": wrong},
         },
+        below=anchor,
     )
     if wrong:
         raise StageFailed(
@@ -427,5 +413,7 @@ def write_memlock(root: Path, yes: bool) -> None:
     require(yes, "not written: changes the system's limits", "the files above")
     require_root(root, "memlock")
     for path, text in MEMLOCK_FILES.items():
-        write_atomic(root / path, text)
+        # a system change by design; no link inside another root is followed, and on / only
+        # links root owns (state/nofollow.py)
+        write_atomic(root / path, text, below=None if root == Path("/") else root)
     print("written; log out and in again (or reboot) for the new limit to apply")
