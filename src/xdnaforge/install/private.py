@@ -79,7 +79,8 @@ def workdir(space: Workspace) -> Iterator[Workdir]:
     finally:
         os.close(log_dir)
     try:
-        with tempfile.TemporaryDirectory(prefix="xdnaforge-install-") as private:
+        parent = _temporary_parent()
+        with tempfile.TemporaryDirectory(prefix="xdnaforge-install-", dir=parent) as private:
             work = Workdir(
                 Path(private), Path(private) / "install.log", shown, artifacts_anchor(space)
             )
@@ -94,6 +95,33 @@ def workdir(space: Workspace) -> Iterator[Workdir]:
                 _append(work.log, held)
     finally:
         os.close(held)
+
+
+def _temporary_parent() -> str:
+    """Where the private directory is made. dpkg is given paths in it, so as root every
+    directory on the way must be one that only root can rename entries in (root's, and
+    writable by root alone or sticky): a TMPDIR kept by `sudo -E` may be the builder's,
+    who could swap the private directory for another. The real path, links resolved now."""
+    if os.geteuid() != 0:
+        return tempfile.gettempdir()
+    for candidate in (tempfile.gettempdir(), "/tmp", "/var/tmp"):
+        real = Path(os.path.realpath(candidate))
+        if all(_only_root_renames(folder) for folder in (real, *real.parents)):
+            return str(real)
+    raise StageFailed(
+        "no directory for the private copies in which only root can rename entries "
+        "(TMPDIR, /tmp, /var/tmp)",
+        hint="set TMPDIR to a directory root owns (e.g. mkdir -m 700 /root/tmp)",
+    )
+
+
+def _only_root_renames(folder: Path) -> bool:
+    try:
+        st = folder.lstat()
+    except OSError:
+        return False
+    others_write = st.st_mode & 0o022 and not st.st_mode & stat.S_ISVTX
+    return stat.S_ISDIR(st.st_mode) and st.st_uid == 0 and not others_write
 
 
 def _name_log(error: XdnaforgeError, work: Workdir) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -62,6 +63,19 @@ def test_the_private_directory_is_only_its_owners(space: Workspace) -> None:
     with private.workdir(space) as work:
         st = work.path.stat()
         assert (st.st_mode & 0o777, st.st_uid) == (0o700, os.geteuid())
+
+
+@as_root
+def test_as_root_the_private_directory_is_not_made_in_the_builders_tmpdir(
+    space: Workspace, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    theirs = tmp_path / "tmp"
+    theirs.mkdir()
+    os.chown(theirs, 65534, 65534)  # sudo -E kept the builder's TMPDIR
+    monkeypatch.setattr(tempfile, "tempdir", str(theirs))
+    with private.workdir(space) as work:
+        assert work.path.parent == Path(os.path.realpath("/tmp"))
+    assert list(theirs.iterdir()) == []
 
 
 def test_a_link_planted_for_install_log_is_refused_before_anything_runs(
