@@ -7,14 +7,24 @@ reason `doit plan` shows. Creating, entering and recording environments is envir
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
+from xdnaforge.config.keyring import ArchiveKeyring, parse_keyring
 from xdnaforge.config.reader import ConfigReader
 from xdnaforge.yamlfile import KeyPath
 
 KINDS = ("host", "rootfs", "podman", "docker")
-ROOTFS_KEYS = ("suite", "mirror", "script", "components", "twin", "compilers", "packages")
+ROOTFS_KEYS = (
+    "suite",
+    "mirror",
+    "script",
+    "components",
+    "twin",
+    "compilers",
+    "packages",
+    "keyring",
+)
 # The archive a distro's own roots come from when the site names none.
 DEFAULT_MIRRORS = {
     "debian": "http://deb.debian.org/debian",
@@ -52,6 +62,9 @@ class EnvironmentSpec:
     compilers: tuple[tuple[str, str], ...] = ()  # ("CC", "gcc-15"), ("CXX", "g++-15")
     packages: tuple[str, ...] = ()  # installed beside the recipe's build dependencies
     image: str | None = None
+    # rootfs: the keys the archive's Release file must be signed with (the site's entry,
+    # else the recipe's build.environment.keyring); None: nothing is created
+    keyring: ArchiveKeyring | None = None
 
     @property
     def name(self) -> str:
@@ -115,6 +128,11 @@ def _entry(reader: ConfigReader, value: Any, path: KeyPath, origin: str) -> Envi
         compilers=compilers,
         packages=reader.strings(table, "packages", path),
         image=reader.string(table, "image", path),
+        keyring=(
+            parse_keyring(reader, table["keyring"], (*path, "keyring"))
+            if "keyring" in table
+            else None
+        ),
     )
 
 
@@ -135,10 +153,23 @@ def parse_environments(reader: ConfigReader, data: dict[str, Any]) -> tuple[Envi
 
 
 def choose_environment(
-    wanted: tuple[str, str], host: tuple[str, str], entries: tuple[EnvironmentSpec, ...]
+    wanted: tuple[str, str],
+    host: tuple[str, str],
+    entries: tuple[EnvironmentSpec, ...],
+    keyring: ArchiveKeyring | None = None,
 ) -> EnvironmentSpec:
     """The site's entry for `wanted`, else the host when it runs that distro, else a rootfs
-    from the distro's default archive."""
+    from the distro's default archive. `keyring` (the recipe's build.environment.keyring)
+    signs a rootfs whose site entry names no keyring of its own."""
+    spec = _choose(wanted, host, entries)
+    if spec.kind == "rootfs" and spec.keyring is None and keyring is not None:
+        return replace(spec, keyring=keyring)
+    return spec
+
+
+def _choose(
+    wanted: tuple[str, str], host: tuple[str, str], entries: tuple[EnvironmentSpec, ...]
+) -> EnvironmentSpec:
     distro, release = wanted
     for entry in entries:
         if (entry.distro, entry.release) == wanted:

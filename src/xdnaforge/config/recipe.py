@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdnaforge.config.kernel import KernelRange
+from xdnaforge.config.keyring import ArchiveKeyring
 from xdnaforge.config.proof import CompatChange
 
 GATES = ("host", "memlock", "device", "runtime", "examine", "validate", "pyxrt")
@@ -122,11 +123,15 @@ class DistroArchive:
     source_package: str | None  # the source package the binaries come from (xrt)
     packages: tuple[DistroPackage, ...]
     left_out: tuple[LeftOut, ...]
+    # the keys the Release file must be signed with (None: the recipe names none; refused)
+    keyring: ArchiveKeyring | None = None
 
-    def sources_line(self, url: str | None = None) -> str:
-        """The sources.list line apt is given (`url` replaces the archive's: a mirror)."""
+    def sources_line(self, url: str | None = None, keyring: str | None = None) -> str:
+        """The sources.list line apt is given (`url` replaces the archive's: a mirror;
+        `keyring` the keyring file apt checks the Release file with)."""
         options = [f"arch={self.architecture}"]
-        options.append(f"signed-by={self.signed_by}" if self.signed_by else "trusted=yes")
+        signed = keyring or self.signed_by
+        options.append(f"signed-by={signed}" if signed else "trusted=yes")
         return (
             f"deb [{' '.join(options)}] {url or self.url} {self.suite} {' '.join(self.components)}"
         )
@@ -231,6 +236,8 @@ class Recipe:
     validation: Validation
     # (distro, release) the build runs in: `build.environment`; None = the hosts' distro
     environment: tuple[str, str] | None = None
+    # build.environment.keyring: the keys the environment's archive is signed with
+    environment_keyring: ArchiveKeyring | None = None
     compat: tuple[CompatChange, ...] = ()  # flags and dependencies added for compatibility
     distro: DistroArchive | None = None  # kind distro: the archive and its packages
     # audit.admit: reviewed payload paths beyond the layout; audit.scripts: scripts by digest

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from xdnaforge.config.keyring import ArchiveKeyring, parse_keyring
 from xdnaforge.config.proof import CompatChange, parse_compat
 from xdnaforge.config.reader import ConfigReader, did_you_mean
 from xdnaforge.config.recipe import (
@@ -152,7 +153,7 @@ def parse_distro_stack(reader: ConfigReader, value: Any, path: KeyPath) -> Distr
         section.get("archive"),
         here,
         required=("url", "suite"),
-        optional=("components", "signed_by"),
+        optional=("components", "signed_by", "keyring"),
     )
     packages: list[DistroPackage] = []
     seen: set[str] = set()
@@ -210,11 +211,20 @@ def parse_distro_stack(reader: ConfigReader, value: Any, path: KeyPath) -> Distr
         reader.problem((*here, "url"), "is not an http(s):// or file:// archive URL")
     if url is None or suite is None:
         return None
+    keyring = (
+        parse_keyring(reader, archive["keyring"], (*here, "keyring"))
+        if "keyring" in archive
+        else None
+    )
+    signed_by = reader.string(archive, "signed_by", here)
+    if keyring is not None and signed_by is not None and signed_by != keyring.file:
+        reader.problem((*here, "signed_by"), "names another file than keyring.file", hint="drop it")
     return DistroArchive(
         url=url.rstrip("/"),
         suite=suite,
         components=components,
-        signed_by=reader.string(archive, "signed_by", here),
+        signed_by=keyring.file if keyring is not None else signed_by,
+        keyring=keyring,
         architecture=reader.string(section, "architecture", path) or "amd64",
         source_package=reader.string(section, "source_package", path),
         packages=tuple(packages),
@@ -380,7 +390,9 @@ def parse_environment(reader: ConfigReader, build: Any) -> tuple[str, str] | Non
     if not isinstance(build, dict) or "environment" not in build:
         return None
     path: KeyPath = ("build", "environment")
-    value = reader.mapping(build["environment"], path, required=("distro", "release"))
+    value = reader.mapping(
+        build["environment"], path, required=("distro", "release"), optional=("keyring",)
+    )
     if value is None:
         return None
     distro = reader.string(value, "distro", path)
@@ -391,3 +403,14 @@ def parse_environment(reader: ConfigReader, build: Any) -> tuple[str, str] | Non
     if distro is None or release is None:
         return None
     return distro, release
+
+
+def parse_environment_keyring(reader: ConfigReader, build: Any) -> ArchiveKeyring | None:
+    """`build.environment.keyring`: the keys the environment's archive is signed with (a
+    site's `environments.<name>.keyring` takes its place; see config/keyring.py)."""
+    if not isinstance(build, dict) or not isinstance(build.get("environment"), dict):
+        return None
+    value = build["environment"]
+    if "keyring" not in value:
+        return None
+    return parse_keyring(reader, value["keyring"], ("build", "environment", "keyring"))

@@ -30,6 +30,7 @@ from xdnaforge.config.recipe_build import (
     parse_build,
     parse_distro_stack,
     parse_environment,
+    parse_environment_keyring,
     parse_prebuilt,
     parse_source,
 )
@@ -91,6 +92,9 @@ def parse_recipe(document: Document, digest: str) -> tuple[Recipe | None, Config
         ((), (), (), ()) if prebuilt_kind else parse_build(reader, top.get("build"), ("build",))
     )
     environment = None if prebuilt_kind else parse_environment(reader, top.get("build"))
+    environment_keyring = (
+        None if prebuilt_kind else parse_environment_keyring(reader, top.get("build"))
+    )
     if (
         environment is not None
         and depends
@@ -162,6 +166,7 @@ def parse_recipe(document: Document, digest: str) -> tuple[Recipe | None, Config
             install_order=install_order,
             validation=validation,
             environment=environment,
+            environment_keyring=environment_keyring,
             distro=stack,
         ),
         reader,

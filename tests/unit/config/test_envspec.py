@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -96,3 +97,30 @@ def test_choice_site_entry_then_host_then_default_rootfs(tmp_path: Path) -> None
     wrong = choose_environment(("debian", "12"), ("ubuntu", "26.04"), entries)
     assert wrong.kind == "host"
     assert "this host runs ubuntu 26.04, not debian 12" in wrong.reason
+
+
+FPR = "F6ECB3762474EDA9D21B7022871920D1991BC93C"
+
+
+def test_the_site_names_an_environments_keys_and_the_recipe_fills_in(tmp_path: Path) -> None:
+    [entry] = site_with(
+        tmp_path,
+        "environments:\n  ubuntu-26.04:\n    kind: rootfs\n    keyring:\n"
+        f"      file: /srv/mirror.gpg\n      fingerprints: [{'A' * 40}]\n"
+        "      from: our mirror's admin\n",
+    )
+    assert entry.keyring is not None
+    assert entry.keyring.fingerprints == ("A" * 40,)
+    recipe_key = replace(entry.keyring, fingerprints=(FPR,), file="/usr/share/keyrings/u.gpg")
+    # the site's own keys win (a mirror with its own key); the recipe's fill an entry without
+    chosen = choose_environment(("ubuntu", "26.04"), ("debian", "12"), (entry,), recipe_key)
+    assert chosen.keyring == entry.keyring
+    bare = replace(entry, keyring=None)
+    chosen = choose_environment(("ubuntu", "26.04"), ("debian", "12"), (bare,), recipe_key)
+    assert chosen.keyring == recipe_key
+    default = choose_environment(("ubuntu", "26.04"), ("debian", "12"), (), recipe_key)
+    assert default.kind == "rootfs"
+    assert default.keyring == recipe_key
+    host = choose_environment(("ubuntu", "26.04"), ("ubuntu", "26.04"), (), recipe_key)
+    assert host.kind == "host"
+    assert host.keyring is None
