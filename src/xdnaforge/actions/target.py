@@ -126,7 +126,9 @@ def _plan(project: Project, name: str, host: HostFacts, *, probe: bool) -> Plan:
     spec = None
     if recipe.kind == "source" and recipe.environment is not None:
         # the recipe names where it builds; the site says how this machine provides it
-        spec = choose_environment(recipe.environment, distro, project.site.environments)
+        spec = choose_environment(
+            recipe.environment, distro, project.site.environments, recipe.environment_keyring
+        )
     if spec is not None and spec.kind != "host":
         distro = recipe.environment or distro
         depends = recipe.depends_for(*distro) or ()
