@@ -7,10 +7,16 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
+
+from tests.conftest import require_tool
 from tests.fakes.fixture import FakeTools
+from tests.integration.apt import export_keyring, make_key, stop_agent
 from tests.integration.conftest import DEPENDS, build, run_doit
 from tests.integration.envroot import make_environment, needs_bwrap, set_packages
 
@@ -105,18 +111,87 @@ def test_missing_dependency_inside_points_at_doit_env(setup: Path, fake_tools: F
     assert "Traceback" not in outcome.output
 
 
-def test_env_without_root_says_what_to_run(setup: Path, fake_tools: FakeTools) -> None:
+@pytest.fixture
+def key(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    """A signing key of the test's own: its fingerprint and its exported keyring."""
+    require_tool("gpg")
+    home = tmp_path / "gnupg"
+    fingerprint = make_key(home)
+    yield fingerprint, export_keyring(home, tmp_path / "keyring.gpg")
+    stop_agent(home)
+
+
+def keyring_entry(fingerprint: str, file: Path) -> str:
+    return (
+        f"    keyring:\n      file: {file}\n      fingerprints: [{fingerprint}]\n"
+        "      from: the testdistro-keyring package\n"
+    )
+
+
+def test_env_without_root_says_what_to_run(
+    setup: Path, fake_tools: FakeTools, key: tuple[str, Path]
+) -> None:
     shutil.rmtree(in_environment(setup))
-    outcome = run_doit(setup, "env", "--target", "synthetic", env=fake_tools.env)
-    # as root the command would need --yes; as a user, root: either way nothing is made
+    (setup / "site.yaml").write_text(SITE + keyring_entry(*key))
+    outcome = run_doit(setup, "env", "--target", "synthetic", "--yes", env=fake_tools.env)
+    path = fake_tools.env["PATH"]
+    tool = shutil.which("mmdebstrap", path=path) or shutil.which("debootstrap", path=path)
     assert outcome.rc == 1, outcome.output
-    assert "debootstrap" in outcome.output
-    if shutil.which("debootstrap", path=fake_tools.env["PATH"]) is None:
-        # without debootstrap that is what to install first (.ci/run installs it)
-        assert "apt-get install debootstrap" in outcome.output
+    if tool is None:
+        # without either, that is what to install first (.ci/run installs both)
+        assert "apt-get install mmdebstrap" in outcome.output
     else:
-        assert ("needs root" in outcome.output) or ("--yes" in outcome.output)
+        assert f"the archive must be signed by: {key[0]} (xdnaforge test" in outcome.output
+        assert Path(tool).name in outcome.output
+        assert f"--keyring={setup / 'build/envs/testdistro-1.keyring.gpg'}" in outcome.output
+        if os.geteuid() != 0:
+            assert "needs root" in outcome.output
     assert not (setup / "build/envs/testdistro-1.new").exists()
+
+
+def test_env_without_a_named_key_creates_nothing(setup: Path, fake_tools: FakeTools) -> None:
+    shutil.rmtree(in_environment(setup))
+    outcome = run_doit(setup, "env", "--target", "synthetic", "--yes", env=fake_tools.env)
+    assert outcome.rc == 1, outcome.output
+    if shutil.which("mmdebstrap", path=fake_tools.env["PATH"]) or shutil.which(
+        "debootstrap", path=fake_tools.env["PATH"]
+    ):
+        assert (
+            "environment testdistro-1: no archive key is named, so its Release file cannot be "
+            "verified; nothing was created" in outcome.output
+        )
+        assert "site.yaml environments.<distro>-<release>" in outcome.output
+    assert not (setup / "build/envs/testdistro-1.new").exists()
+    assert not (setup / "build/envs/testdistro-1").exists()
+    assert "Traceback" not in outcome.output
+
+
+def test_env_whose_keyring_lacks_the_named_key_says_which_and_where_from(
+    setup: Path, fake_tools: FakeTools, key: tuple[str, Path]
+) -> None:
+    shutil.rmtree(in_environment(setup))
+    other = "0123456789ABCDEF0123456789ABCDEF01234567"
+    (setup / "site.yaml").write_text(SITE + keyring_entry(other, key[1]))
+    outcome = run_doit(setup, "env", "--target", "synthetic", "--yes", env=fake_tools.env)
+    assert outcome.rc == 1, outcome.output
+    if shutil.which("mmdebstrap", path=fake_tools.env["PATH"]) or shutil.which(
+        "debootstrap", path=fake_tools.env["PATH"]
+    ):
+        assert (
+            f"environment testdistro-1: the keyring {key[1]} holds none of the keys named for "
+            f"the archive ({other}); nothing was created" in outcome.output
+        )
+        assert "the key comes from the testdistro-keyring package" in outcome.output
+        assert "site.yaml:" in outcome.output  # where the key is named
+    assert not (setup / "build/envs/testdistro-1.new").exists()
+    # a keyring file that is not there at all
+    (setup / "site.yaml").write_text(SITE + keyring_entry(other, setup / "absent.gpg"))
+    gone = run_doit(setup, "env", "--target", "synthetic", "--yes", env=fake_tools.env)
+    assert gone.rc == 1
+    if "holds none" in outcome.output:
+        assert f"the keyring {setup / 'absent.gpg'} is not there, so the archive's key {other}" in (
+            gone.output
+        )
 
 
 def test_a_twin_is_called_a_twin_and_its_packages_are_not_installed(

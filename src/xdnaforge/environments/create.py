@@ -1,9 +1,12 @@
 """`doit env`: create or update a build environment and write its env.json.
 
-Edge module. A rootfs is made with debootstrap beside the old one and swapped in only when
-complete (a failed or killed run leaves the previous root, or none, never a half-made one
-as if it were good); the recipe's build dependencies are installed inside with apt-get;
-a twin gets the target's /etc/os-release. Every fault is one line: environment, cause, fix.
+Edge module. A rootfs is made with mmdebstrap (the build dependencies in the same call) or,
+where it is not installed, debootstrap, beside the old one and swapped in only when complete
+(a failed or killed run leaves the previous root, or none, never a half-made one as if it
+were good). Both are given only the keys the recipe or site names by fingerprint
+(environments/keyring.py); nothing starts without them, apt inside the root trusts only
+them, and the Release file apt read is verified with gpgv again before env.json records
+it. A twin gets the target's /etc/os-release. Every fault is one line: environment, cause, fix.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from typing import Any
 from xdnaforge.config.envspec import EnvironmentSpec
 from xdnaforge.config.site import Site
 from xdnaforge.environments.container import check_image
+from xdnaforge.environments.keyring import Trusted, trust, verify_lists
 from xdnaforge.environments.local import Place, place, read_env_record
 from xdnaforge.errors import StageFailed
 from xdnaforge.install.consent import require
@@ -31,6 +35,9 @@ from xdnaforge.tools.dpkg import parse_installed
 
 SCRIPTS = Path("/usr/share/debootstrap/scripts")
 APT_ENV = {"DEBIAN_FRONTEND": "noninteractive"}
+# inside the root: the only keys apt trusts for the environment's archive
+KEYRING_INSIDE = "etc/apt/keyrings/xdnaforge-archive.gpg"
+WHERE_KEYS = "the recipe's build.environment or site.yaml environments.<distro>-<release>"
 
 
 def _fail(spec: EnvironmentSpec, cause: str, fix: str) -> StageFailed:
@@ -72,11 +79,15 @@ def debootstrap_fault(spec: EnvironmentSpec, log_text: str) -> StageFailed:
             f"debootstrap has no script for {spec.suite}",
             "name one in site.yaml (script: sid for Debian suites)",
         )
-    if "signed by unknown key" in text or "release signed by" in text:
+    if "signed by unknown key" in text or "release signed by" in text or "no_pubkey" in text:
+        named = ", ".join(spec.keyring.fingerprints) if spec.keyring else "none"
         return _fail(
             spec,
-            "the archive's Release file is signed by a key debootstrap does not have",
-            "install the distro's keyring (ubuntu-keyring / debian-archive-keyring)",
+            f"the archive's Release file is not signed by the named keys ({named}); "
+            "nothing was created",
+            f"check the fingerprints and the mirror; {spec.keyring.source}"
+            if spec.keyring
+            else "name the archive's keys (keyring: in the recipe or site.yaml)",
         )
     last = next((line for line in reversed(log_text.splitlines()) if line.strip()), "")
     return _fail(spec, f"debootstrap failed: {last.strip()}", f"see {place_hint(spec)}")
@@ -193,6 +204,64 @@ def _apt(spec: EnvironmentSpec, bwrap: str, root: Path, packages: Sequence[str],
     return ignored
 
 
+def root_argv(
+    spec: EnvironmentSpec,
+    tool: str,
+    keyring: Path,
+    target: Path,
+    packages: Sequence[str],
+    scripts: Path = SCRIPTS,
+) -> tuple[list[str], str | None]:
+    """(argv that makes the root, note): mmdebstrap with the build dependencies in the same
+    call, or debootstrap (the packages follow inside); both trust only `keyring`."""
+    components = ",".join(spec.components)
+    if Path(tool).name == "mmdebstrap":
+        argv = [
+            tool,
+            "--variant=minbase",
+            "--mode=root",
+            f"--components={components}",
+            f"--keyring={keyring}",
+            '--aptopt=APT::Install-Recommends "false"',
+        ]
+        # Ubuntu's minbase (its Priority: required) has no apt; the root's updates need it
+        include = dict.fromkeys(("apt", *packages))
+        argv.append(f"--include={','.join(include)}")
+        return [*argv, spec.suite or "", str(target), spec.mirror or ""], None
+    script, note = debootstrap_script(spec, scripts)
+    argv = [
+        tool,
+        "--variant=minbase",
+        f"--components={components}",
+        f"--keyring={keyring}",
+        spec.suite or "",
+        str(target),
+        spec.mirror or "",
+        script,
+    ]
+    return argv, note
+
+
+def sources_list(spec: EnvironmentSpec) -> str:
+    """The root's only apt source: the environment's archive, signed by the named keys."""
+    return (
+        f"deb [signed-by=/{KEYRING_INSIDE}] {spec.mirror} {spec.suite} "
+        f"{' '.join(spec.components)}\n"
+    )
+
+
+def _trust_inside(spec: EnvironmentSpec, root: Path, trusted: Trusted) -> None:
+    """apt inside the root trusts the named keys for the archive, and no other source."""
+    inside = root / KEYRING_INSIDE
+    inside.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(trusted.file, inside)
+    inside.chmod(0o644)
+    (root / "etc/apt/sources.list").write_text(sources_list(spec))
+    parts = root / "etc/apt/sources.list.d"
+    for old in (*parts.glob("*.list"), *parts.glob("*.sources")) if parts.is_dir() else ():
+        old.unlink()
+
+
 def create(
     site: Site,
     spec: EnvironmentSpec,
@@ -215,23 +284,23 @@ def create(
         require(yes, f"environment {spec.name}: not checked (it may pull {spec.image})")
         return check_image(spec, where, packages)
     bwrap = shutil.which("bwrap")
-    debootstrap = shutil.which("debootstrap")
-    if bwrap is None or debootstrap is None:
-        tool = "bubblewrap" if bwrap is None else "debootstrap"
-        raise _fail(spec, f"{tool} is not installed", f"apt-get install {tool}")
-    script, note = debootstrap_script(spec)
+    tool = shutil.which("mmdebstrap") or shutil.which("debootstrap")
+    if bwrap is None or tool is None:
+        what = "bubblewrap" if bwrap is None else "mmdebstrap (or debootstrap)"
+        package = "bubblewrap" if bwrap is None else "mmdebstrap"
+        raise _fail(spec, f"{what} is not installed", f"apt-get install {package}")
     fresh = refresh or not where.root.is_dir() or read_env_record(site, spec) is None
-    components = ",".join(spec.components)
-    boot = [
-        debootstrap,
-        "--variant=minbase",
-        f"--components={components}",
-        spec.suite or "",
-        str(where.base.with_name(spec.name + ".new") / "root"),
-        spec.mirror or "",
-        script,
-    ]
     print(f"environment {spec.describe()}")
+    trusted = trust(
+        spec.keyring,
+        where.base.with_name(spec.name + ".keyring.gpg"),
+        f"environment {spec.name}",
+        WHERE_KEYS,
+    )
+    keys = ", ".join(f"{f} ({uid})" for f, uid in trusted.found.items())
+    print(f"  the archive must be signed by: {keys}")
+    new_root = where.base.with_name(spec.name + ".new") / "root"
+    boot, note = root_argv(spec, tool, trusted.file, new_root, packages)
     if note:
         print(f"  {note}")
     if fresh:
@@ -240,11 +309,22 @@ def create(
     if os.geteuid() != 0:
         raise _fail(
             spec,
-            "creating or updating a root file system needs root (debootstrap, apt-get)",
+            f"creating or updating a root file system needs root ({Path(tool).name}, apt-get)",
             f"run: sudo .venv/bin/doit env --target {target} --yes",
         )
     require(yes, f"environment {spec.name}: not created", "the commands above")
-    return _make(spec, where, boot if fresh else None, bwrap, packages)
+    return _make(spec, where, boot if fresh else None, bwrap, packages, trusted)
+
+
+def _tool_version(tool: str, log: Path) -> str:
+    name = Path(tool).name
+    if name != "mmdebstrap":
+        return name  # debootstrap has no --version
+    try:
+        out = run([tool, "--version"], cwd=Path("/"), timeout=60, log_file=log).stdout
+    except CommandFailed:
+        return name
+    return out.strip().splitlines()[0] if out.strip() else name
 
 
 def _make(
@@ -253,15 +333,18 @@ def _make(
     boot: list[str] | None,
     bwrap: str,
     packages: Sequence[str],
+    trusted: Trusted,
 ) -> Path:
     started = datetime.datetime.now(datetime.UTC)
     new = where.base.with_name(spec.name + ".new")
     work = new if boot is not None else where.base
+    made_with = None
     if boot is not None:
         if new.exists():
             shutil.rmtree(new)  # what a killed run left: never used
         new.mkdir(parents=True)
         where.log.write_text("")
+        made_with = _tool_version(boot[0], where.log)
         try:
             run(boot, cwd=new, timeout=3600, log_file=where.log)
         except CommandFailed as error:
@@ -272,7 +355,9 @@ def _make(
             raise debootstrap_fault(spec, error.output + detail) from None
     root = work / "root"
     try:
+        _trust_inside(spec, root, trusted)
         ignored = _apt(spec, bwrap, root, packages, where.log)
+        verified = verify_lists(trusted, root / "var/lib/apt/lists", f"environment {spec.name}")
         if spec.twin:
             release = root / "etc/os-release"
             base = _base_identity(root)
@@ -293,6 +378,7 @@ def _make(
     facts = release_facts(root)
     size = _size(root)
     now = datetime.datetime.now(datetime.UTC)
+    previous = _previous(where) if boot is None else {}
     body = {
         "environment": spec.name,
         "distro": spec.distro,
@@ -302,6 +388,9 @@ def _make(
         "description": spec.describe(),
         "suite": spec.suite,
         "archive": spec.mirror,
+        "made_with": made_with or previous.get("made_with"),
+        "keyring": trusted.record(),
+        "release_verified": verified,
         "release_files": facts,
         "valid_until_ignored": ignored or bool(_expired(facts, now)),
         "compilers": dict(spec.compilers),
@@ -311,7 +400,6 @@ def _make(
         "created": now.isoformat(timespec="seconds"),
         "seconds": round((now - started).total_seconds(), 1),
     }
-    previous = _previous(where) if boot is None else {}
     if previous.get("created"):
         # an update in place: keep when and how fast the root was made, say when it changed
         body["updated"], body["update_seconds"] = body["created"], body["seconds"]
@@ -321,6 +409,8 @@ def _make(
         swap_in(new, where.base)
     took = body.get("update_seconds", body["seconds"])
     print(f"{spec.name}: {len(installed)} packages, {size / 2**20:.0f} MiB, {took} s")
+    for item in verified:
+        print(f"  {item['file']}: signed by {', '.join(item['signed_by'])} (verified with gpgv)")
     if body["valid_until_ignored"]:
         dates = ", ".join(f.get("Date", "?") for f in facts.values())
         print(f"  the archive's Release file has expired; used it anyway (archive date {dates})")

@@ -15,6 +15,8 @@ from xdnaforge.environments.create import (
     debootstrap_script,
     os_release,
     release_facts,
+    root_argv,
+    sources_list,
 )
 
 RECORDED = DATA / "recordings/debootstrap/1.0.128"
@@ -84,3 +86,37 @@ def test_twin_presents_the_target_identity() -> None:
     assert "\nID=ubuntu\n" in text
     assert '\nVERSION_ID="26.04"\n' in text
     assert "twin on Debian GNU/Linux forky/sid" in text
+
+
+KEYRING = Path("/b/envs/ubuntu-26.04.keyring.gpg")
+
+
+def test_mmdebstrap_gets_only_the_named_keys_and_the_dependencies_in_one_call() -> None:
+    ubuntu = spec(
+        suite="resolute",
+        mirror="http://archive.ubuntu.com/ubuntu",
+        twin=False,
+        components=("main", "universe"),
+    )
+    argv, note = root_argv(ubuntu, "/usr/bin/mmdebstrap", KEYRING, Path("/r"), ["cmake", "gcc"])
+    assert note is None
+    assert f"--keyring={KEYRING}" in argv
+    assert "--include=apt,cmake,gcc" in argv  # Ubuntu's minbase has no apt
+    assert "--mode=root" in argv
+    assert "--components=main,universe" in argv
+    assert argv[-3:] == ["resolute", "/r", "http://archive.ubuntu.com/ubuntu"]
+
+
+def test_debootstrap_gets_only_the_named_keys(tmp_path: Path) -> None:
+    (tmp_path / "forky").write_text("")
+    argv, _ = root_argv(spec(), "/usr/sbin/debootstrap", KEYRING, Path("/r"), ["cmake"], tmp_path)
+    assert f"--keyring={KEYRING}" in argv
+    assert "cmake" not in " ".join(argv)  # installed inside afterwards
+    assert argv[-4:] == ["forky", "/r", "http://deb.debian.org/debian", str(tmp_path / "forky")]
+
+
+def test_the_roots_apt_trusts_the_named_keys_for_its_one_source() -> None:
+    assert sources_list(spec(components=("main",))) == (
+        "deb [signed-by=/etc/apt/keyrings/xdnaforge-archive.gpg] http://deb.debian.org/debian "
+        "forky main\n"
+    )
