@@ -226,3 +226,26 @@ def write_built(records: Path, target: str, specs: list[Spec]) -> dict[str, str]
         records / "audit.json", "audit", {"target": target, "verdict": "pass", "packages": audited}
     )
     return digests
+
+
+def export_keyring(home: Path, out: Path) -> Path:
+    """The public half of the test key as a binary keyring (what signed-by wants)."""
+    subprocess.run(
+        ["gpg", "--batch", "--yes", "--output", str(out), "--export"],
+        env={"GNUPGHOME": str(home), "PATH": "/usr/bin:/bin"},
+        check=True,
+        capture_output=True,
+    )
+    return out
+
+
+def sign_release(home: Path, release: Path) -> Path:
+    """InRelease beside `release`, clear-signed with the test key (as an archive signs it)."""
+    signed = release.with_name("InRelease")
+    subprocess.run(
+        ["gpg", "--batch", "--yes", "--clearsign", "--output", str(signed), str(release)],
+        env={"GNUPGHOME": str(home), "PATH": "/usr/bin:/bin"},
+        check=True,
+        capture_output=True,
+    )
+    return signed

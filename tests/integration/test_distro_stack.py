@@ -9,6 +9,8 @@ import hashlib
 import json
 import os
 import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +19,7 @@ import pytest
 from tests.conftest import require_tool
 from tests.debs import Spec, build_deb, plugin, xrt_base, xrt_npu
 from tests.fakes.fixture import FakeTools
+from tests.integration.apt import export_keyring, make_key, sign_release, stop_agent
 from tests.integration.conftest import Outcome, run_doit
 from tests.integration.npu import npu_host, replay
 
@@ -63,9 +66,26 @@ def specs(version: str = VERSION, core: bytes = b"\x7fELF coreutil") -> list[Spe
     ]
 
 
-def make_archive(folder: Path, packages: list[Spec], suite: str = "forky") -> dict[str, str]:
-    """An apt archive (pool/, dists/<suite>/main/binary-amd64/Packages, Release) that apt
-    reads from file:// with [trusted=yes]; returns package -> sha256."""
+@dataclass(frozen=True)
+class Key:
+    """A signing key of the test's own: its GNUPGHOME, fingerprint and exported keyring."""
+
+    home: Path
+    fingerprint: str
+    keyring: Path
+
+
+def make_signing_key(folder: Path) -> Key:
+    home = folder / "gnupg"
+    fingerprint = make_key(home)
+    return Key(home, fingerprint, export_keyring(home, folder / "keyring.gpg"))
+
+
+def make_archive(
+    folder: Path, packages: list[Spec], suite: str = "forky", key: Key | None = None
+) -> dict[str, str]:
+    """An apt archive (pool/, dists/<suite>/main/binary-amd64/Packages, Release, and an
+    InRelease signed by `key`) that apt reads from file://; returns package -> sha256."""
     if folder.exists():
         shutil.rmtree(folder)
     pool = folder / "pool/main/x/xrt"
@@ -95,11 +115,28 @@ def make_archive(folder: Path, packages: list[Spec], suite: str = "forky") -> di
         "Date: Tue, 01 Dec 2026 00:00:00 UTC\n"
         f"SHA256:\n {hashlib.sha256(body).hexdigest()} {len(body)} main/binary-amd64/Packages\n"
     )
+    if key is not None:
+        sign_release(key.home, folder / f"dists/{suite}/Release")
     return digests
 
 
-def recipe(project: Path, archive: Path, pins: dict[str, str], version: str = VERSION) -> None:
-    """A distro recipe over the synthetic archive (no signed_by: apt gets [trusted=yes])."""
+def recipe(
+    project: Path,
+    archive: Path,
+    pins: dict[str, str],
+    version: str = VERSION,
+    key: Key | None = None,
+    fingerprint: str | None = None,
+) -> None:
+    """A distro recipe over the synthetic archive, naming `key` (or `fingerprint` in its
+    keyring file) as the archive's signing key; neither: no keyring at all."""
+    keyring = ""
+    if key is not None:
+        keyring = (
+            f"    keyring:\n      file: {key.keyring}\n"
+            f"      fingerprints: [{fingerprint or key.fingerprint}]\n"
+            "      from: the test's own key (tests/integration/apt.py make_key)\n"
+        )
     listed = "".join(
         f'    - {{package: {name}, version: "{version if name == "libxrt2" else VERSION}", '
         f'sha256: "{pins.get(name, "unpinned")}"}}\n'
@@ -110,7 +147,7 @@ def recipe(project: Path, archive: Path, pins: dict[str, str], version: str = VE
         'hosts:\n  distro: {id: debian, version: forky}\n  kernel: ">=6.14"\n'
         '  npu:\n    - {pci: "1022:17f0", revision: "0x10"}\n'
         "driver:\n  driver: amdxdna (in-tree)\n"
-        f"distro:\n  archive:\n    url: file://{archive}\n    suite: forky\n"
+        f"distro:\n  archive:\n    url: file://{archive}\n    suite: forky\n{keyring}"
         "  source_package: xrt\n"
         f"  packages:\n{listed}"
         "  left_out:\n"
@@ -132,17 +169,25 @@ def record(project: Path, name: str) -> dict[str, Any]:
 
 
 @pytest.fixture
-def archive(tmp_path: Path) -> tuple[Path, dict[str, str]]:
+def key(tmp_path: Path) -> Iterator[Key]:
+    require_tool("gpg")
+    made = make_signing_key(tmp_path / "key")
+    yield made
+    stop_agent(made.home)
+
+
+@pytest.fixture
+def archive(tmp_path: Path, key: Key) -> tuple[Path, dict[str, str]]:
     require_tool("apt-get")
     folder = tmp_path / "archive"
-    return folder, make_archive(folder, specs())
+    return folder, make_archive(folder, specs(), key=key)
 
 
 def test_build_downloads_the_pinned_versions_then_audits_them(
-    project_dir: Path, archive: tuple[Path, dict[str, str]]
+    project_dir: Path, archive: tuple[Path, dict[str, str]], key: Key
 ) -> None:
     folder, digests = archive
-    recipe(project_dir, folder, {"libxrt2": digests["libxrt2"]})
+    recipe(project_dir, folder, {"libxrt2": digests["libxrt2"]}, key=key)
     outcome = doit(project_dir, "build", "--target", "forkytest")
     assert outcome.rc == 0, outcome.output
     assert "fetch" not in outcome.stdout
@@ -169,6 +214,13 @@ def test_build_downloads_the_pinned_versions_then_audits_them(
     }
     assert lock["unpinned"] == TAKEN[1:]
     assert lock["packages"]["libxrt2"]["pinned_in_recipe"] is True
+    # the Release file apt read was verified against the named key, and lock.json says so
+    assert lock["archive"]["keyring"]["fingerprints"] == [key.fingerprint]
+    assert lock["archive"]["keyring"]["from"].startswith("the test's own key")
+    [release] = lock["archive"]["release_verified"]
+    assert release["signed_by"] == [key.fingerprint]
+    assert release["Suite"] == "forky"
+    assert f"signed by {key.fingerprint} (verified with gpgv)" in outcome.stdout
     # the six pass; the -dkms package of the same source package is audited and blocked,
     # and, left out of the set, does not decide its verdict
     audit = record(project_dir, "audit")
@@ -185,10 +237,10 @@ def test_build_downloads_the_pinned_versions_then_audits_them(
 
 
 def test_a_version_the_archive_does_not_have_is_named_with_its_newest(
-    project_dir: Path, archive: tuple[Path, dict[str, str]]
+    project_dir: Path, archive: tuple[Path, dict[str, str]], key: Key
 ) -> None:
     folder, _ = archive
-    recipe(project_dir, folder, {}, version="1:2.25.0-5")
+    recipe(project_dir, folder, {}, version="1:2.25.0-5", key=key)
     outcome = doit(project_dir, "build", "--target", "forkytest")
     assert outcome.rc == 1
     assert (
@@ -199,13 +251,13 @@ def test_a_version_the_archive_does_not_have_is_named_with_its_newest(
 
 
 def test_a_changed_digest_for_the_same_version_is_refused_with_both(
-    project_dir: Path, archive: tuple[Path, dict[str, str]]
+    project_dir: Path, archive: tuple[Path, dict[str, str]], key: Key
 ) -> None:
     folder, digests = archive
-    recipe(project_dir, folder, {})
+    recipe(project_dir, folder, {}, key=key)
     assert doit(project_dir, "build", "--target", "forkytest").rc == 0
     # the archive republishes libxrt2 at the same version with other contents
-    changed = make_archive(folder, specs(core=b"\x7fELF another coreutil"))
+    changed = make_archive(folder, specs(core=b"\x7fELF another coreutil"), key=key)
     assert changed["libxrt2"] != digests["libxrt2"]
     (project_dir / "artifacts/forkytest/packages.json").unlink()  # the stage runs again
     outcome = doit(project_dir, "build", "--target", "forkytest")
@@ -215,7 +267,7 @@ def test_a_changed_digest_for_the_same_version_is_refused_with_both(
         "when first seen" in outcome.output
     )
     # and a digest the recipe pins is held against the file as well
-    recipe(project_dir, folder, {"libxrt-npu2": "0" * 64})
+    recipe(project_dir, folder, {"libxrt-npu2": "0" * 64}, key=key)
     (project_dir / "artifacts/forkytest/lock.json").unlink()
     pinned = doit(project_dir, "build", "--target", "forkytest")
     assert pinned.rc == 1
@@ -226,10 +278,10 @@ def test_a_changed_digest_for_the_same_version_is_refused_with_both(
 
 
 def test_offline_a_directory_of_debs_is_the_archive(
-    project_dir: Path, archive: tuple[Path, dict[str, str]], tmp_path: Path
+    project_dir: Path, archive: tuple[Path, dict[str, str]], key: Key, tmp_path: Path
 ) -> None:
     folder, digests = archive
-    recipe(project_dir, folder, {})
+    recipe(project_dir, folder, {}, key=key)
     site = tmp_path / "site.yaml"
     site.write_text("offline: true\n")
     refused = doit(project_dir, "build", "--target", "forkytest", env={"XDNAFORGE_SITE": str(site)})
@@ -240,6 +292,15 @@ def test_offline_a_directory_of_debs_is_the_archive(
     flat = tmp_path / "debs"
     shutil.copytree(folder / "pool/main/x/xrt", flat)
     site.write_text(f"offline: true\nmirrors:\n  file://{folder}: {flat}\n")
+    # a directory has no signed index: unpinned packages are not taken from it
+    unvouched = doit(
+        project_dir, "build", "--target", "forkytest", env={"XDNAFORGE_SITE": str(site)}
+    )
+    assert unvouched.rc == 1
+    assert "has no signed index, and the recipe pins no sha256 for libxrt2, libxrt-npu2" in (
+        unvouched.output
+    )
+    recipe(project_dir, folder, {n: digests[n] for n in TAKEN}, key=key)
     outcome = doit(project_dir, "build", "--target", "forkytest", env={"XDNAFORGE_SITE": str(site)})
     assert outcome.rc == 0, outcome.output
     assert f"taking 6 packages from the directory {flat}" in outcome.stdout
@@ -250,11 +311,11 @@ def test_offline_a_directory_of_debs_is_the_archive(
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="dpkg --root needs root")
 def test_installed_into_a_root_every_gate_reads_the_multiarch_layout(
-    project_dir: Path, archive: tuple[Path, dict[str, str]], fake_tools: FakeTools
+    project_dir: Path, archive: tuple[Path, dict[str, str]], key: Key, fake_tools: FakeTools
 ) -> None:
     require_tool("dpkg")
     folder, _ = archive
-    recipe(project_dir, folder, {})
+    recipe(project_dir, folder, {}, key=key)
     root = npu_host(project_dir / "sysroot", plugin=False, pyxrt=False)
     (root / "etc/os-release").write_text('ID=debian\nVERSION_CODENAME=forky\nPRETTY_NAME="forky"\n')
     for sub in ("var/lib/dpkg/info", "var/lib/dpkg/updates", "var/lib/dpkg/triggers", "var/log"):
@@ -300,11 +361,11 @@ def test_installed_into_a_root_every_gate_reads_the_multiarch_layout(
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="dpkg --root needs root")
 def test_our_build_beside_a_distro_stack_with_the_plugin_is_a_conflict_explained(
-    project_dir: Path, archive: tuple[Path, dict[str, str]], tmp_path: Path
+    project_dir: Path, archive: tuple[Path, dict[str, str]], key: Key, tmp_path: Path
 ) -> None:
     require_tool("dpkg")
     folder, _ = archive
-    recipe(project_dir, folder, {})
+    recipe(project_dir, folder, {}, key=key)
     root = project_dir / "sysroot"
     for sub in ("var/lib/dpkg/info", "var/lib/dpkg/updates", "var/lib/dpkg/triggers", "etc"):
         (root / sub).mkdir(parents=True, exist_ok=True)
@@ -345,3 +406,52 @@ def test_our_build_beside_a_distro_stack_with_the_plugin_is_a_conflict_explained
     assert "/usr/bin/xrt-smi comes first on PATH" in refused.output
     assert "`doit build --target forkytest`" in refused.output
     assert not (root / "opt/xilinx/xrt").exists()  # nothing changed
+
+
+def test_an_archive_without_a_named_key_is_not_read(
+    project_dir: Path, archive: tuple[Path, dict[str, str]]
+) -> None:
+    folder, _ = archive
+    recipe(project_dir, folder, {})
+    outcome = doit(project_dir, "build", "--target", "forkytest")
+    assert outcome.rc == 1
+    assert "no archive key is named, so its Release file cannot be verified" in outcome.output
+    assert "keyring: {file, fingerprints, from} under the recipe's distro.archive" in (
+        outcome.output
+    )
+    assert not (project_dir / "artifacts/forkytest/packages.json").exists()
+    assert "Traceback" not in outcome.output
+
+
+def test_a_keyring_without_the_named_key_says_which_key_and_where_it_comes_from(
+    project_dir: Path, archive: tuple[Path, dict[str, str]], key: Key
+) -> None:
+    folder, _ = archive
+    other = "0123456789ABCDEF0123456789ABCDEF01234567"
+    recipe(project_dir, folder, {}, key=key, fingerprint=other)
+    outcome = doit(project_dir, "build", "--target", "forkytest")
+    assert outcome.rc == 1
+    assert f"the keyring {key.keyring} holds none of the keys named for the archive ({other})" in (
+        outcome.output
+    )
+    assert "the key comes from the test's own key" in outcome.output
+    assert not (project_dir / "artifacts/forkytest/packages.json").exists()
+
+
+def test_an_archive_signed_by_another_key_is_refused(
+    project_dir: Path, tmp_path: Path, key: Key
+) -> None:
+    require_tool("apt-get")
+    stranger = make_signing_key(tmp_path / "stranger")
+    folder = tmp_path / "archive"
+    try:
+        make_archive(folder, specs(), key=stranger)
+    finally:
+        stop_agent(stranger.home)
+    recipe(project_dir, folder, {}, key=key)
+    outcome = doit(project_dir, "build", "--target", "forkytest")
+    assert outcome.rc == 1
+    # apt itself refuses the Release file: nothing is downloaded
+    assert "apt could not read" in outcome.output
+    assert "NO_PUBKEY" in outcome.output or "not signed" in outcome.output
+    assert not (project_dir / "artifacts/forkytest/packages.json").exists()

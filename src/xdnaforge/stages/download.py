@@ -6,6 +6,10 @@ Where the files come from, first match wins: the site's mirror of the archive UR
 of .deb files, a directory holding an apt archive, or another URL), else the archive itself
 through apt with a private configuration (build/<target>/archive/apt: the host's sources, pins
 and keyrings play no part). `offline: true` without a mirror is refused before apt runs.
+An archive is trusted only through the keys `distro.archive.keyring` names by fingerprint:
+apt gets a keyring holding exactly those, and the Release file it read is verified with gpgv
+again for lock.json. A directory of .deb files has no signed index: only packages whose sha256
+the recipe pins (read from the signed Packages file) are taken from one.
 Edge module: apt runs through tools/apt.py, files are read with debfile.
 """
 
@@ -21,6 +25,7 @@ from xdnaforge.config.project import Project
 from xdnaforge.config.recipe import UNPINNED, DistroArchive, DistroPackage
 from xdnaforge.debs.debfile import DebContents, DebError, read_deb
 from xdnaforge.debs.rules import wants_text
+from xdnaforge.environments.keyring import trust, verify_lists
 from xdnaforge.errors import StageFailed
 from xdnaforge.planning.plan import Plan
 from xdnaforge.process.run import CommandFailed
@@ -102,6 +107,14 @@ def _from_directory(stack: DistroArchive, origin: Origin) -> dict[str, tuple[Pat
     """The pinned packages among the .deb files of a directory (names are no contract: the
     control fields are read)."""
     assert origin.directory is not None
+    unpinned = [p.package for p in stack.packages if p.sha256 == UNPINNED]
+    if unpinned:
+        raise StageFailed(
+            f"{origin.describe} has no signed index, and the recipe pins no sha256 for "
+            f"{', '.join(unpinned)}: nothing vouches for those files",
+            hint="pin each package's sha256 from the archive's signed Packages file "
+            "(distro.packages), or point the mirror at an apt archive (dists/, pool/)",
+        )
     pins = {p.package: p.version for p in wanted(stack)}
     offers: dict[str, list[str]] = {}
     found: dict[str, tuple[Path, DebContents]] = {}
@@ -122,20 +135,26 @@ def _from_directory(stack: DistroArchive, origin: Origin) -> dict[str, tuple[Pat
 
 
 def _from_apt(
-    stack: DistroArchive, origin: Origin, space: Workspace
+    stack: DistroArchive, origin: Origin, space: Workspace, verified: dict[str, Any]
 ) -> dict[str, tuple[Path, DebContents]]:
-    """`apt-get download name=version` for every pinned package, with a private apt."""
+    """`apt-get download name=version` for every pinned package, with a private apt that
+    trusts only the named keys; `verified` gets the keys and the Release files checked."""
     assert origin.url is not None
     folder = space.work / "archive"
-    config = apt.private_config(
-        folder / "apt", stack.sources_line(origin.url), as_root=apt.running_as_root()
-    )
+    what = f"download from {origin.describe}"
+    trusted = trust(stack.keyring, folder / "keyring.gpg", what, "the recipe's distro.archive")
+    line = stack.sources_line(origin.url, keyring=str(trusted.file))
+    config = apt.private_config(folder / "apt", line, as_root=apt.running_as_root())
+    lists = folder / "apt/state/lists"
+    for old in lists.glob("*") if lists.is_dir() else ():
+        if old.is_file():
+            old.unlink()  # a Release file of an earlier run is not this run's evidence
     downloads = folder / "debs"
     if downloads.exists():
         shutil.rmtree(downloads)
     downloads.mkdir(parents=True)
     log = space.logs / "download.log"
-    print(f"  apt: {stack.sources_line(origin.url)}")
+    print(f"  apt: {line}")
     try:
         apt.run_apt(apt.update_argv(), config, downloads, log)
     except CommandFailed as error:
@@ -146,6 +165,10 @@ def _from_apt(
             f"and the keyring it names, or name a mirror in site.yaml; apt settings of this "
             f"machine (a proxy, Acquire::Check-Valid-Until) go in {config.parent}/etc/apt.conf.d/",
         ) from None
+    verified["keyring"] = trusted.record()
+    verified["release_verified"] = verify_lists(trusted, lists, what)
+    for item in verified["release_verified"]:
+        print(f"  {item['file']}: signed by {', '.join(item['signed_by'])} (verified with gpgv)")
     items = wanted(stack)
     offers = apt.available_versions([p.package for p in items], config, downloads, log)
     _refuse_missing(stack, origin, offers)
@@ -185,7 +208,12 @@ def collect_distro(project: Project, plan: Plan, space: Workspace) -> None:
         raise StageFailed(f"{plan.target} is not a distro recipe")
     origin = _origin(project, stack)
     print(f"  taking {len(stack.packages)} packages from {origin.describe}")
-    found = _from_directory(stack, origin) if origin.directory else _from_apt(stack, origin, space)
+    verified: dict[str, Any] = {}
+    if origin.directory:
+        found = _from_directory(stack, origin)
+        verified["release_verified"] = "none: a directory of .deb files; each sha256 is pinned"
+    else:
+        found = _from_apt(stack, origin, space, verified)
     lock_path = space.record("lock")
     lock = read_record(lock_path) or {}
     seen: dict[str, dict[str, Any]] = dict(lock.get("packages", {}))
@@ -240,6 +268,7 @@ def collect_distro(project: Project, plan: Plan, space: Workspace) -> None:
                 "signed_by": stack.signed_by,
                 "source_package": stack.source_package,
                 "taken_from": origin.describe,
+                **verified,
             },
             "packages": seen,
             "unpinned": unpinned,
