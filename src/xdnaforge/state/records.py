@@ -85,8 +85,9 @@ def write_atomic(path: Path, text: str, *, below: Path | None = None) -> None:
         os.replace(temp, path.name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
         temp = None
     except OSError as error:
-        if error.filename is None or error.filename == temp:
-            # a failed write or fsync (disk full) names no file: name the record
+        if error.filename is None or not Path(error.filename).is_absolute():
+            # a failed write or fsync (disk full) names no file, and one at the directory's
+            # descriptor only the temporary name: name the record
             raise OSError(error.errno, error.strerror, str(path)) from None
         raise
     finally:

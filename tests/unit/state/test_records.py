@@ -3,11 +3,13 @@ following a link that someone else planted."""
 
 from __future__ import annotations
 
+import errno
 import os
 from pathlib import Path
 
 import pytest
 
+from xdnaforge.state import records
 from xdnaforge.state.nofollow import LinkRefused
 from xdnaforge.state.records import read_record, write_atomic, write_record
 
@@ -54,3 +56,15 @@ def test_as_root_a_directory_link_another_user_owns_is_refused(tmp_path: Path) -
     with pytest.raises(LinkRefused, match="owned by uid 65534, not by root"):
         write_atomic(link / "BUILD_REPORT.md", "report\n")
     assert list(elsewhere.iterdir()) == []
+
+
+def test_a_failure_at_the_directory_descriptor_names_the_record(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def read_only(_dir_fd: int, name: str) -> tuple[int, str]:
+        raise OSError(errno.EROFS, "Read-only file system", f".{name}.0123abcd.tmp")
+
+    monkeypatch.setattr(records, "_create_temp", read_only)
+    with pytest.raises(OSError, match="Read-only") as failed:
+        write_atomic(tmp_path / "lock.json", "{}\n")
+    assert failed.value.filename == str(tmp_path / "lock.json")
