@@ -271,6 +271,9 @@ def keep(source: Path, folder: int, shown: Path) -> Path:
             copy.flush()
             os.fsync(copy.fileno())
         os.replace(temp, source.name, src_dir_fd=folder, dst_dir_fd=folder)
+    except OSError as error:
+        # at the descriptor an error names only the bare temporary name (a full disk)
+        raise OSError(error.errno, error.strerror, str(shown / source.name)) from None
     finally:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temp, dir_fd=folder)
