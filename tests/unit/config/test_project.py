@@ -71,7 +71,15 @@ def test_shipped_configuration_loads_with_the_seed_facts() -> None:
     assert "xrt-xocl-dkms" in {p.package for p in forky.distro.left_out}
     ubuntu = project.recipes["ubuntu26-archive"]
     assert ubuntu.distro is not None
-    assert {p.sha256 for p in ubuntu.distro.packages} == {"unpinned"}  # archive not reachable
+    assert all(len(p.sha256) == 64 for p in ubuntu.distro.packages)  # pinned from Ubuntu
+    # every shipped archive and build environment names the keys its archive signs with
+    assert forky.distro.keyring is not None
+    assert ubuntu.distro.keyring is not None
+    assert "debian-archive-keyring" in forky.distro.keyring.source
+    assert ubuntu.distro.keyring.fingerprints == ("F6ECB3762474EDA9D21B7022871920D1991BC93C",)
+    for recipe in project.recipes.values():
+        if recipe.environment is not None:
+            assert recipe.environment_keyring is not None, recipe.name
     assert {p.version for p in ubuntu.distro.packages} == {"1:2.21.75+dfsg-4"}
     assert {c.npu.pci for c in project.cells() if c.recipe == "ryzen-ai-ubuntu24"} == {
         "1022:17f0",
