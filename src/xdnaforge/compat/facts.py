@@ -65,7 +65,9 @@ class HostCompat:
         False  # the list is complete (read from disk, or given): absent = absent
     )
     running_firmware: str | None = None
-    userspace: dict[str, str] = field(default_factory=dict)
+    userspace: dict[str, str] = field(default_factory=dict)  # package -> version
+    plugin: bool | None = None  # libxrt_driver_xdna.so.2 installed (None: not read)
+    kernel_log: tuple[str, ...] = ()  # the amdxdna lines of the kernel log (evidence.py)
     columns: int | None = None
     memlock_bytes: int | None = None  # None = unknown; -1 = unlimited
     cmdline: str | None = None
@@ -97,8 +99,12 @@ class HostCompat:
             ]
         if self.running_firmware:
             record["running_firmware"] = self.running_firmware
-        if self.userspace:
+        if self.userspace or self.plugin is not None:
             record["userspace"] = dict(self.userspace)
+            if self.plugin is not None:
+                record["userspace"]["plugin"] = self.plugin
+        if self.kernel_log:
+            record["kernel_log"] = list(self.kernel_log)
         if self.columns is not None:
             record["columns"] = self.columns
         if self.memlock_bytes is not None:
@@ -216,7 +222,22 @@ def parse_facts(document: yamlfile.Document) -> HostCompat:
                 protocol=reader.string(item, "protocol", path),
             )
         )
-    userspace = reader.mapping(top.get("userspace"), (*base, "userspace"))
+    userspace = dict(reader.mapping(top.get("userspace"), (*base, "userspace")))
+    plugin = userspace.pop("plugin", None)
+    if plugin is not None and not isinstance(plugin, bool):
+        reader.problem(
+            (*base, "userspace", "plugin"),
+            "expected true or false (is libxrt_driver_xdna.so.2 installed)",
+        )
+        plugin = None
+    log = top.get("kernel_log")
+    if isinstance(log, str):
+        log = log.splitlines()
+    if log is not None and not (
+        isinstance(log, list) and all(isinstance(line, str) for line in log)
+    ):
+        reader.problem((*base, "kernel_log"), "expected a list of kernel log lines")
+        log = None
     facts = HostCompat(
         kernel=reader.string(top, "kernel", base),
         distro_id=reader.string(distro, "id", (*base, "distro")),
@@ -230,6 +251,8 @@ def parse_facts(document: yamlfile.Document) -> HostCompat:
         firmware_listed="firmware" in top,
         running_firmware=reader.string(top, "running_firmware", base, version=True),
         userspace={str(k): str(v) for k, v in userspace.items()},
+        plugin=plugin,
+        kernel_log=tuple(log or ()),
         columns=reader.integer(top, "columns", base),
         memlock_bytes=reader.integer(top, "memlock_bytes", base),
         cmdline=reader.string(top, "cmdline", base),

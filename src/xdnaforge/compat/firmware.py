@@ -4,10 +4,13 @@ order (names, `updates/` first, compressed suffixes), the protocol rules."""
 
 from __future__ import annotations
 
+import json
 import posixpath
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
 from typing import Any
 
+from xdnaforge.compat.evidence import LogEvidence, read_log
 from xdnaforge.compat.facts import FirmwareFile, HostCompat, version_tuple
 from xdnaforge.config.kernel import parse_range
 
@@ -37,17 +40,21 @@ def find_driver(
     out-of-tree xdna-driver line. The kernel release alone decides only when asked
     (`by_release`: what another kernel would do); otherwise it is named, not judged, since
     vendor kernels backport (Ubuntu's 6.17 OEM kernel reports 0.6)."""
-    if host.driver_source == "dkms":
-        for line in upstream["xdna_driver"]:
-            driver = line.get("out_of_tree_driver")
-            label = str(line["label"])
-            if driver and host.driver_version and label.split(" ")[0] == host.driver_version:
-                return {**driver, "id": f"out-of-tree {label}", "source": "dkms"}, ""
-        return None, (
-            f"out-of-tree amdxdna {host.driver_version or '(version unknown)'}: no "
-            "xdna-driver line in the facts matches it"
-        )
     wanted = major_minor(host.drm_version)
+    in_tree = wanted is not None and wanted[0] == 0
+    if (host.driver_source == "dkms" and not in_tree) or (wanted is not None and wanted[0] >= 1):
+        # xdna-driver's own amdxdna reports DRM 1.0; a DKMS build of the in-tree driver
+        # reports its generation's 0.x and is judged as that generation below
+        backport = major_minor(host.driver_version)
+        if host.driver_source == "dkms" and backport is not None and backport[0] >= 5:
+            # a DKMS package of the in-tree driver carries the kernel release it is from
+            for generation in upstream["drivers"]:
+                if parse_range(generation["kernels"]).contains(host.driver_version or ""):
+                    return generation, (
+                        f"a DKMS backport of Linux {host.driver_version}'s in-tree amdxdna "
+                        "(its version is a kernel release), judged as that release's driver"
+                    )
+        return out_of_tree_era(host.driver_version, upstream)
     if wanted is not None:
         same = [g for g in upstream["drivers"] if major_minor(g["drm_version"]) == wanted]
         if len(same) == 1:
@@ -76,6 +83,69 @@ def find_driver(
                     "not judged (give driver.drm_version)"
                 )
     return None, "neither the DRM driver version nor a known kernel release is given"
+
+
+_DKMS_VERSION_RE = re.compile(r"^(\d+)\.(\d+)(?:\.(\d+))?")
+
+
+def _triple(text: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in text.split("."))
+
+
+def out_of_tree_era(
+    version: str | None, upstream: dict[str, Any]
+) -> tuple[dict[str, Any] | None, str]:
+    """The out-of-tree driver's era by the version its module and DKMS package carry (the XRT
+    version of its commit: `2.21.75`, `2.23.0_20260407,<hash>`). A patch of 0 is a build
+    from source, which any commit of that major.minor makes: when the eras in that span
+    request or accept differently, the version does not decide."""
+    eras = upstream.get("out_of_tree", [])
+    deciding = (
+        "the firmware name the module requests (`modinfo -F firmware amdxdna`, or the "
+        "kernel log's request_firmware line: npu.sbin or npu.dev.sbin)"
+    )
+    match = _DKMS_VERSION_RE.match(version or "")
+    if not eras:
+        return None, "the facts hold no out-of-tree driver"
+    if match is None:
+        return None, (
+            f"out-of-tree amdxdna, version {version or 'unknown'}: not a version; "
+            f"what decides is {deciding}"
+        )
+    major, minor = int(match.group(1)), int(match.group(2))
+    patch = int(match.group(3) or 0)
+    low, high = (major, minor, patch), (major, minor, patch)
+    if patch == 0:
+        high = (major, minor, 1 << 30)
+    spans = [
+        (_triple(e["first_seen"]["xrt_version"]), _triple(e["last_seen"]["xrt_version"]), e)
+        for e in eras
+    ]
+    # an era holds from its first version up to the next era's first, and at least to its
+    # last (the rename's parent and the rename carry one version: both hold it)
+    candidates = []
+    for index, (first, last, era) in enumerate(spans):
+        upto = spans[index + 1][0] if index + 1 < len(spans) else (1 << 30,) * 3
+        starts = first if index else (0, 0, 0)
+        if starts <= high and (low < upto or low <= last):
+            candidates.append(era)
+    label = f"out-of-tree amdxdna {version}"
+    shapes = {json.dumps([c["firmware_names"], c["protocol"]], sort_keys=True) for c in candidates}
+    if candidates and len(shapes) == 1:
+        era = candidates[-1]
+        how = (
+            f"{label}: {era['id']} (xdna-driver {era['first_seen']['xrt_version']} to "
+            f"{era['last_seen']['xrt_version']}: {', '.join(era['from'])})"
+        )
+        if low < spans[0][0]:
+            how += "; older than every line read, judged as the oldest"
+        return {**era, "source": "dkms"}, how
+    names = sorted({n for c in candidates for n in c["firmware_names"]})
+    return None, (
+        f"{label} falls where xdna-driver changed what it requests or accepts "
+        f"({' / '.join(c['id'] for c in candidates)}; names {', '.join(names)}): what decides "
+        f"is {deciding}"
+    )
 
 
 def device_of(driver: dict[str, Any], host: HostCompat) -> tuple[str | None, str | None, str]:
@@ -166,6 +236,60 @@ def protocol_text(protocol: tuple[int, int | None, bool] | None) -> str | None:
 
 
 def judge_firmware(
+    host: HostCompat, upstream: dict[str, Any], by_release: bool = False
+) -> FirmwareVerdict:
+    """What the facts predict, then what the host showed (a running firmware, the kernel
+    log's lines) where it has: an observation decides over a prediction. `by_release`
+    asks about another kernel, which nothing has observed."""
+    log = read_log(host.kernel_log)
+    if host.drm_version is None and log.drm_version and not by_release:
+        host = replace(host, drm_version=log.drm_version)
+    predicted = _predict(host, upstream, by_release)
+    return predicted if by_release else _observed(host, predicted, log)
+
+
+def _observed(host: HostCompat, fw: FirmwareVerdict, log: LogEvidence) -> FirmwareVerdict:
+    why = list(fw.why)
+    running = host.running_firmware
+    if running:
+        if fw.version == running:
+            why.append(f"firmware {running} is running (observed): the driver accepted it")
+        else:
+            why.append(
+                f"firmware {running} is running (observed): the driver accepted what it "
+                f"loaded{'' if fw.accepted else ', whatever the facts predicted'}"
+            )
+        return replace(fw, accepted=True, version=fw.version or running, why=tuple(why))
+    if log.smu_failed:
+        # the stock probe stops at the SMU power-off check, before any protocol check
+        why = [w for w in why if " rejects protocol " not in w and " may accept " not in w]
+        why.append(
+            "the kernel log shows the probe failing at the SMU power-off check before any "
+            f"protocol check (observed: {log.smu_failed})"
+        )
+        return replace(fw, accepted=False, why=tuple(why))
+    if log.incompatible_protocol:
+        why.append(
+            "the kernel log shows aie2_check_protocol refusing it (observed: Incompatible "
+            f"firmware protocol {log.incompatible_protocol})"
+        )
+        return replace(fw, accepted=False, protocol=log.incompatible_protocol, why=tuple(why))
+    if log.missing_file and fw.accepted is not True:
+        why.append(
+            f"the kernel log shows request_firmware failing for {log.missing_file} (observed)"
+        )
+        return replace(fw, accepted=False, why=tuple(why))
+    if fw.accepted is None and fw.driver is not None:
+        why.append(
+            "what would decide: the running firmware (sysfs fw_version, or flm validate) or "
+            "the kernel log of a boot with it (an 'Incompatible firmware protocol' line, or "
+            "'Initialized amdxdna_accel_driver' with no error)"
+        )
+        return replace(fw, why=tuple(why))
+    return fw
+
+
+def _predict(
     host: HostCompat, upstream: dict[str, Any], by_release: bool = False
 ) -> FirmwareVerdict:
     driver, how = find_driver(host, upstream, by_release)

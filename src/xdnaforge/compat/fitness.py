@@ -17,6 +17,8 @@ class Finding:
 
     ok: bool | None
     why: tuple[str, ...]
+    checked: tuple[str, ...] = ()  # what the verdict covers (a consumer's contract items)
+    unchecked: tuple[str, ...] = ()  # contract items no host fact could be held against
 
 
 def judge_recipe(
@@ -112,39 +114,165 @@ def judge_recipe(
 def judge_consumers(
     host: HostCompat, fw: FirmwareVerdict, upstream: dict[str, Any]
 ) -> dict[str, Finding]:
+    """Each consumer's contract: the NPUs it runs on, the libraries it loads, its floors and
+    its known failures on this NPU, each with its source; `checked` names what was held
+    against the host (an item whose host fact is unknown is said as unknown, not checked)."""
     found: dict[str, Finding] = {}
     for consumer in upstream["consumers"]:
-        floors = consumer["floors"]
         fails: list[str] = []
         unknown: list[str] = []
-        checks = [
-            ("kernel", host.kernel, floors.get("kernel")),
-            ("DRM driver version", host.drm_version, floors.get("drm_version")),
-        ]
-        running = host.running_firmware or (fw.version if fw.accepted else None)
-        for name, value, floor in checks:
-            if floor is None:
-                continue
-            state = at_least(value.split("-")[0] if value else None, floor)
-            if state is None:
-                unknown.append(f"{name} unknown (needs >= {floor})")
-            elif not state:
-                fails.append(f"{name} {value} < {floor}")
-        if "firmware" in floors:
-            if fw.accepted is False:
-                fails.append(
-                    f"no running firmware: the driver rejects {fw.loads or 'any'} "
-                    f"(needs >= {floors['firmware']})"
-                )
-            elif running is None:
-                unknown.append(f"running firmware unknown (needs >= {floors['firmware']})")
-            elif not at_least(running, floors["firmware"]):
-                fails.append(f"firmware {running} < {floors['firmware']}")
-        if "columns" in floors and host.columns is not None and host.columns < floors["columns"]:
-            fails.append(f"{host.columns} AIE columns < {floors['columns']}")
-        memlock = floors.get("memlock_bytes")
-        if memlock and host.memlock_bytes is not None and 0 <= host.memlock_bytes < memlock:
-            fails.append(f"memlock {host.memlock_bytes} bytes < {memlock} (it tries to raise it)")
+        checked: list[str] = []
+        unchecked: list[str] = []
+        source = consumer.get("from", "?")
+        _npus(consumer, host, fails, unknown, checked)
+        _libraries(consumer, host, fails, unchecked, checked)
+        _floors(consumer["floors"], host, fw, fails, unknown, checked)
+        _known_failures(consumer, host, fails, unknown, checked, unchecked)
         ok = False if fails else (None if unknown else True)
-        found[str(consumer["name"])] = Finding(ok=ok, why=tuple(fails + unknown) or ("floors met",))
+        why = fails + unknown or [f"contract met (from {source})"]
+        found[str(consumer["name"])] = Finding(
+            ok=ok, why=tuple(why), checked=tuple(checked), unchecked=tuple(unchecked)
+        )
     return found
+
+
+def _npus(
+    consumer: dict[str, Any],
+    host: HostCompat,
+    fails: list[str],
+    unknown: list[str],
+    checked: list[str],
+) -> None:
+    npus = consumer.get("npus")
+    if not npus:
+        return
+    family = npus.get("name") or "its NPUs"
+    if host.pci is None:
+        unknown.append(
+            f"runs on {family} NPUs ({', '.join(npus['pci'])}) only; this NPU is unknown"
+        )
+        return
+    checked.append(f"NPU generation ({family}: {', '.join(npus['pci'])})")
+    if host.pci not in npus["pci"]:
+        fails.append(
+            f"runs on {family} NPUs ({', '.join(npus['pci'])}) only; this one is {host.pci} "
+            "(1022:1502 is XDNA: Phoenix / Hawk Point), whatever the driver "
+            f"(from {consumer['from']})"
+        )
+
+
+def _libraries(
+    consumer: dict[str, Any],
+    host: HostCompat,
+    fails: list[str],
+    unchecked: list[str],
+    checked: list[str],
+) -> None:
+    for library in consumer.get("needs_libraries", []):
+        if host.plugin is None:
+            unchecked.append(f"userspace plugin {library} (whether it is installed was not read)")
+            continue
+        checked.append(f"userspace plugin {library}")
+        if host.plugin is False:
+            fails.append(
+                f"loads {library} (the XRT amdxdna plugin), which the installed XRT lacks "
+                f"(from {consumer['from']})"
+            )
+
+
+def _floors(
+    floors: dict[str, Any],
+    host: HostCompat,
+    fw: FirmwareVerdict,
+    fails: list[str],
+    unknown: list[str],
+    checked: list[str],
+) -> None:
+    checks = [
+        ("kernel", host.kernel, floors.get("kernel")),
+        ("DRM driver version", host.drm_version, floors.get("drm_version")),
+    ]
+    running = host.running_firmware or (fw.version if fw.accepted else None)
+    for name, value, floor in checks:
+        if floor is None:
+            continue
+        state = at_least(value.split("-")[0] if value else None, floor)
+        if state is None:
+            unknown.append(f"{name} unknown (needs >= {floor})")
+            continue
+        checked.append(f"{name} >= {floor}")
+        if not state:
+            fails.append(f"{name} {value} < {floor}")
+    if "firmware" in floors:
+        if fw.accepted is False:
+            checked.append(f"running firmware >= {floors['firmware']}")
+            fails.append(
+                f"no running firmware: the driver rejects {fw.loads or 'any'} "
+                f"(needs >= {floors['firmware']})"
+            )
+        elif running is None:
+            unknown.append(f"running firmware unknown (needs >= {floors['firmware']})")
+        else:
+            checked.append(f"running firmware >= {floors['firmware']}")
+            if not at_least(running, floors["firmware"]):
+                fails.append(f"firmware {running} < {floors['firmware']}")
+    if "columns" in floors and host.columns is not None:
+        checked.append(f"columns >= {floors['columns']}")
+        if host.columns < floors["columns"]:
+            fails.append(f"{host.columns} AIE columns < {floors['columns']}")
+    memlock = floors.get("memlock_bytes")
+    if memlock and host.memlock_bytes is not None:
+        checked.append("memlock")
+        if 0 <= host.memlock_bytes < memlock:
+            fails.append(f"memlock {host.memlock_bytes} bytes < {memlock} (it tries to raise it)")
+
+
+def _known_failures(
+    consumer: dict[str, Any],
+    host: HostCompat,
+    fails: list[str],
+    unknown: list[str],
+    checked: list[str],
+    unchecked: list[str],
+) -> None:
+    rows = consumer.get("known_failures", [])
+    if not rows:
+        return
+    if host.pci is None or host.revision is None:
+        unchecked.append("known failures per NPU (this NPU's revision is unknown)")
+        return
+    checked.append("known failures on this NPU")
+    version = host.userspace.get(str(consumer["name"]).lower())
+    for row in rows:
+        if row["pci"] != host.pci or int(row["revision"], 16) != int(host.revision, 16):
+            continue
+        failure = (
+            f"known failure on {row['pci']} rev {row['revision']} with {consumer['name']} "
+            f"{row['releases']}: {row['symptom']} ({row['source']})"
+        )
+        affected = _in_releases(version, row["releases"])
+        if affected is False:
+            continue
+        if affected:
+            fails.append(failure)
+        else:
+            unknown.append(failure + f"; the installed {consumer['name']} version decides")
+
+
+def _in_releases(version: str | None, releases: str) -> bool | None:
+    """`>0.9.44` / `<=1.2` / `==0.9.40` against a version; None if it is unknown."""
+    if version is None:
+        return None
+    for op in (">=", "<=", "==", ">", "<"):
+        if releases.startswith(op):
+            have, bound = version_tuple(version), version_tuple(releases[len(op) :])
+            if have is None or bound is None:
+                return None
+            return {
+                ">=": have >= bound,
+                "<=": have <= bound,
+                "==": have == bound,
+                ">": have > bound,
+                "<": have < bound,
+            }[op]
+    return None

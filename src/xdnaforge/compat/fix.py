@@ -8,6 +8,7 @@ from __future__ import annotations
 import posixpath
 from typing import Any
 
+from xdnaforge.compat.evidence import PLUGIN, UserspaceVerdict, distro_package
 from xdnaforge.compat.facts import HostCompat, version_tuple
 from xdnaforge.compat.firmware import (
     FirmwareVerdict,
@@ -20,9 +21,17 @@ from xdnaforge.compat.fitness import Finding
 
 
 def choose_fix(
-    host: HostCompat, fw: FirmwareVerdict, recipes: dict[str, Finding], upstream: dict[str, Any]
+    host: HostCompat,
+    fw: FirmwareVerdict,
+    recipes: dict[str, Finding],
+    upstream: dict[str, Any],
+    userspace: UserspaceVerdict | None = None,
 ) -> str | None:
     """The one change that makes it work, most specific first."""
+    if fw.accepted is False and fw.loads is None and fw.tried and host.firmware_listed:
+        return _install_firmware_package(host, fw, upstream)
+    if fw.accepted is not False and userspace is not None and userspace.ok is False:
+        return _replace_userspace(host, recipes, upstream, userspace)
     if fw.accepted is False and fw.loads is not None and fw.driver is not None:
         driver = next((d for d in upstream["drivers"] if d["id"] == fw.driver), None)
         directory = fw.loads.split("/")[-2]
@@ -91,3 +100,46 @@ def choose_fix(
         also = f" (also fits: {', '.join(fitting[1:])})" if fitting[1:] else ""
         return f"build the userspace that fits: doit build --target {fitting[0]}{also}"
     return None
+
+
+def _install_firmware_package(
+    host: HostCompat, fw: FirmwareVerdict, upstream: dict[str, Any]
+) -> str:
+    """No file the driver requests exists: the package that installs that directory."""
+    directory = "/".join(fw.tried[0].split("/")[-3:-1]).removeprefix("updates/")
+    row = distro_package(upstream, "firmware", host.distro_id)
+    names = " or ".join(sorted({posixpath.basename(p) for p in fw.tried}))
+    if row is not None:
+        return (
+            f"install the firmware package that provides /lib/firmware/{directory}/ "
+            f"({names}): {row['package']} on {host.distro_id} ({row['from']})"
+        )
+    return (
+        f"install the firmware package that provides /lib/firmware/{directory}/ ({names}): "
+        "linux-firmware ships it; your distribution's package name for it is not in the facts"
+    )
+
+
+def _replace_userspace(
+    host: HostCompat,
+    recipes: dict[str, Finding],
+    upstream: dict[str, Any],
+    userspace: UserspaceVerdict,
+) -> str:
+    """The installed XRT lacks the amdxdna plugin: a distro package or a recipe replaces it."""
+    listed = ", ".join(f"{n} {v}" for n, v in sorted(userspace.packages.items())) or "XRT"
+    options = []
+    row = distro_package(upstream, "plugin", host.distro_id)
+    if row is not None:
+        options.append(f"the distribution's {row['package']} ({row['from']})")
+    fitting = [name for name, f in recipes.items() if f.ok]
+    maybe = [name for name, f in recipes.items() if f.ok is None]
+    if fitting:
+        options.append(f"build and install the recipe that fits: doit build --target {fitting[0]}")
+    elif maybe:
+        options.append(
+            f"a recipe built from source (fits: unknown): doit build --target {maybe[0]}"
+        )
+    return f"replace the installed userspace ({listed} has no {PLUGIN}): " + (
+        "; or ".join(options) if options else "no recipe or distribution package in the facts fits"
+    )

@@ -6,7 +6,8 @@ else the kernel log's `Initialized amdxdna_accel_driver X.Y.Z`: the log handed i
 var/log/kern.log / var/log/dmesg), the firmware files under
 lib/firmware/{updates/,}amdnpu/ with their links and the `Release x.y.z.w` inside each blob
 (.xz read with lzma; .zst by name only), the running firmware (sysfs fw_version),
-/proc/cmdline and the installed XRT packages (dpkg's status file).
+/proc/cmdline, the installed XRT packages (dpkg's status file), whether the amdxdna plugin
+(libxrt_driver_xdna.so*) is in a library directory, and the kernel log's amdxdna lines.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import struct
 from pathlib import Path
 
 from xdnaforge import host as host_facts
+from xdnaforge.compat.evidence import relevant_lines
 from xdnaforge.compat.facts import FirmwareFile, HostCompat
 
 _RELEASE_RE = re.compile(rb"Release (\d+\.\d+\.\d+\.\d+)")
@@ -33,7 +35,15 @@ _MODULE_PLACES = (
     ("extra/amdxdna.ko*", "dkms"),
     ("kernel/drivers/accel/amdxdna/amdxdna.ko*", "in-tree"),
 )
-_XRT_PACKAGES = ("xrt-base", "xrt-npu", "xrt_plugin-amdxdna", "libxrt2", "libxrt-npu2")
+_XRT_PACKAGES = (
+    "xrt-base",
+    "xrt-npu",
+    "xrt_plugin-amdxdna",
+    "xrt-plugin-amdxdna",
+    "libxrt2",
+    "libxrt-npu2",
+    "libxrt-utils-npu",
+)
 
 
 def blob_version(path: Path) -> tuple[str | None, str]:
@@ -146,6 +156,30 @@ def read_userspace(sysroot: Path) -> dict[str, str]:
     return found
 
 
+_LIBRARY_DIRS = (
+    "opt/xilinx/xrt/lib",
+    "usr/lib/x86_64-linux-gnu",
+    "usr/lib64",
+    "usr/lib",
+    "usr/local/lib",
+)
+
+
+def read_plugin(sysroot: Path) -> bool | None:
+    """Whether the installed XRT has the amdxdna plugin (libxrt_driver_xdna.so*): None when
+    no XRT is installed at all (no libxrt_coreutil.so*), so there is nothing to judge."""
+    xrt = plugin = False
+    for directory in _LIBRARY_DIRS:
+        base = sysroot / directory
+        if not base.is_dir():
+            continue
+        xrt = xrt or any(base.glob("libxrt_coreutil.so*"))
+        plugin = plugin or any(base.glob("libxrt_driver_xdna.so*"))
+    if plugin:
+        return True
+    return False if xrt else None
+
+
 def observe(
     sysroot: Path, kernel_log: str | None = None, *, host: host_facts.HostFacts | None = None
 ) -> HostCompat:
@@ -156,9 +190,8 @@ def observe(
     source, module_version = driver_source(sysroot, base.kernel)
     nodes = sysroot / "dev/accel"
     accel = sorted(nodes.glob("accel*")) if nodes.is_dir() else []
-    drm = (drm_version_ioctl(accel[0]) if accel else None) or drm_version_from_log(
-        kernel_log if kernel_log is not None else saved_kernel_log(sysroot)
-    )
+    log = kernel_log if kernel_log is not None else saved_kernel_log(sysroot)
+    drm = (drm_version_ioctl(accel[0]) if accel else None) or drm_version_from_log(log)
     running = None
     for node in sorted((sysroot / "sys/class/accel").glob("accel*/device/fw_version")):
         running = host_facts.read_text(node)
@@ -176,6 +209,8 @@ def observe(
         firmware_listed=firmware_root(sysroot) is not None,
         running_firmware=running,
         userspace=read_userspace(sysroot),
+        plugin=read_plugin(sysroot),
+        kernel_log=relevant_lines(log),
         cmdline=host_facts.read_text(sysroot / "proc/cmdline"),
         origin=f"sysroot {sysroot}",
     )

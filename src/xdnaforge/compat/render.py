@@ -35,14 +35,39 @@ def format_verdict(verdict: Verdict) -> str:
     lines.append("consumers:")
     for name, finding in sorted(verdict.consumers.items()):
         lines.extend(_finding(name, finding, "ready"))
+        if finding.checked:
+            lines.append(f"      checked: {', '.join(finding.checked)}")
+        if finding.unchecked:
+            lines.append(f"      not checked: {', '.join(finding.unchecked)}")
+    lines.append(userspace_line(verdict))
     lines.extend(f"note: {note}" for note in verdict.notes)
     if verdict.fix:
         lines.append(f"fix: {verdict.fix}")
     elif verdict.ok:
-        lines.append("fix: nothing to change")
+        lines.append(
+            "fix: nothing to change (the host works as it is; no recipe to build for it)"
+            if verdict.unlisted and not any(f.ok for f in verdict.recipes.values())
+            else "fix: nothing to change"
+        )
     else:
-        lines.append("fix: none known: the facts said as unknown above decide it")
+        lines.append(f"fix: none known: {_undecided(verdict)}")
     return "\n".join(lines)
+
+
+def userspace_line(verdict: Verdict) -> str:
+    """The installed userspace's verdict in one line (doit compat and doctor print it)."""
+    userspace = verdict.userspace
+    return f"userspace: {_STATE[userspace.ok]} ({'; '.join(userspace.why)})"
+
+
+def _undecided(verdict: Verdict) -> str:
+    """What stands between this verdict and a fix: the one fact that would decide."""
+    fw = verdict.firmware
+    if fw.accepted is None:
+        return fw.why[-1] if fw.why else "the firmware verdict is unknown"
+    if verdict.unlisted:
+        return next((n for n in verdict.notes if n.startswith("no recipe")), "no recipe lists it")
+    return "the recipe verdicts above say what does not hold"
 
 
 def plan_line(verdict: Verdict, recipe: str) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from xdnaforge.compat.evidence import UserspaceVerdict, judge_userspace
 from xdnaforge.compat.facts import HostCompat
 from xdnaforge.compat.firmware import FirmwareVerdict, judge_firmware, search_order
 from xdnaforge.compat.fitness import Finding, judge_consumers, judge_recipe
@@ -26,10 +27,18 @@ class Verdict:
     consumers: dict[str, Finding]
     fix: str | None
     notes: tuple[str, ...] = field(default_factory=tuple)
+    userspace: UserspaceVerdict = field(
+        default_factory=lambda: UserspaceVerdict(ok=None, why=(), packages={})
+    )
+    unlisted: bool = False  # no recipe speaks for this host (its NPU or its driver)
 
     @property
     def ok(self) -> bool:
-        return self.firmware.accepted is True and any(f.ok for f in self.recipes.values())
+        """The firmware is accepted, the installed userspace is not known to be broken, and
+        a recipe fits; or no recipe speaks for this host, which works as it is."""
+        if self.firmware.accepted is not True or self.userspace.ok is False:
+            return False
+        return any(f.ok for f in self.recipes.values()) or self.unlisted
 
     def as_record(self) -> dict[str, Any]:
         fw = self.firmware
@@ -46,8 +55,21 @@ class Verdict:
             },
             "recipes": {n: {"fits": f.ok, "why": list(f.why)} for n, f in self.recipes.items()},
             "consumers": {
-                n: {"ready": f.ok, "why": list(f.why)} for n, f in self.consumers.items()
+                n: {
+                    "ready": f.ok,
+                    "why": list(f.why),
+                    "checked": list(f.checked),
+                    "unchecked": list(f.unchecked),
+                }
+                for n, f in self.consumers.items()
             },
+            "userspace": {
+                "ok": self.userspace.ok,
+                "why": list(self.userspace.why),
+                "packages": dict(self.userspace.packages),
+                "plugin": self.facts.plugin,
+            },
+            "unlisted": self.unlisted,
             "fix": self.fix,
             "notes": list(self.notes),
             "ok": self.ok,
@@ -60,17 +82,51 @@ def resolve(
     fw = judge_firmware(host, upstream)
     judged = {r.name: judge_recipe(r, host, fw, upstream) for r in recipes}
     consumers = judge_consumers(host, fw, upstream)
+    userspace = judge_userspace(host)
     notes = []
     if host.cmdline and ("amd_iommu=off" in host.cmdline or "iommu=off" in host.cmdline):
         notes.append("the kernel command line turns the IOMMU off: amdxdna needs it (SVA/PASID)")
+    unlisted, why = _unlisted(host, recipes, judged)
+    if why:
+        notes.append(why)
     return Verdict(
         facts=host,
         firmware=fw,
         recipes=judged,
         consumers=consumers,
-        fix=choose_fix(host, fw, judged, upstream),
+        fix=choose_fix(host, fw, judged, upstream, userspace),
         notes=tuple(notes),
+        userspace=userspace,
+        unlisted=unlisted,
     )
+
+
+def _unlisted(
+    host: HostCompat, recipes: list[recipe_model.Recipe], judged: dict[str, Finding]
+) -> tuple[bool, str | None]:
+    """No recipe speaks for this host: none lists its NPU, or none could be held against
+    its driver (every contract unknown). Such a host may work as it is; the note says so."""
+    if host.pci is None or not judged or any(f.ok for f in judged.values()):
+        return False, None
+    revision = int(host.revision, 16) if host.revision else None
+
+    def lists(recipe: recipe_model.Recipe) -> bool:
+        return any(
+            n.pci == host.pci
+            and (n.revision is None or revision is None or int(n.revision, 16) == revision)
+            for n in recipe.hosts.npus
+        )
+
+    listing = [r.name for r in recipes if lists(r)]
+    npu = f"NPU {host.pci} rev {host.revision or '?'}"
+    if not listing:
+        return True, f"no recipe lists {npu}: xdnaforge has nothing to build for it"
+    if all(judged[name].ok is None for name in listing):
+        return True, (
+            f"no recipe's driver contract could be held against this driver "
+            f"({', '.join(listing)} list {npu}; see their reasons above)"
+        )
+    return False, None
 
 
 def after_kernel(host: HostCompat, release: str, upstream: dict[str, Any]) -> str:

@@ -267,8 +267,9 @@ def test_field_006_protocol_7_3_on_6_19_is_rejected_with_a_firmware_fix() -> Non
 def test_field_016_healthy_flm_validate_is_ready() -> None:
     verdict = field("016")
     assert verdict.consumers["FastFlowLM"].ok is True
-    # no firmware files were shown: the verdict on them stays unknown
-    assert verdict.firmware.accepted is None
+    # no firmware files were shown, but 1.1.2.64 runs: that is the acceptance, observed
+    assert verdict.firmware.accepted is True
+    assert any("1.1.2.64 is running (observed)" in why for why in verdict.firmware.why)
 
 
 def test_field_039_6_19_loads_npu_sbin_and_fastflowlm_wants_1_1() -> None:
@@ -319,3 +320,73 @@ def test_a_contract_that_states_nothing_says_why_each_field_is_unknown() -> None
     assert finding.ok is None
     assert finding.why[0].startswith("drm_version not known: carried from upstream-main")
     assert len(finding.why) == 4
+
+
+NPU3 = """\
+kernel: "7.1.3"
+distro: {id: debian, version: "14"}
+npu: {pci: "1022:17f2", revision: "0x10"}
+driver: {source: in-tree, drm_version: "0.8.0"}
+running_firmware: "2.14.0.114"
+"""
+
+
+def test_a_working_host_no_recipe_lists_is_ok_with_a_note() -> None:
+    verdict = judge(NPU3)
+    assert verdict.firmware.accepted is True  # observed: it runs
+    assert not any(f.ok for f in verdict.recipes.values())
+    assert verdict.unlisted
+    assert verdict.ok
+    assert "no recipe lists NPU 1022:17f2 rev 0x10" in verdict.notes[-1]
+    text = render.format_verdict(verdict)
+    assert "the facts said as unknown above decide it" not in text
+    assert "fix: nothing to change (the host works as it is" in text
+
+
+def test_a_missing_firmware_file_gets_the_package_that_provides_it() -> None:
+    text = (
+        'kernel: "6.18.9"\ndistro: {id: debian, version: "14"}\n'
+        'npu: {pci: "1022:17f0", revision: "0x11"}\n'
+        'driver: {source: in-tree, drm_version: "0.1"}\nfirmware: []\n'
+    )
+    verdict = judge(text)
+    assert verdict.firmware.accepted is False
+    assert verdict.fix is not None
+    assert verdict.fix.startswith(
+        "install the firmware package that provides /lib/firmware/amdnpu/17f0_11/"
+    )
+    assert "firmware-amd-graphics on debian" in verdict.fix
+
+
+UBUNTU_2510 = """\
+kernel: "6.17.0-5-generic"
+distro: {id: ubuntu, version: "25.10"}
+npu: {pci: "1022:17f0", revision: "0x10"}
+driver: {source: in-tree, drm_version: "0.0.0"}
+firmware:
+  - {path: amdnpu/17f0_10/npu.sbin.zst, target: npu.sbin.1.0.0.63.zst, version: "1.0.0.63"}
+userspace: {libxrt2: "2.19.0", plugin: false}
+"""
+
+
+def test_plugin_less_userspace_is_the_problem_and_its_replacement_the_fix() -> None:
+    verdict = judge(UBUNTU_2510)
+    assert verdict.firmware.driver == "in-tree-0.0"
+    assert verdict.firmware.accepted is True
+    assert verdict.userspace.ok is False
+    assert not verdict.ok
+    assert verdict.fix is not None
+    assert verdict.fix.startswith("replace the installed userspace (libxrt2 2.19.0 has no")
+    assert "libxrt-npu2" in verdict.fix
+    assert "userspace: NO" in render.format_verdict(verdict)
+    record = verdict.as_record()
+    assert record["userspace"]["plugin"] is False
+    # the record is a facts file again
+    again = facts.parse_facts(yamlfile.parse(json.dumps(record), "compat.json"))
+    assert again.plugin is False
+    assert again.userspace == {"libxrt2": "2.19.0"}
+
+
+def test_a_facts_file_plugin_must_be_a_boolean() -> None:
+    with pytest.raises(ConfigError, match=r"userspace\.plugin: expected true or false"):
+        judge(UBUNTU_2510.replace("plugin: false", 'plugin: "no"'))
