@@ -5,8 +5,10 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import os
 import random
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -15,6 +17,7 @@ from tests.conftest import require_tool
 from tests.debs import (
     ar_archive,
     build_deb,
+    deb_bytes,
     dkms_source,
     firmware,
     kernel_image,
@@ -245,3 +248,41 @@ def test_a_package_that_names_the_build_tree_is_a_warning_in_audit_json(
         "see it)"
     )
     assert "HOST-002 warn: opt/xilinx/xrt/lib/pkgconfig/xrt.pc" in outcome.stdout
+
+
+@pytest.mark.tools("dpkg", "dpkg-deb", "bwrap")
+def test_a_set_with_scripts_is_installed_in_a_throw_away_root_before_it_passes(
+    project_dir: Path, tmp_path: Path
+) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("observing maintainer scripts changes root's files in an overlay: needs root")
+    # a known script that runs nothing passes the static rules; observed, it stays a pass
+    quiet = plugin()
+    quiet.scripts["postinst"] = "#!/bin/sh\nset -e\n"
+    deb = build_deb(tmp_path, quiet)
+    outcome = run_doit(project_dir, "audit", f"--deb={deb}", f"--json={tmp_path / 'a.json'}")
+    assert outcome.rc == 0, outcome.output
+    assert "scripts installed in a throw-away root: observed: no module tool ran" in outcome.output
+    [package] = json.loads((tmp_path / "a.json").read_text())["packages"]
+    assert package["observation"].startswith("observed: ")
+    # nothing of the observation is left outside the build directory
+    assert (project_dir / "build/observe/observe.log").is_file()
+
+
+def test_without_bubblewrap_the_observation_is_not_run_and_says_so(
+    project_dir: Path, tmp_path: Path
+) -> None:
+    quiet = plugin()
+    quiet.scripts["postinst"] = "#!/bin/sh\nset -e\n"
+    deb = tmp_path / "quiet.deb"
+    deb.write_bytes(deb_bytes(quiet))
+    empty = tmp_path / "no-tools"
+    empty.mkdir()
+    outcome = run_doit(
+        project_dir,
+        "audit",
+        f"--deb={deb}",
+        env={"PATH": f"{empty}:{Path(sys.executable).parent}"},
+    )
+    assert "scripts installed in a throw-away root: not run: " in outcome.output
+    assert "observed: " not in outcome.output

@@ -25,6 +25,7 @@ from xdnaforge.hardware.xrt_layout import (
     layout_from_files,
     prefix_layout,
 )
+from xdnaforge.install.observe import observe
 from xdnaforge.planning.plan import Plan
 from xdnaforge.process.sandbox import WORK_INSIDE
 from xdnaforge.state.paths import Workspace
@@ -32,10 +33,24 @@ from xdnaforge.state.records import read_record, write_atomic, write_record
 
 
 def audit_files(
-    files: Sequence[Path], policy: Policy | None = None, host: HostPaths | None = None
+    files: Sequence[Path],
+    policy: Policy | None = None,
+    host: HostPaths | None = None,
+    scratch: Path | None = None,
 ) -> tuple[list[Verdict], list[tuple[str, str]]]:
-    """Verdicts for the readable files; (file, reason) for the others (debs/judge.py)."""
-    return judge.audit_files(files, policy, host)
+    """Verdicts for the readable files; (file, reason) for the others (debs/judge.py).
+    With `scratch`, a set that passes and has maintainer scripts is installed in a
+    throw-away root there (install/observe.py) and what that showed is in the verdicts."""
+    debs, errors = judge.read_all(files)
+    verdicts = judge.judge_all(debs, policy, host)
+    scripted = any(deb.scripts for deb in debs)
+    if scratch is None or not scripted or errors or any(v.verdict == "block" for v in verdicts):
+        return verdicts, errors
+    print(
+        f"observing the maintainer scripts: installing {len(debs)} package(s) in a throw-away root"
+    )
+    observation = observe([Path(deb.file) for deb in debs], scratch=scratch)
+    return judge.observed(verdicts, debs, observation, policy), errors
 
 
 def _conclude(verdicts: list[Verdict], errors: list[tuple[str, str]], after: str = "") -> None:
@@ -78,7 +93,9 @@ def audit_debs(project: Project, files: Sequence[str], json_out: str) -> None:
     """`doit audit --deb FILE ...`: any packages, no target needed."""
     if not files or not all(files):
         raise StageFailed("nothing to audit", hint="give --deb FILE (repeatable) or --target T")
-    verdicts, errors = audit_files([Path(f) for f in files], host=_host(project))
+    verdicts, errors = audit_files(
+        [Path(f) for f in files], host=_host(project), scratch=project.site.build_dir / "observe"
+    )
     if json_out:
         body = audit_body(verdicts, errors)
         try:
@@ -102,7 +119,9 @@ def audit_target(project: Project, plan: Plan, workspace: Workspace) -> None:
         )
     policy = from_recipe(plan.recipe)
     files = [workspace.records / entry["file"] for entry in packages.get("packages", [])]
-    verdicts, errors = audit_files(files, policy, _host(project, workspace))
+    verdicts, errors = audit_files(
+        files, policy, _host(project, workspace), scratch=workspace.work / "observe"
+    )
     recorded = {e["file"]: e["sha256"] for e in packages.get("packages", [])}
     for verdict in verdicts:
         name = str(Path(verdict.file).relative_to(workspace.records))
