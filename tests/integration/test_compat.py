@@ -91,3 +91,63 @@ def test_check_rejects_a_contract_field_the_resolver_cannot_read(project_dir: Pa
         "recipes/ubuntu26-compat.yaml:21:3: driver.drm_version: '0.7-x' is not a DRM driver "
         "version like 0.7.0"
     ) in outcome.stderr
+
+
+def plugin_less_sysroot(project_dir: Path) -> Path:
+    """Ubuntu 25.10 on a 6.17 kernel (DRM 0.0), npu4 with protocol-6 firmware, and the
+    distribution's libxrt2 2.19 without the amdxdna plugin."""
+    root = project_dir / "sysroot"
+    (root / "etc").mkdir(parents=True)
+    (root / "etc/os-release").write_text("ID=ubuntu\nVERSION_ID=25.10\n")
+    (root / "proc/sys/kernel").mkdir(parents=True)
+    (root / "proc/sys/kernel/osrelease").write_text("6.17.0-5-generic\n")
+    device = root / "sys/bus/pci/devices/0000:c5:00.1"
+    device.mkdir(parents=True)
+    for name, value in (("vendor", "0x1022"), ("device", "0x17f0"), ("revision", "0x10")):
+        (device / name).write_text(value + "\n")
+    firmware = root / "lib/firmware/amdnpu/17f0_10"
+    firmware.mkdir(parents=True)
+    (firmware / "npu.sbin.1.0.0.63").write_bytes(b"\0" * 32 + b"Release 1.0.0.63\0")
+    (firmware / "npu.sbin").symlink_to("npu.sbin.1.0.0.63")
+    (root / "var/log").mkdir(parents=True)
+    (root / "var/log/kern.log").write_text(
+        "kernel: [drm] Initialized amdxdna_accel_driver 0.0.0 for 0000:c5:00.1 on minor 0\n"
+    )
+    lib = root / "usr/lib/x86_64-linux-gnu"
+    lib.mkdir(parents=True)
+    (lib / "libxrt_coreutil.so.2").write_bytes(b"")
+    (root / "var/lib/dpkg").mkdir(parents=True)
+    (root / "var/lib/dpkg/status").write_text(
+        "Package: libxrt2\nStatus: install ok installed\nVersion: 2.19.0-1\n\n"
+    )
+    return root
+
+
+def test_plugin_less_userspace_is_said_by_compat_and_by_live_doctor(project_dir: Path) -> None:
+    plugin_less_sysroot(project_dir)
+    outcome = run_doit(project_dir, "compat")
+    assert outcome.rc == 1, outcome.output
+    assert "driver: in-tree-0.0" in outcome.stdout
+    assert "accepted: yes" in outcome.stdout
+    assert "userspace: NO (the installed XRT (libxrt2 2.19.0-1) has no amdxdna plugin" in (
+        outcome.stdout
+    )
+    assert "fix: replace the installed userspace (libxrt2 2.19.0-1 has no" in outcome.stdout
+    doctor = run_doit(project_dir, "doctor")
+    assert "userspace: NO (the installed XRT (libxrt2 2.19.0-1) has no amdxdna plugin" in (
+        doctor.stdout
+    ), doctor.output
+    assert "Traceback" not in outcome.output + doctor.output
+
+
+def test_a_working_host_no_recipe_lists_exits_0_with_a_note(
+    project_dir: Path, tmp_path: Path
+) -> None:
+    facts = tmp_path / "npu3.yaml"
+    facts.write_text(
+        'kernel: "7.1.3"\nnpu: {pci: "1022:17f2", revision: "0x10"}\n'
+        'driver: {source: in-tree, drm_version: "0.8.0"}\nrunning_firmware: "2.14.0.114"\n'
+    )
+    outcome = run_doit(project_dir, "compat", f"--facts={facts}")
+    assert outcome.rc == 0, outcome.output
+    assert "note: no recipe lists NPU 1022:17f2 rev 0x10" in outcome.stdout
