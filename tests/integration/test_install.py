@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import require_tool
-from tests.debs import Spec, build_deb
+from tests.debs import Spec, build_deb, plugin
 from tests.fakes.fixture import FakeTools
 from tests.integration.conftest import Outcome, build, run_doit
 from tests.integration.upstream import BOOST_PATCH, Upstream, write_recipe
@@ -347,6 +347,32 @@ def test_a_blocked_package_that_audit_json_says_passed_is_refused(
     assert "+ dpkg --root=" not in (built / "build/synthetic/logs/install.log").read_text()
     assert dpkg_versions(root) == {}
     assert not (root / "lib/modules").exists()
+
+
+@pytest.mark.tools("bwrap")
+def test_what_a_waived_script_does_is_seen_before_dpkg_runs_it(
+    built: Path, root: Path, tmp_path: Path
+) -> None:
+    # a postinst the recipe waives by its digest, which loads a module the audit cannot see
+    script = '#!/bin/sh\nset -e\ntool=mod\n"${tool}probe" amdxdna\n'
+    digest = hashlib.sha256(script.encode()).hexdigest()
+    recipe = built / "recipes/synthetic.yaml"
+    recipe.write_text(
+        recipe.read_text()
+        + "audit:\n  scripts:\n    - {package: xrt_plugin-amdxdna, script: postinst, "
+        + f"sha256: {digest}, justification: a test}}\n"
+    )
+    spec = plugin()
+    spec.scripts = {"postinst": script}
+    deb = next((built / "artifacts/synthetic/debs").glob("*-amdxdna.deb"))
+    shutil.copyfile(build_deb(tmp_path, spec), deb)
+    mark_passed(built, "xrt_plugin-amdxdna", deb)
+    outcome = install(built, root, "--yes")
+    assert outcome.rc == 1, outcome.output
+    assert "OBSERVE-001 block: DEBIAN/postinst: ran: modprobe amdxdna" in outcome.stdout
+    assert "fail the audit (xrt_plugin-amdxdna)" in outcome.output
+    assert "+ dpkg --root=" not in (built / "build/synthetic/logs/install.log").read_text()
+    assert dpkg_versions(root) == {}
 
 
 def test_a_link_planted_at_install_log_is_not_appended_to(

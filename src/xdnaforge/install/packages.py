@@ -1,7 +1,8 @@
 """Installing the audited packages, verifying them, and rolling back: the only stage that
 changes a user's system, so it is explicit (every privileged command is printed, run only
-with --yes), exact (only files whose sha256 the audit passed) and reversible (what it
-replaced is kept as .deb files and install.json says how to restore it).
+with --yes), exact (dpkg is given private copies of the files the audit passed, audited
+again as they are given) and reversible (what it replaced is kept as .deb files and
+install.json says how to restore it).
 """
 
 from __future__ import annotations

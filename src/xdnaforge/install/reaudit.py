@@ -1,7 +1,8 @@
 """The audit that admits packages to dpkg, run again by the installing process on the exact
 private copies it hands to dpkg, with the recipe's policy (audit.json, which whoever builds
-can write, admits nothing). What the copies' maintainer scripts do is to be observed here
-too (`observe_scripts`, not done yet: install/observe.py is being written).
+can write, admits nothing); a set with maintainer scripts is also installed into a
+throw-away root first (install/observe.py), and what its scripts did there is judged as the
+audit judges it (OBSERVE-*), before dpkg runs them as root.
 """
 
 from __future__ import annotations
@@ -10,17 +11,33 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from xdnaforge.config.recipe import Recipe
-from xdnaforge.debs.debfile import DebContents
-from xdnaforge.debs.judge import judge_all, read_all
+from xdnaforge.debs.judge import judge_all, observed, read_all
 from xdnaforge.debs.policy import from_recipe
 from xdnaforge.debs.verdicts import format_verdicts, shown
 from xdnaforge.errors import StageFailed
+from xdnaforge.install.observe import observe
+
+OBSERVE_TIMEOUT = 300.0
 
 
 def admit(recipe: Recipe, target: str, copies: Sequence[Path], scratch: Path) -> None:
-    """Refuse (one line, the blocks shown above it) unless every copy passes the audit."""
+    """Refuse (one line, the blocks shown above it) unless every copy passes the audit and,
+    when the set has maintainer scripts, what they did in a throw-away root. Where that
+    root cannot be made (no bubblewrap, no user namespaces) it is said, and the audit alone
+    admits the scripts (SCRIPT-004: a known generator's output, or one the recipe waives by
+    its sha256)."""
+    policy = from_recipe(recipe)
     debs, errors = read_all(copies)
-    verdicts = judge_all(debs, from_recipe(recipe))
+    verdicts = judge_all(debs, policy)
+    scripted = [shown(d.package) for d in debs if d.scripts]
+    if scripted and not errors and all(v.verdict == "pass" for v in verdicts):
+        observation = observe(copies, scratch=scratch, timeout=OBSERVE_TIMEOUT)
+        verdicts = observed(verdicts, debs, observation, policy)
+        if observation.status != "observed":
+            print(
+                f"note: the maintainer scripts of {', '.join(scripted)} were not observed "
+                f"({shown(observation.reason)}); the audit alone admitted them"
+            )
     blocked = [shown(v.package) for v in verdicts if v.verdict != "pass"]
     if errors or blocked:
         print(format_verdicts(verdicts, errors))
@@ -33,21 +50,3 @@ def admit(recipe: Recipe, target: str, copies: Sequence[Path], scratch: Path) ->
             "writable only by you",
         )
     print(f"audit of the copies to install: {len(verdicts)} package(s), no kernel payload")
-    observe_scripts(debs, scratch)
-
-
-def observe_scripts(debs: Sequence[DebContents], scratch: Path) -> None:
-    """NOT DONE YET: what the copies' maintainer scripts do, observed before dpkg runs them
-    as root. install/observe.py (`observe(copies, *, scratch, timeout)`: the set installed
-    into a throw-away root under `scratch`) and debs/observed.py are being written; once
-    they land this observes the sets that have scripts and refuses a module tool call, a
-    dpkg failure or a change outside the stack's layout. Until then the static audit alone
-    admits a script (SCRIPT-004: a known generator's output, or one the recipe waives by its
-    sha256), and this says so."""
-    del scratch
-    scripted = [shown(d.package) for d in debs if d.scripts]
-    if scripted:
-        print(
-            f"note: the maintainer scripts of {', '.join(scripted)} were judged by the audit, "
-            "not observed (install/observe.py is not there yet)"
-        )
