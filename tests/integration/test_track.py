@@ -55,7 +55,23 @@ def whence(version: str) -> str:
         f"File: amdnpu/17f0_10/2.0_npu.sbin.{version}\n"
         f"Link: amdnpu/17f0_10/npu.dev.sbin -> 2.0_npu.sbin.{version}\n"
         f"Link: amdnpu/17f0_20/npu.dev.sbin -> ../17f0_10/2.0_npu.sbin.{version}\n"
+        "File: amdnpu/17f1_10/2.0_cert.sbin.1.8.0.46\n"
+        "Link: amdnpu/17f1_10/cert.dev.sbin -> 2.0_cert.sbin.1.8.0.46\n"
     )
+
+
+# the id tables of amdxdna_pci_drv.c: 1.7's (17f0 rev 0, 1569) and 1.8's (17f2, rev 0x11,
+# and 17f1 rev 0x15, which no host fact names)
+PCI_OLD = (
+    "\t{ 0x1502, 0x0,  &dev_npu1_info },\n\t{ 0x17f0, 0x0,  &dev_npu2_info },\n"
+    "\t{ 0x1569, 0x0,  &dev_npu3_info },\n\t{ 0x17f0, 0x10, &dev_npu4_info },\n"
+)
+PCI_NEW = (
+    "\t{ 0x1502, 0x0,  &dev_npu1_info },\n\t{ 0x17f2, 0x10,  &dev_npu3_pf_info },\n"
+    "\t{ 0x17f1, 0x11,  &dev_npu7_info },\n\t{ 0x17f1, 0x15,  &dev_npu11_info },\n"
+    "\t{ 0x17f0, 0x10, &dev_npu4_info },\n"
+)
+PCI_DRV = "src/driver/amdxdna/amdxdna_pci_drv.c"
 
 
 def track(project: Path, *args: str) -> Outcome:
@@ -88,7 +104,11 @@ def start(project: Path, upstream: Upstream) -> None:
     upstream.link("xdna-driver", "xrt", "xrt")
     upstream.commit(
         "xdna-driver",
-        {"tools/amdxdna_deps.sh": DRIVER_DEPS, "tools/info.json": info_json("1.0.20.31")},
+        {
+            "tools/amdxdna_deps.sh": DRIVER_DEPS,
+            "tools/info.json": info_json("1.0.20.31"),
+            PCI_DRV: PCI_OLD,
+        },
         "tools",
     )
     recipe = write_recipe(project, upstream)
@@ -124,7 +144,16 @@ def new_branch(upstream: Upstream, root: Path) -> str:
     upstream.link("xrt", "src/xdp", "xdp")
     driver = upstream.repo("xdna-driver")
     driver.git.checkout("--quiet", "-b", "2.0")
-    upstream.commit("xdna-driver", {"tools/WHENCE": whence("1.1.2.64")}, "2.0 firmware")
+    upstream.commit(
+        "xdna-driver",
+        {
+            "tools/WHENCE": whence("1.1.2.64"),
+            # 1.9 on: info.json says the line's XRT version and lists no firmware
+            "tools/info.json": json.dumps({"xrt": {"version": "202620.2.25.37"}}),
+            PCI_DRV: PCI_NEW,
+        },
+        "2.0 firmware",
+    )
     return upstream.link("xdna-driver", "xrt", "xrt")
 
 
@@ -145,8 +174,15 @@ def test_track_writes_a_candidate_check_accepts_and_names_every_change(
     assert "upstream adds elfutils" in out
     assert "upstream drops libncurses5-dev" in out
     assert "build.depends.ubuntu-26.04: +elfutils -libncurses-dev" in out
-    assert "firmware: 17f0_10 released with 1.1.2.64 (was 1.0.20.31)" in out
-    assert "firmware: 17f0_20 released with 1.1.2.64 (was nothing)" in out
+    assert "firmware: 17f0_10/npu.dev.sbin released with 1.1.2.64 (was 1.0.20.31)" in out
+    assert "firmware: 17f0_20/npu.dev.sbin released with 1.1.2.64 (was nothing)" in out
+    assert "firmware: 17f1_10/cert.dev.sbin released with 1.8.0.46 (was nothing)" in out
+    assert "xrt version: the line's own 2.20.122 -> 2.25.37 (tools/info.json)" in out
+    assert (
+        "pci ids: the driver now binds 1022:17f1 rev 0x11, 1022:17f1 rev 0x15, "
+        "1022:17f2 rev 0x10; not in xdnaforge's host facts: 1022:17f1 rev 0x15"
+    ) in out
+    assert "pci ids: the driver no longer binds 1022:1569 rev 0x00, 1022:17f0 rev 0x00" in out
     assert "patches: synthetic not carried" in out
     assert "driver: contract carried from synthetic" in out
     assert "survey: ran on the host" in out
@@ -182,7 +218,19 @@ def test_track_writes_a_candidate_check_accepts_and_names_every_change(
     assert record["driver"]["resolver_problems"] == []  # doit check held it to the facts
     assert {g["path"] for g in record["gitlinks"]} == {"xrt", "xrt/src/aiebu", "xrt/src/xdp"}
     assert record["missing"] == []
+    assert record["xrt"]["line_version"] == "2.25.37"
+    assert record["blobs"]["17f1_10/cert.dev.sbin"] == "1.8.0.46"
+    assert record["pci_ids"]["dropped"] == ["1022:1569 rev 0x00", "1022:17f0 rev 0x00"]
+    assert record["pci_ids"]["unknown_to_host_facts"] == ["1022:17f1 rev 0x15"]
     assert (project_dir / "artifacts/synthetic-2.0/survey.json").is_file()
+
+    # a fixed point: tracking the same commit again reproduces the candidate byte for
+    # byte, what changed still said against the recipe it came from
+    written = recipe_path.read_bytes()
+    again = track(project_dir, "--line", "synthetic-2.0", "--branch", "2.0")
+    assert again.rc == 0, again.output
+    assert "carried from synthetic\n" in again.output
+    assert recipe_path.read_bytes() == written
 
     checked = run_doit(project_dir, "check")
     assert checked.rc == 0, checked.output
@@ -269,6 +317,20 @@ def test_usage_errors_are_one_line_without_a_traceback(
 ) -> None:
     start(project_dir, upstream)
     outcome = track(project_dir, "--line", "synthetic", "--branch", "main", "--tag", "x")
-    assert outcome.rc == 1, outcome.output
+    assert outcome.rc == 3, outcome.output  # a usage error, as every wrong command line
     assert "give one of --branch, --tag or --commit" in outcome.output
+    assert "Traceback" not in outcome.output
+
+
+def test_offline_without_a_mirror_says_the_branch_is_not_known_here(
+    project_dir: Path, upstream: Upstream
+) -> None:
+    start(project_dir, upstream)
+    # a line of a repository no mirror holds, offline: the empty object cache cannot say
+    write_recipe(project_dir, upstream, name="elsewhere", url="https://example.invalid/x.git")
+    (project_dir / "site.yaml").write_text("offline: true\n")
+    outcome = track(project_dir, "--line", "elsewhere-9", "--branch", "9.9", "--from", "elsewhere")
+    assert outcome.rc == 1, outcome.output
+    assert "not known here, offline with no local mirror of it" in outcome.output
+    assert "whether it exists upstream cannot be told" in outcome.output
     assert "Traceback" not in outcome.output

@@ -19,7 +19,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from xdnaforge.host import npu_generation
 from xdnaforge.planning.buildscript import parse_options, unknown_options
+from xdnaforge.planning.linefacts import blob_changes, device_changes
 from xdnaforge.tools.git import Gitlink
 
 # Debian-family names upstream's xrtdeps.sh still uses that current Ubuntu and Debian
@@ -128,6 +130,11 @@ class TreeFacts:
     firmware: Mapping[str, str]
     # build step name -> the options its pinned script accepts (None: no script there)
     options: Mapping[str, frozenset[str] | None]
+    # planning/linefacts.py: the line's own XRT version (tools/info.json), every firmware
+    # and certificate blob (`<dir>/<name>` -> version), the PCI ids its driver binds
+    line_xrt_version: str | None = None
+    blobs: Mapping[str, str] = field(default_factory=dict)
+    devices: tuple[str, ...] = ()
 
     def link(self, path: str) -> Gitlink | None:
         return next((g for g in self.gitlinks if g.path == path), None)
@@ -192,6 +199,12 @@ class Changes:
         return [{"topic": topic, "change": text} for topic, text in self.lines]
 
 
+def known_device(entry: str) -> bool:
+    """`1022:17f2 rev 0x11`: whether xdnaforge's host facts name that NPU."""
+    pci, _, revision = entry.partition(" rev ")
+    return npu_generation(pci.split(":")[-1], revision or None) is not None
+
+
 def _short(commit: str | None) -> str:
     return commit[:12] if commit else "none"
 
@@ -242,18 +255,35 @@ def compare(
     if not any(topic == "dependency" for topic, _ in changes.lines):
         changes.add("dependency", "upstream's lists (xrtdeps.sh, amdxdna_deps.sh) unchanged")
     firmware_before = len(changes.lines)
-    for directory in sorted(old.firmware.keys() | new.firmware.keys()):
+    if old.blobs or new.blobs:
+        for text in blob_changes(old.blobs, new.blobs):
+            changes.add("firmware", text)
+    for directory in sorted(old.firmware.keys() | new.firmware.keys()) if not new.blobs else ():
         before_fw, after_fw = old.firmware.get(directory), new.firmware.get(directory)
         if before_fw != after_fw:
             changes.add(
                 "firmware",
                 f"{directory} released with {after_fw or 'nothing'} (was {before_fw or 'nothing'})",
             )
-    listed = ", ".join(f"{d} {v}" for d, v in sorted(new.firmware.items())) or "none listed"
-    same = " (the same as before)" if len(changes.lines) == firmware_before else ""
-    changes.add("firmware", f"the line was released with {listed}{same}")
+    if not (old.blobs or new.blobs):
+        listed = ", ".join(f"{d} {v}" for d, v in sorted(new.firmware.items())) or "none listed"
+        same = " (the same as before)" if len(changes.lines) == firmware_before else ""
+        changes.add("firmware", f"the line was released with {listed}{same}")
+    if old.line_xrt_version or new.line_xrt_version:
+        changes.add(
+            "xrt version",
+            f"the line's own {old.line_xrt_version or '?'} -> {new.line_xrt_version or '?'} "
+            "(tools/info.json)",
+        )
     if old.xrt_version != new.xrt_version:
-        changes.add("xrt version", f"{old.xrt_version or '?'} -> {new.xrt_version or '?'}")
+        changes.add(
+            "xrt version",
+            f"a build from source reports {old.xrt_version or '?'} -> {new.xrt_version or '?'} "
+            "(settings.cmake: validate.xrt_version)",
+        )
+    if old.devices or new.devices:
+        for text in device_changes(old.devices, new.devices, known_device):
+            changes.add("pci ids", text)
     for step, accepted in sorted(new.options.items()):
         before_opts = old.options.get(step)
         if accepted is None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import posixpath
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -29,6 +30,7 @@ from xdnaforge.config.site import Site
 from xdnaforge.environments.proof_sandbox import HOST, Sandbox
 from xdnaforge.errors import ConfigError, StageFailed, UsageError
 from xdnaforge.host import HostFacts, npu_generation
+from xdnaforge.planning import linefacts
 from xdnaforge.planning.candidate import (
     Provenance,
     TreeFacts,
@@ -38,6 +40,7 @@ from xdnaforge.planning.candidate import (
     carry_depends,
     compare,
     debian_packages,
+    known_device,
     matrix_cell,
     refused_options,
     released_firmware,
@@ -54,6 +57,7 @@ from xdnaforge.tools.git import Gitlink, cache_name, normalize_url
 
 XRTDEPS = "src/runtime_src/tools/scripts/xrtdeps.sh"
 DRIVER_DEPS = "tools/amdxdna_deps.sh"
+PCI_DRV = "src/driver/amdxdna/amdxdna_pci_drv.c"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -109,14 +113,18 @@ def tree_facts(
         for step in recipe.steps
     }
     version = xrt_version(read("xrt/src/CMake/settings.cmake"))
+    whence, info = read("tools/WHENCE"), read("tools/info.json")
     return TreeFacts(
         commit=commit,
         gitlinks=links,
         xrt_describe=xrt_line(describe, version),
         xrt_version=version,
         upstream_depends=tuple(dict.fromkeys(upstream)),
-        firmware=released_firmware(read("tools/WHENCE"), read("tools/info.json")),
+        firmware=released_firmware(whence, info),
         options=script_options(scripts),
+        line_xrt_version=linefacts.line_xrt_version(info),
+        blobs=linefacts.released_blobs(whence, info),
+        devices=linefacts.bound_devices(read(PCI_DRV)),
     )
 
 
@@ -306,7 +314,8 @@ def track(
         project.site, url, branch=ref.branch, tag=ref.tag, commit=ref.commit, log=log
     )
     family = _family(project, url)
-    start = chosen or existing or _nearest(project, family, new.commit, new.cache, line, log)
+    start = chosen or _first_start(project, existing, new.commit)
+    start = start or existing or _nearest(project, family, new.commit, new.cache, line, log)
     print(
         f"track {line}: {new.how} is {new.commit} ({new.fetched_from}); carried from {start.name}"
     )
@@ -374,7 +383,9 @@ def track(
     recipe_path = project.root / "recipes" / f"{line}.yaml"
     body = yaml.safe_dump(document, sort_keys=False, width=92, allow_unicode=True)
     files: dict[Path, str | None] = {
-        recipe_path: candidate_header(provenance, changes, survey, missing) + body
+        recipe_path: _unless_only_dated(
+            recipe_path, candidate_header(provenance, changes, survey, missing) + body
+        )
     }
     host, matrix_path = _cell_for(project, start)
     if not any(c.recipe == line for c in project.cells()):
@@ -399,7 +410,9 @@ def track(
         outcome = survey
         if not missing:
             outcome = _fetch_and_survey(reloaded, line, space, facts)
-            files[recipe_path] = candidate_header(provenance, changes, outcome, missing) + body
+            files[recipe_path] = _unless_only_dated(
+                recipe_path, candidate_header(provenance, changes, outcome, missing) + body
+            )
             _write_files({recipe_path: files[recipe_path]})
             _restamp_survey(space, recipe_path)
     contract_recipe = reloaded.recipes[line]
@@ -409,7 +422,11 @@ def track(
         "commit": new.commit,
         "fetched_from": new.fetched_from,
         "started_from": {"recipe": start.name, "commit": start.pinned.commit},
-        "xrt": {"describe": new_facts.xrt_describe, "version": new_facts.xrt_version},
+        "xrt": {
+            "describe": new_facts.xrt_describe,
+            "version": new_facts.xrt_version,
+            "line_version": new_facts.line_xrt_version,
+        },
         "gitlinks": [
             {
                 "path": g.path,
@@ -425,6 +442,13 @@ def track(
         "upstream_depends": list(new_facts.upstream_depends),
         "depends": depends,
         "firmware": dict(new_facts.firmware),
+        "blobs": dict(new_facts.blobs),
+        "pci_ids": {
+            "bound": list(new_facts.devices),
+            "added": [d for d in new_facts.devices if d not in old_facts.devices],
+            "dropped": [d for d in old_facts.devices if d not in new_facts.devices],
+            "unknown_to_host_facts": [d for d in new_facts.devices if not known_device(d)],
+        },
         "options": {k: sorted(v) if v is not None else None for k, v in new_facts.options.items()},
         "driver": {
             "carried_from": start.name,
@@ -444,6 +468,33 @@ def track(
     write_record(space.record("track"), "track", record)
     print(f"wrote {recipe_path.relative_to(project.root)} (unverified); survey: {outcome}")
     return Written(recipe=recipe_path, survey=outcome, missing=missing)
+
+
+_CARRIED_RE = re.compile(r"^Carried unchanged from recipe (\S+) by `doit track`")
+_DATE_RE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
+
+
+def _first_start(project: Project, existing: Recipe | None, commit: str) -> Recipe | None:
+    """Re-tracking a candidate at the commit it already pins: start from the recipe it was
+    first carried from, so that the run reproduces it (what changed is said against that
+    recipe, as the first run said it, not against its own pin). A candidate whose branch
+    moved is re-tracked from itself."""
+    if existing is None or existing.pinned.commit != commit:
+        return None
+    found = _CARRIED_RE.match(existing.driver.notes or "")
+    if found is None or found.group(1) == existing.name:
+        return None
+    return project.recipes.get(found.group(1))
+
+
+def _unless_only_dated(path: Path, text: str) -> str:
+    """The file as it is when the new text differs from it only by the run's date: a run
+    that changes nothing else leaves the candidate byte for byte (a fixed point)."""
+    try:
+        before = path.read_text(encoding="utf-8")
+    except OSError:
+        return text
+    return before if _DATE_RE.sub("", before) == _DATE_RE.sub("", text) else text
 
 
 def _fetch_and_survey(project: Project, line: str, space: Workspace, host: HostFacts) -> str:

@@ -193,7 +193,7 @@ def test_compare_names_every_difference() -> None:
     assert "dependency: build.depends.ubuntu-26.04: +elfutils -libncurses-dev" in text
     assert "firmware: 17f0_10 released with 1.1.2.64 (was 1.0.20.31)" in text
     assert "firmware: 17f0_20 released with 1.1.2.64 (was nothing)" in text
-    assert "xrt version: 2.21.0 -> 2.25.0" in text
+    assert "xrt version: a build from source reports 2.21.0 -> 2.25.0" in text
     assert "options: step shim: the script no longer accepts -nokmod" in text
     assert "the carried argv passes -nokmod, which the pinned script does not accept" in text
     assert f"missing: xrt/src/xdp {'4' * 40} is in no mirror (/mirrors/xdp)" in text
