@@ -103,9 +103,22 @@ def resolve(
     else:
         how, found = f"commit {commit}", commit
     if found is None:
-        offline = " (offline: only what the object cache holds)" if site.offline else ""
+        if site.offline and mirror is None:
+            held = _has_refs(where, prefix, log)
+            raise StageFailed(
+                f"{how} of {url}: not known here, offline with no local mirror of it "
+                + (
+                    "(the object cache holds some of its branches and tags, not this one; "
+                    "it may exist upstream)"
+                    if held
+                    else "(the object cache holds none of its branches or tags): whether it "
+                    "exists upstream cannot be told"
+                ),
+                hint=f"add a local mirror of {url} under `mirrors:` in {site.origin}, or run "
+                "once with `offline: false` to fill the object cache",
+            )
         raise StageFailed(
-            f"{how} is not in {source}{offline}",
+            f"{how} is not in {source}",
             hint=f"list them: git --git-dir {where} for-each-ref {prefix}heads {prefix}tags",
         )
     node = Node(
@@ -120,6 +133,19 @@ def resolve(
     )
     ensure_commit(node, site, log)
     return Resolved(commit=found, how=how, fetched_from=source, cache=cache)
+
+
+def _has_refs(where: Path, prefix: str, log: Path) -> bool:
+    """Whether the object cache holds any branch or tag of the source (its namespace)."""
+    if not (where / "objects").is_dir():
+        return False
+    result = git(
+        ["--git-dir", str(where), "for-each-ref", "--count=1", "--format=%(refname)", prefix],
+        cwd=where,
+        log_file=log,
+        ok_codes=(0, 128),
+    )
+    return bool(result.stdout.strip())
 
 
 def branch_tip(site: Site, url: str, branch: str, log: Path) -> Resolved:
