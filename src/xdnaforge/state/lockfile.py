@@ -10,11 +10,13 @@ their environment (XDNAFORGE_RUN), so the next run finds them, says so and refus
 from __future__ import annotations
 
 import datetime
+import errno
 import fcntl
 import json
 import os
 import shlex
 import socket
+import stat
 import sys
 import time
 import uuid
@@ -25,6 +27,7 @@ from pathlib import Path
 
 from xdnaforge.errors import StageFailed
 from xdnaforge.process import containment
+from xdnaforge.state import nofollow
 from xdnaforge.state.paths import build_lock
 
 # processes of a SIGKILLed namespace take a moment to be reaped; do not call them stale
@@ -98,11 +101,44 @@ def _check_stale(path: Path, what: str, previous: Owner | None, stop_stale: bool
     print(f"stopped {len(left)} stale process(es) of stage {', '.join(stages)}: {how}")
 
 
+def _open_lock(path: Path, *, create: bool) -> int:
+    """The lock file, opened at its directory's descriptor without following a link (as
+    root, `sudo doit install` takes this lock in a build directory the builder owns: a
+    planted link at build/.lock to /etc/shadow would be truncated and written), and, as
+    root, refused unless it is a regular file with one name owned by root or by the
+    directory's owner."""
+    directory = nofollow.open_directory(path.parent, create=create)
+    try:
+        flags = os.O_RDWR | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+        try:
+            fd = os.open(path.name, flags | (os.O_CREAT if create else 0), 0o644, dir_fd=directory)
+        except OSError as error:
+            raise StageFailed(
+                f"cannot open the lock {path}: {error.strerror}"
+                + (" (it is a symbolic link)" if error.errno == errno.ELOOP else ""),
+                hint=f"remove {path}: the lock is made anew by the next run",
+            ) from None
+        st, where = os.fstat(fd), os.fstat(directory)
+    finally:
+        os.close(directory)
+    problem = None
+    if not stat.S_ISREG(st.st_mode):
+        problem = "it is not a regular file"
+    elif os.geteuid() == 0 and (st.st_nlink != 1 or st.st_uid not in (0, where.st_uid)):
+        problem = "it is a hard link or another user's file"
+    if problem is not None:
+        os.close(fd)
+        raise StageFailed(
+            f"refusing the lock {path}: {problem}",
+            hint=f"remove {path}: the lock is made anew by the next run",
+        )
+    return fd
+
+
 @contextmanager
 def held(path: Path, what: str, *, stop_stale: bool = False) -> Iterator[Owner]:
     """Hold an exclusive lock on `path` or fail at once, naming the holder."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    fd = _open_lock(path, create=True)
     try:
         previous = _parse(os.pread(fd, 4096, 0).decode(errors="replace").strip())
         try:
@@ -147,7 +183,7 @@ def mark_stage(path: Path, stage: str) -> Owner | None:
     if owner is None:
         return None
     owner = replace(owner, step=stage)  # the record key stays `step` (docs/records.md)
-    fd = os.open(path, os.O_RDWR)
+    fd = _open_lock(path, create=False)
     try:
         _write(fd, owner)
     finally:

@@ -43,3 +43,27 @@ def test_a_lock_of_an_older_version_gives_the_pid(tmp_path: Path) -> None:
     owner = read_owner(lock)
     assert owner is not None
     assert owner.pid == 4242
+
+
+def test_a_link_planted_at_the_lock_is_refused_and_its_target_untouched(tmp_path: Path) -> None:
+    # `sudo doit install` takes the lock in a build directory the builder can write
+    secret = tmp_path / "shadow"
+    secret.write_text("root:$6$hash:19000:0:99999:7:::\n")
+    lock = tmp_path / "build/.lock"
+    lock.parent.mkdir()
+    lock.symlink_to(secret)
+    with pytest.raises(StageFailed) as caught, held(lock, "the build directory"):
+        pass
+    assert (
+        caught.value.message
+        == f"cannot open the lock {lock}: Too many levels of symbolic links (it is a symbolic link)"
+    )
+    assert secret.read_text() == "root:$6$hash:19000:0:99999:7:::\n"
+
+
+def test_a_fifo_at_the_lock_is_refused_without_waiting(tmp_path: Path) -> None:
+    lock = tmp_path / ".lock"
+    os.mkfifo(lock)
+    with pytest.raises(StageFailed) as caught, held(lock, "the build directory"):
+        pass
+    assert caught.value.message == f"refusing the lock {lock}: it is not a regular file"
