@@ -24,6 +24,7 @@ from xdnaforge.debs.rules import wants_text
 from xdnaforge.debs.verdicts import shown
 from xdnaforge.errors import StageFailed
 from xdnaforge.planning.plan import Plan
+from xdnaforge.stages import buildinfo as stage_buildinfo
 from xdnaforge.state import storage
 from xdnaforge.state.paths import Workspace
 from xdnaforge.state.records import read_record, write_record
@@ -58,18 +59,18 @@ def _publish(
     """Swap the packages in, then write packages.json: the stage's last act."""
     stage = plan.stage("package")
     _replace_packages(space, files)
-    write_record(
-        space.record("packages"),
-        "packages",
-        {
-            "target": plan.target,
-            "recipe": recipe_record(plan.recipe),
-            "packages": entries,
-            "left_out": left_out,
-            "fingerprints": {"package": stage.fingerprint},
-            "inputs": {"package": stage.inputs},
-        },
-    )
+    body: dict[str, Any] = {
+        "target": plan.target,
+        "recipe": recipe_record(plan.recipe),
+        "packages": entries,
+        "left_out": left_out,
+        "fingerprints": {"package": stage.fingerprint},
+        "inputs": {"package": stage.inputs},
+    }
+    # beside the packages, in Debian's format: what they were built from and with
+    made = stage_buildinfo.write(plan, space, body)
+    body["buildinfo"] = f"debs/{made.name}" if made is not None else None
+    write_record(space.record("packages"), "packages", body)
     for entry in entries:
         print(
             f"  {shown(entry['package'])} {shown(entry['version'])} "
