@@ -9,9 +9,10 @@ from pathlib import Path
 
 from tests.conftest import require_tool
 from tests.fakes.fixture import FakeTools
-from tests.integration.conftest import build
+from tests.integration.conftest import DEPENDS, Outcome, build, run_doit
 from tests.integration.upstream import XRT_BUILD_SH, Upstream, write_recipe
 from xdnaforge.debs.normalize import data_files
+from xdnaforge.state import buildinfo
 
 PACKAGED = 'cp ../src/CMake/boostUtil.cmake "$root/opt/xilinx/xrt/lib/build-config-$component.txt"'
 
@@ -167,3 +168,135 @@ def test_rebuild_check_needs_a_build_first(setup: Path, fake_tools: FakeTools) -
     assert outcome.rc == 1
     assert "no up-to-date build to compare with" in outcome.output
     assert "Traceback" not in outcome.output
+
+
+def machine_b(tmp_path: Path) -> dict[str, str]:
+    """Another machine's site: its own build and artifact directories and ccache, at other
+    paths than the first build's."""
+    other = tmp_path / "machine-b"
+    site = other / "site.yaml"
+    other.mkdir()
+    site.write_text(
+        f"build_dir: {other / 'build'}\nartifacts_dir: {other / 'artifacts'}\n"
+        f"ccache_dir: {other / 'ccache'}\n"
+    )
+    return {"XDNAFORGE_SITE": str(site)}
+
+
+def built_with_buildinfo(setup: Path, fakes: FakeTools) -> Path:
+    first = build(setup, fakes)
+    assert first.rc == 0, first.output
+    [found] = (setup / "artifacts/synthetic/debs").glob("*.buildinfo")
+    return found
+
+
+def rebuild_elsewhere(
+    setup: Path, fakes: FakeTools, env: dict[str, str], source: str
+) -> tuple[Outcome, dict[str, object]]:
+    outcome = run_doit(
+        setup,
+        "rebuild-check",
+        "--target",
+        "synthetic",
+        "--buildinfo",
+        source,
+        env={**fakes.env, "XDNAFORGE_PASS_ENV": "FAKE_SCENARIO FAKE_CALLS", **env},
+    )
+    site = Path(env["XDNAFORGE_SITE"]).parent
+    path = site / "artifacts/synthetic/rebuild.json"
+    return outcome, (json.loads(path.read_text()) if path.exists() else {})
+
+
+def test_each_build_writes_a_debian_buildinfo_beside_its_packages(
+    setup: Path, fake_tools: FakeTools
+) -> None:
+    path = built_with_buildinfo(setup, fake_tools)
+    text = path.read_text()
+    info = buildinfo.parse(text)
+    packages = json.loads((setup / "artifacts/synthetic/packages.json").read_text())
+    assert packages["buildinfo"] == f"debs/{path.name}"
+    assert text.startswith("Format: 1.0\nSource: ")
+    assert set(info.binary) == {p["package"] for p in packages["packages"]}
+    assert {(info.package_of(c.file), c.file, c.sha256) for c in info.checksums} == {
+        (p["package"], p["file"].removeprefix("debs/"), p["sha256"]) for p in packages["packages"]
+    }
+    assert info.build_path == "/xdnaforge/work"
+    assert info.build_architecture == "amd64"
+    step = json.loads((setup / "artifacts/synthetic/build.json").read_text())["steps"]["xrt"]
+    assert dict(info.environment)["SOURCE_DATE_EPOCH"] == step["environment"]["SOURCE_DATE_EPOCH"]
+    # the host's build dependencies at their exact versions
+    assert dict(info.installed_build_depends)["cmake"] == DEPENDS["cmake"]
+    lock = json.loads((setup / "artifacts/synthetic/lock.json").read_text())
+    top = next(r for r in lock["repositories"] if r["path"] == ".")
+    assert info.source_commit == top["resolved"]
+    assert dict(info.submodules)["xrt"] == next(
+        r["resolved"] for r in lock["repositories"] if r["path"] == "xrt"
+    )
+    for field in ("Build-Origin:", "Build-Date:", "Installed-Build-Depends:", "Environment:"):
+        assert f"\n{field}" in text
+
+
+def test_packages_built_on_one_machine_are_checked_on_another(
+    setup: Path, fake_tools: FakeTools, tmp_path: Path
+) -> None:
+    require_tool("bwrap")
+    path = built_with_buildinfo(setup, fake_tools)
+    env = machine_b(tmp_path)
+    outcome, record = rebuild_elsewhere(setup, fake_tools, env, str(path))
+    assert outcome.rc == 0, outcome.output
+    assert record["reproducible"] is True
+    assert str(record["second_build"]).startswith(str(tmp_path / "machine-b/build"))
+    assert "ccache" in str(record["second_ccache"])
+    assert not (setup / "build/rebuild").exists()  # the first machine's tree is not used
+    for item in record["packages"]:  # type: ignore[attr-defined]
+        assert item["identical"] is True
+        assert f"  {item['package']}: same digest" in outcome.stdout
+    assert "rebuild-check --buildinfo: same" in outcome.stdout
+
+
+def test_a_package_that_differs_is_named_with_why(
+    setup: Path, upstream: Upstream, fake_tools: FakeTools, tmp_path: Path
+) -> None:
+    require_tool("bwrap")
+    embed(upstream, setup, 'date +%s%N > "$root/opt/xilinx/xrt/lib/when-$component.txt"')
+    path = built_with_buildinfo(setup, fake_tools)
+    outcome, record = rebuild_elsewhere(setup, fake_tools, machine_b(tmp_path), str(path))
+    assert outcome.rc == 0, outcome.output
+    assert record["reproducible"] is False
+    verdicts = {p["package"]: p for p in record["packages"]}  # type: ignore[attr-defined]
+    assert verdicts["xrt_plugin-amdxdna"]["identical"] is True
+    npu = verdicts["xrt-npu"]
+    assert npu["identical"] is False
+    assert [c["path"] for c in npu["causes"]] == ["opt/xilinx/xrt/lib/when-npu.txt"]
+    assert "  xrt-npu: differs: opt/xilinx/xrt/lib/when-npu.txt: " in outcome.stdout
+    assert "rebuild-check --buildinfo: differs" in outcome.stdout
+
+
+def test_other_pins_and_a_newer_environment_are_said(
+    setup: Path, fake_tools: FakeTools, tmp_path: Path
+) -> None:
+    path = built_with_buildinfo(setup, fake_tools)
+    info = buildinfo.parse(path.read_text())
+    changed = tmp_path / "changed.buildinfo"
+    changed.write_text(path.read_text().replace(info.source_commit, "0" * 40))
+    env = machine_b(tmp_path)
+    refused, _ = rebuild_elsewhere(setup, fake_tools, env, str(changed))
+    assert refused.rc == 1
+    assert f"the .buildinfo was built from other pins: source {'0' * 40}, the recipe pins" in (
+        refused.output
+    )
+    # a build dependency the archive no longer has at the recorded version
+    older = path.read_text().replace(f"cmake (= {DEPENDS['cmake']})", "cmake (= 3.0.0-1)")
+    changed.write_text(older)
+    outcome, record = rebuild_elsewhere(setup, fake_tools, env, str(changed))
+    assert outcome.rc == 0, outcome.output
+    assert record["environment_differences"] == [
+        {
+            "package": "cmake",
+            "recorded": "3.0.0-1",
+            "used": DEPENDS["cmake"],
+            "note": f"cmake 3.0.0-1 is not in this environment; built with {DEPENDS['cmake']}, "
+            "the nearest it has",
+        }
+    ]
+    assert "the environment differed in 1 package(s)" in str(record["verdict"])

@@ -23,7 +23,8 @@ from xdnaforge.actions.target import Target, build_dir_lock, read_host, resolve,
 from xdnaforge.compat.observe import observe
 from xdnaforge.compat.placement import host_cells
 from xdnaforge.config.project import Project
-from xdnaforge.errors import Interrupted, StageFailed, UsageError, XdnaforgeError
+from xdnaforge.errors import EXIT_CONFIG, Interrupted, StageFailed, UsageError, XdnaforgeError
+from xdnaforge.install import consent
 from xdnaforge.planning.plan import Plan, Stage, stage_status
 from xdnaforge.planning.show import format_check, format_plan
 from xdnaforge.process import interrupt
@@ -44,6 +45,7 @@ if TYPE_CHECKING:
     from xdnaforge.stages import fetch as stage_fetch
     from xdnaforge.stages import package as stage_package
     from xdnaforge.stages import rebuild as stage_rebuild
+    from xdnaforge.stages import rebuild_buildinfo as stage_rebuild_buildinfo
     from xdnaforge.stages import report as stage_report
     from xdnaforge.stages import survey as stage_survey
     from xdnaforge.stages import track as stage_track
@@ -53,6 +55,7 @@ else:
     stage_deps = lazy.module("xdnaforge.stages.deps")
     stage_package = lazy.module("xdnaforge.stages.package")
     stage_rebuild = lazy.module("xdnaforge.stages.rebuild")
+    stage_rebuild_buildinfo = lazy.module("xdnaforge.stages.rebuild_buildinfo")
     stage_report = lazy.module("xdnaforge.stages.report")
     stage_fetch = lazy.module("xdnaforge.stages.fetch")
     stage_survey = lazy.module("xdnaforge.stages.survey")
@@ -64,8 +67,24 @@ P = ParamSpec("P")
 StageBody = Callable[[Project, Plan, Workspace], None]
 
 
+def is_preview(error: XdnaforgeError) -> bool:
+    """The refusal install/consent.require raises after showing what a change would run:
+    a preview that did what was asked (apt-get -s and debootstrap --print-debs exit 0 too)."""
+    return isinstance(error, StageFailed) and (error.hint or "").startswith(
+        f"rerun with --yes (or {consent.ALLOW_ENV}=1)"
+    )
+
+
 def guarded(func: Callable[P, Any]) -> Callable[P, TaskFailed | None]:
-    """Expected failures become TaskFailed (doit exit 1) with our message, never a traceback."""
+    """Expected failures become TaskFailed (doit exit 1) with our message, never a traceback;
+    bad configuration, an unknown target or a missing tool exits 3, a preview 0."""
+    return _guard(func, top=True)
+
+
+def _guard(func: Callable[P, Any], *, top: bool) -> Callable[P, TaskFailed | None]:
+    """`top`: the action of a command the user typed, whose exit code is the command's; a
+    stage of the nested run (`doit build`, each `doit matrix` cell) only fails, and the
+    command around it says what that means."""
 
     @functools.wraps(func)
     def action(*args: P.args, **kwargs: P.kwargs) -> TaskFailed | None:
@@ -73,6 +92,13 @@ def guarded(func: Callable[P, Any]) -> Callable[P, TaskFailed | None]:
             with interrupt.signals_interrupt():
                 func(*args, **kwargs)
         except XdnaforgeError as error:
+            if top and error.exit_code == EXIT_CONFIG:
+                # doit has no failure of its own that exits 3 once tasks run: said here, once
+                print(str(error), file=sys.stderr, flush=True)
+                raise SystemExit(EXIT_CONFIG) from None
+            if top and is_preview(error):
+                print(str(error), flush=True)
+                return None
             # doit prints the TaskFailed message; printing it here too would say it twice
             return TaskFailed(str(error))
         except OSError as error:
@@ -139,8 +165,12 @@ def stage_fresh(target: Target, stage_name: str) -> bool:
     return fresh
 
 
-@guarded
-def run_stage(target: Target, stage_name: str) -> None:
+def run_stage(target: Target, stage_name: str) -> TaskFailed | None:
+    """One stage of the nested run, as doit's action."""
+    return _guard(_nested_stage, top=False)(target, stage_name)
+
+
+def _nested_stage(target: Target, stage_name: str) -> None:
     plan, space = target.plan, target.workspace
     stage = plan.stage(stage_name)
     print(f"{stage_name} {target.name}: {_fresh(plan, space, stage)[1]}", flush=True)
@@ -245,10 +275,16 @@ def deps(project: Project, target: str, yes: bool) -> None:
 
 
 @guarded
-def rebuild_check(project: Project, target: str) -> None:
-    """`doit rebuild-check`: a second build at another path, packages compared."""
+def rebuild_check(project: Project, target: str, buildinfo: str = "") -> None:
+    """`doit rebuild-check`: a second build at another path, packages compared (with
+    --buildinfo: with the digests someone else's .buildinfo records)."""
     resolved = resolve(project, target or None)
     with build_dir_lock(project):
+        if buildinfo:
+            stage_rebuild_buildinfo.check(
+                project, resolved.plan, resolved.workspace, stage_body, buildinfo
+            )
+            return
         stage_rebuild.rebuild_check(project, resolved.plan, resolved.workspace, stage_body)
 
 

@@ -99,15 +99,11 @@ def _causes(
     return causes
 
 
-def rebuild_check(
-    project: Project, plan: Plan, space: Workspace, body: Callable[[str, Plan], StageBody]
-) -> None:
-    recorded = read_record(space.record("packages"))
-    if recorded is None or recorded.get("fingerprints", {}).get("package") != plan.fingerprint:
-        raise StageFailed(
-            f"rebuild-check {plan.target}: no up-to-date build to compare with",
-            hint=f"run `doit build --target {plan.target}` first",
-        )
+def _second_build(
+    project: Project, plan: Plan, body: Callable[[str, Plan], StageBody]
+) -> tuple[Workspace, Path]:
+    """Every stage but audit and report in a fresh tree at build/rebuild/<target>, with its
+    own empty ccache; returns that workspace and the ccache."""
     other = second_workspace(project, plan.target)
     for stale in (other.work, other.records):
         if stale.exists():
@@ -132,6 +128,19 @@ def rebuild_check(
         if stage.name not in SKIPPED:
             print(f"{stage.name} {plan.target} (second build)", flush=True)
             body(stage.name, second)(independent, second, other)
+    return other, ccache
+
+
+def rebuild_check(
+    project: Project, plan: Plan, space: Workspace, body: Callable[[str, Plan], StageBody]
+) -> None:
+    recorded = read_record(space.record("packages"))
+    if recorded is None or recorded.get("fingerprints", {}).get("package") != plan.fingerprint:
+        raise StageFailed(
+            f"rebuild-check {plan.target}: no up-to-date build to compare with",
+            hint=f"run `doit build --target {plan.target}` first",
+        )
+    other, ccache = _second_build(project, plan, body)
     rebuilt = read_record(other.record("packages")) or {}
     comparisons = compare_builds(_read(space, recorded), _read(other, rebuilt))
     reproducible, count = summary(comparisons)
