@@ -13,7 +13,8 @@ from typing import Any
 
 from doit.exceptions import InvalidDodoFile
 
-from xdnaforge.actions import env, fleet, hardware, pipeline
+from xdnaforge.actions import command, env, fleet, hardware, pipeline
+from xdnaforge.actions.reporter import Reporter
 from xdnaforge.config.project import load_project
 from xdnaforge.errors import ConfigError
 
@@ -31,6 +32,8 @@ DOIT_CONFIG = {
     "backend": "xdnaforge-json",
     "verbosity": 2,
     "action_string_formatting": "new",
+    # failures said once, as our messages: no `TaskFailed - taskid:` frame (actions/reporter.py)
+    "reporter": Reporter,
 }
 
 
@@ -74,8 +77,9 @@ def _task(
 ) -> dict[str, Any]:
     """A task that runs `action(*args, **options)` every time it is asked for."""
     task: dict[str, Any] = {
-        "actions": [(action, list(args))],
-        "params": list(params),
+        # `doit TASK --help` prints the task's page (actions/command.py) instead of running it
+        "actions": [(command.run_or_help, [action, list(args)])],
+        "params": [*params, command.HELP],
         "uptodate": [False],
         "verbosity": 2,
     }
@@ -170,9 +174,19 @@ def task_build() -> dict[str, Any]:
     return _stage("report")
 
 
+BUILDINFO = _option(
+    "buildinfo",
+    str,
+    "",
+    "rebuild what this .buildinfo (a path or URL) describes and compare with its digests",
+)
+
+
 def task_rebuild_check() -> dict[str, Any]:
     """Build the target again in a fresh tree at another path; compare the packages."""
-    return _task(pipeline.rebuild_check, PROJECT, basename="rebuild-check")
+    return _task(
+        pipeline.rebuild_check, PROJECT, params=(TARGET, BUILDINFO), basename="rebuild-check"
+    )
 
 
 def task_audit() -> dict[str, Any]:
