@@ -8,9 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from doit.reporter import ConsoleReporter
-
-from xdnaforge.actions import lazy
+from xdnaforge.actions import lazy, reporter
 from xdnaforge.actions.pipeline import guarded, run_chain
 from xdnaforge.actions.target import Target, build_dir_lock, of, read_host, resolve
 from xdnaforge.compat.placement import host_cells
@@ -77,14 +75,15 @@ def _build(config: dict[str, Any], target: Target) -> str | None:
     """Build `target` through doit; the stage that failed, or None when all passed."""
     failed: list[str] = []
 
-    class Reporter(ConsoleReporter):  # type: ignore[misc]
-        """doit's console output, remembering which task failed (the matrix judges it)."""
+    class Reporter(reporter.Reporter):
+        """Our console output, remembering which task failed (the matrix judges it)."""
 
         def add_failure(self, task: Any, fail: Any) -> None:
             failed.append(str(task.name))
             super().add_failure(task, fail)
 
-    code = run_chain(config, target, "report", {"GLOBAL": {"reporter": Reporter}})
+    # the nested run's DOIT_CONFIG names doit's reporter, and a dodo's config wins over GLOBAL
+    code = run_chain({**config, "reporter": Reporter}, target, "report")
     if code == 0:
         return None
     # private stage tasks are named _<stage>:<target>
