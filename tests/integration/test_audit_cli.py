@@ -132,7 +132,7 @@ def test_broken_files_fail_with_a_one_line_reason(project_dir: Path, tmp_path: P
 def test_audit_needs_files_or_a_target_but_not_both(project_dir: Path, tmp_path: Path) -> None:
     deb = build_deb(tmp_path, xrt_base())
     outcome = run_doit(project_dir, "audit", "--target", "ubuntu26-compat", f"--deb={deb}")
-    assert outcome.rc == 1
+    assert outcome.rc == 3  # a usage error, before anything is read
     assert "give either --deb files or --target, not both" in outcome.output
 
 

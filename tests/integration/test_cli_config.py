@@ -61,7 +61,7 @@ def test_plan_shows_pins_and_stages_and_writes_nothing(project_dir: Path) -> Non
 
 def test_plan_for_an_unknown_target_lists_the_known_ones(project_dir: Path) -> None:
     outcome = run_doit(project_dir, "plan", "--target", "nope")
-    assert outcome.rc == 1
+    assert outcome.rc == 3  # an unknown target is bad configuration (README "Exit codes")
     assert "Traceback" not in outcome.output
     assert "unknown target 'nope'" in outcome.output
     assert (
@@ -81,7 +81,7 @@ def test_plan_without_target_picks_the_supported_cell_for_this_host(project_dir:
 def test_plan_without_target_on_an_unknown_host_says_none_matches(project_dir: Path) -> None:
     make_sysroot(project_dir / "sysroot", revision="0x20")
     outcome = run_doit(project_dir, "plan")
-    assert outcome.rc == 1
+    assert outcome.rc == 3  # no target given and none fits: nothing to act on
     assert "no supported matrix cell matches this host (ubuntu 26.04" in outcome.output
     assert "zimaos17-npu5" in outcome.output
 

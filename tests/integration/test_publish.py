@@ -118,7 +118,7 @@ def test_publish_refuses_a_file_changed_after_the_audit(project_dir: Path, tmp_p
 def test_publish_without_a_signing_key_says_what_to_add(project_dir: Path) -> None:
     write_built(project_dir / "artifacts" / TARGET, TARGET, specs())
     outcome = run_doit(project_dir, "publish", "--target", TARGET)
-    assert outcome.rc == 1
+    assert outcome.rc == 3  # site.yaml lacks the key: bad configuration
     assert "site.yaml names none" in outcome.output
     assert "signing_key:" in outcome.output
 
@@ -168,5 +168,5 @@ def test_synthetic_build_publishes_installs_and_rolls_back(
     history = json.loads((records / "publish.json").read_text())["history"]
     assert [h["action"] for h in history] == ["publish", "publish", "rollback"]
     unknown = run_doit(setup, "publish", "--target", "synthetic", "--snapshot", "nope")
-    assert unknown.rc == 1
+    assert unknown.rc == 3  # an unknown snapshot, as an unknown target
     assert before["snapshot"] in unknown.output

@@ -174,6 +174,14 @@ def fleet_report_task(project: Project, sources: Sequence[str], dirs: Sequence[s
     for entry in model.entries:
         print(f"{entry.state.upper():13} {entry.cell} on {entry.host}: {entry.verdict}")
     print(f"{out / 'FLEET_REPORT.md'}, {out / 'FLEET_REPORT.json'}, {out / 'index.html'}")
+    news = [e for e in model.entries if e.news]
+    if news:
+        # NEWS exits as `doit matrix` does (stages/matrix.py): the report is written first
+        raise StageFailed(
+            f"{len(news)} cell(s) on their hosts did not behave as the matrix expects: "
+            + ", ".join(f"{e.cell} on {e.host}" for e in news),
+            hint="update the matrix (expect, fails, gates, reason, evidence) or fix the cell",
+        )
 
 
 @guarded
