@@ -56,8 +56,8 @@ _LIBRARIES = (
     "libxrt*,libxilinxopencl*,libxdp*,libsched_em*,libaiebu*,libcert_dtrace*,"
     "libaws_mpd_plugin*,libazure_mpd_plugin*,libcontainer_mpd_plugin*"
 )
-# the stack's programs (xrt-smi, xbutil and xbmgmt, the XRT tools, aiebu's assembler)
-_PROGRAMS = "xrt-*,xbutil,xbmgmt,xbtop,xclbinutil,aiebu-*"
+# the stack's programs (xrt-smi, xbutil, the Alveo board tools, the XRT tools, aiebu's assembler)
+_PROGRAMS = "xrt-*,xbutil,xbmgmt,xbmgmt2,xbflash.qspi,xbflash2,xbtop,xclbinutil,aiebu-*"
 _SITE_HOOKS = re.compile(
     r"(^|/)(usr/(local/)?lib/python3(\.\d+)?/(dist|site)-packages)/([^/]*\.pth|(site|user)customize\.py)$"
 )
