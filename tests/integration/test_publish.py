@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import require_tool
 from tests.debs import plugin, xrt_base, xrt_npu
 from tests.fakes.fixture import FakeTools
 from tests.integration.apt import (
@@ -23,6 +24,7 @@ from tests.integration.apt import (
 )
 from tests.integration.conftest import build, run_doit
 from tests.integration.upstream import Upstream, write_recipe
+from xdnaforge.state import buildinfo
 
 pytestmark = pytest.mark.tools("aptly", "gpg", "apt-get")
 
@@ -170,3 +172,51 @@ def test_synthetic_build_publishes_installs_and_rolls_back(
     unknown = run_doit(setup, "publish", "--target", "synthetic", "--snapshot", "nope")
     assert unknown.rc == 3  # an unknown snapshot, as an unknown target
     assert before["snapshot"] in unknown.output
+
+
+def test_publish_ships_the_buildinfo_signed_beside_the_repository(
+    project_dir: Path, tmp_path: Path
+) -> None:
+    require_tool("gpgv")
+    fleet_site(project_dir, tmp_path / "gnupg", free_port())
+    records = project_dir / "artifacts" / TARGET
+    digests = write_built(records, TARGET, specs())
+    packages = json.loads((records / "packages.json").read_text())
+    info = buildinfo.BuildInfo(
+        source="xdna-driver",
+        binary=tuple(digests),
+        architecture="amd64",
+        version="2.20.0",
+        checksums=tuple(
+            buildinfo.Checksum(sha256=p["sha256"], size=p["size"], file=p["file"][5:])
+            for p in packages["packages"]
+        ),
+        build_origin="Ubuntu",
+        build_architecture="amd64",
+        build_date="Tue, 01 Dec 2026 10:00:00 +0000",
+        build_path="/xdnaforge/work",
+        environment=(("SOURCE_DATE_EPOCH", "1764547200"),),
+        installed_build_depends=(("cmake", "4.2.3-2ubuntu2"),),
+        target=TARGET,
+    )
+    name = buildinfo.file_name(info)
+    (records / "debs" / name).write_text(buildinfo.render(info))
+    packages["buildinfo"] = f"debs/{name}"
+    (records / "packages.json").write_text(json.dumps(packages))
+    outcome = run_doit(project_dir, "publish", "--target", TARGET)
+    assert outcome.rc == 0, outcome.output
+    public = project_dir / "artifacts/apt/public"
+    shipped = public / TARGET / name
+    text = shipped.read_text()
+    assert text.startswith("-----BEGIN PGP SIGNED MESSAGE-----")
+    assert buildinfo.parse(text) == info
+    checked = subprocess.run(
+        ["gpgv", "--keyring", str(public / "xdnaforge-archive-keyring.gpg"), str(shipped)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert checked.returncode == 0, checked.stderr
+    record = json.loads((records / "publish.json").read_text())
+    assert record["host_files"]["buildinfo"] == str(shipped)
+    assert record["host_files"]["buildinfo_url"].endswith(f"/{TARGET}/{name}")

@@ -20,7 +20,7 @@ from xdnaforge.fleet.aptly import AptLayout, DebRef
 from xdnaforge.process.run import CommandFailed, run
 from xdnaforge.state.paths import Workspace
 from xdnaforge.state.records import read_record, write_atomic, write_record
-from xdnaforge.tools import gpg
+from xdnaforge.tools import gpg, gpgv
 
 TIMEOUT = 900.0
 SITE_HINT = "add to site.yaml:\n  fleet:\n    signing_key: <gpg key id or fingerprint>"
@@ -191,6 +191,10 @@ def publish(project: Project, space: Workspace, snapshot: str | None) -> dict[st
     switch = f"{prefix} {dist}" in published
     tools(aptly.publish_argv(layout, name, prefix, dist, fingerprint, switch=switch))
     host_files = _host_files(tools, project, space, name, dist, refs, fingerprint)
+    if snapshot is None:
+        shipped = _buildinfo(tools, project, space, fingerprint)
+        if shipped:
+            host_files = {**host_files, **shipped}
     now = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
     history = [*previous.get("history", []), {"time": now, "snapshot": name, "action": action}]
     body = {
@@ -215,6 +219,31 @@ def publish(project: Project, space: Workspace, snapshot: str | None) -> dict[st
     print(f"published {name} as {prefix}/{dist} under {layout.public}")
     print(f"hosts: {host_files['sources']}, {host_files['preferences']}, {host_files['keyring']}")
     return body
+
+
+def _buildinfo(
+    tools: Aptly, project: Project, space: Workspace, fingerprint: str
+) -> dict[str, str]:
+    """The build's .buildinfo beside the repository, clear-signed with the repository's key,
+    so that whoever installs the packages can rebuild and compare (rebuild-check
+    --buildinfo URL)."""
+    record = read_record(space.record("packages")) or {}
+    name = record.get("buildinfo")
+    if not name:
+        return {}
+    source = space.records / str(name)
+    if not source.is_file():
+        raise StageFailed(
+            f"publish: packages.json names {source}, which is not there",
+            hint=f"rebuild: doit build --target {space.target}",
+        )
+    out = tools.layout.public / space.target / source.name
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tools(gpgv.clearsign_argv(fingerprint, source, out))
+    return {
+        "buildinfo": str(out),
+        "buildinfo_url": f"{_base_url(project)}/{space.target}/{out.name}",
+    }
 
 
 def _base_url(project: Project) -> str:

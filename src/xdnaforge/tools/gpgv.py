@@ -53,6 +53,21 @@ def export_argv(home: Path, keyring: Path, fingerprints: tuple[str, ...], out: P
     ]
 
 
+def clearsign_argv(key: str, source: Path, out: Path) -> list[str]:
+    """Clear-sign `source` with the user's key (publishing signs the .buildinfo it ships)."""
+    return [
+        "gpg",
+        "--batch",
+        "--yes",
+        "--local-user",
+        key,
+        "--output",
+        str(out),
+        "--clearsign",
+        str(source),
+    ]
+
+
 def parse_status(text: str) -> Signatures:
     """gpgv's `--status-fd` lines (gnupg's doc/DETAILS) -> the signatures it judged."""
     valid: list[str] = []
