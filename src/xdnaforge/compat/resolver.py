@@ -16,7 +16,11 @@ from xdnaforge.compat.fitness import Finding, judge_consumers, judge_recipe
 from xdnaforge.compat.fix import choose_fix
 from xdnaforge.config import recipe as recipe_model
 
-__all__ = ["Finding", "FirmwareVerdict", "Verdict", "resolve", "search_order"]
+__all__ = ["RECORD_SCHEMA", "Finding", "FirmwareVerdict", "Verdict", "resolve", "search_order"]
+
+# compat.json's shape (docs/compat.md, "compat.json"): raised when a key changes meaning or
+# goes; a key added is not a new version
+RECORD_SCHEMA = 1
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -41,8 +45,10 @@ class Verdict:
         return any(f.ok for f in self.recipes.values()) or self.unlisted
 
     def as_record(self) -> dict[str, Any]:
+        """compat.json: the shape docs/compat.md documents as a contract, by `schema`."""
         fw = self.firmware
         return {
+            "schema": RECORD_SCHEMA,
             "facts": self.facts.as_record(),
             "firmware": {
                 "driver": fw.driver,

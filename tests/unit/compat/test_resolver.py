@@ -390,3 +390,20 @@ def test_plugin_less_userspace_is_the_problem_and_its_replacement_the_fix() -> N
 def test_a_facts_file_plugin_must_be_a_boolean() -> None:
     with pytest.raises(ConfigError, match=r"userspace\.plugin: expected true or false"):
         judge(UBUNTU_2510.replace("plugin: false", 'plugin: "no"'))
+
+
+def test_compat_json_has_the_documented_shape_and_version() -> None:
+    record = judge(UBUNTU_2510).as_record()
+    assert record["schema"] == resolver.RECORD_SCHEMA == 1
+    documented = (REPO / "docs/compat.md").read_text()
+    assert f"compat.json schema {resolver.RECORD_SCHEMA}" in documented
+    # every top-level key, every firmware, consumer and userspace key is in the contract
+    keys = (
+        set(record)
+        | set(record["firmware"])
+        | set(record["consumers"]["FastFlowLM"])
+        | set(record["userspace"])
+        | {k for r in record["recipes"].values() for k in r}
+    )
+    missing = sorted(k for k in keys if f"`{k}`" not in documented)
+    assert missing == []
