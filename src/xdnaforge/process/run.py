@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TextIO
 
 from xdnaforge.errors import Interrupted, StageFailed, ToolNotFound
-from xdnaforge.process import containment
+from xdnaforge.process import containment, progress
 from xdnaforge.process.logfile import open_log
 from xdnaforge.process.sandbox import PATH_INSIDE
 
@@ -146,7 +146,9 @@ def run(
             start_new_session=True,  # own process group: a timeout kills the whole tree
         )
         try:
-            stdout, stderr = process.communicate(input_text, timeout=timeout)
+            # a command taking more than a few seconds says so (process/progress.py)
+            with progress.ticking(args):
+                stdout, stderr = process.communicate(input_text, timeout=timeout)
         except (KeyboardInterrupt, Interrupted) as stop:
             raise _interrupted(stop, args, _stop(process)) from None
         except subprocess.TimeoutExpired:
