@@ -66,10 +66,10 @@ def _dpkg_failure(error: CommandFailed) -> str:
             "centre) holds its lock; wait for it to finish and retry"
         )
     if "dependency problems" in text:
-        return "dependency problems: install the packages these depend on first (see above)"
+        return "dependency problems: install the packages these depend on first"
     if "subprocess installed post-installation script" in text or "script" in text:
-        return "a maintainer script failed (see above)"
-    return "dpkg failed (see above)"
+        return f"a maintainer script failed ({_first_error(error)})"
+    return f"dpkg failed ({_first_error(error)})"
 
 
 def preflight(
@@ -245,16 +245,33 @@ def _install_copies(
             raise StageFailed(
                 f"nothing was installed: {_dpkg_failure(error)}", hint=f"full log: {work.shown_log}"
             ) from None
+        state = f"{root} has the packages it had before"
         outcome = "was rolled back"
         try:
             _restore(root, chosen, work)
         except StageFailed as undo:  # a command, or a kept package refused
-            said = undo.output if isinstance(undo, CommandFailed) else undo.message
-            outcome = f"could NOT be rolled back ({said.strip()[-300:]})"
+            outcome = f"could NOT be rolled back ({_first_error(undo)})"
+            state = f"{root} is left partly installed (`dpkg --root {root} --audit` lists it)"
+        # one line: what failed, what state the root is in; dpkg's own words are in the log
         raise StageFailed(
-            f"install failed and {outcome}: {_dpkg_failure(error)}\n{error.output.strip()}",
-            hint=f"full log: {work.shown_log}",
+            f"install failed and {outcome}: {_dpkg_failure(error)}; {state}",
+            hint=f"dpkg's output is in the full log: {work.shown_log}",
         ) from None
+
+
+def _first_error(failed: StageFailed) -> str:
+    """The line of a failed command that says why (dpkg's `error` line), whole: a message is
+    never cut inside a word."""
+    if not isinstance(failed, CommandFailed):
+        return failed.message.splitlines()[0]
+    lines = [line.strip() for line in failed.output.splitlines() if line.strip()]
+    for at, line in enumerate(lines):
+        if "error" in line.lower():
+            # dpkg says `error processing package P (--install):` and the reason on the next line
+            if line.endswith(":") and at + 1 < len(lines):
+                return f"{line} {lines[at + 1]}"
+            return line
+    return lines[-1] if lines else f"{failed.argv[0]} failed"
 
 
 def _finish(
