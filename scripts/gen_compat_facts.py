@@ -216,6 +216,7 @@ _WHENCE_FILE_RE = re.compile(r"^File:\s*amdnpu/([0-9a-f]{4}_[0-9a-f]{2})/(\S+)\s
 _WHENCE_LINK_RE = re.compile(
     r"^Link:\s*amdnpu/([0-9a-f]{4}_[0-9a-f]{2})/(\S+)\s*->\s*(\S+)\s*$", re.M
 )
+_SHARED_PRIV_RE = re.compile(r"\.dev_priv\s*=\s*&(npu\d+)_dev_priv")
 _BLOB_VERSION_RE = re.compile(r"\.sbin\.(\d+\.\d+\.\d+\.\d+)$")
 _DEV_ID_RE = re.compile(r"\{\s*0x([0-9A-Fa-f]{4}),\s*0x([0-9A-Fa-f]+),\s*&(\w+)\s*\}")
 _FW_PATH_RE = re.compile(r'\.fw_path\s*=\s*"amdnpu/([0-9a-f]{4}_[0-9a-f]{2})/([\w.]*)"')
@@ -698,6 +699,7 @@ def xdna_entry(upstream: Path, label: str, sources: Sources) -> dict[str, Any] |
         entry["firmware_from"] = key
     if regs_dir.is_dir():
         driver: dict[str, Any] = {"protocol": {}, "firmware_names": []}
+        aliases: dict[str, tuple[str, str]] = {}
         for path in sorted(regs_dir.glob("npu*_regs.c")):
             text = path.read_text(encoding="utf-8", errors="replace")
             key = sources.add(
@@ -716,8 +718,15 @@ def xdna_entry(upstream: Path, label: str, sources: Sources) -> dict[str, Any] |
                     "from": key,
                     "firmware_dir": regs["firmware_dir"],
                 }
+            elif shared := _SHARED_PRIV_RE.search(text):
+                aliases[npu] = (shared.group(1), key)
             if regs["firmware_file"] and regs["firmware_file"] not in driver["firmware_names"]:
                 driver["firmware_names"].append(regs["firmware_file"])
+        # an NPU whose dev_info points at another's dev_priv (npu6 on npu4's, 1.7 on) loads
+        # and accepts as that one does
+        for npu, (other, key) in sorted(aliases.items()):
+            if other in driver["protocol"]:
+                driver["protocol"][npu] = {**driver["protocol"][other], "from": key, "as": other}
         gem = _read(regs_dir / "amdxdna_gem.c")
         if gem is not None:
             key = sources.add(
@@ -768,7 +777,11 @@ def out_of_tree_eras(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
     eras: list[dict[str, Any]] = []
     for entry in known:
         driver = entry["out_of_tree_driver"]
-        rules = {n: r["rules"] for n, r in sorted(driver["protocol"].items()) if n != "npu2"}
+        rules = {
+            n: r["rules"]
+            for n, r in sorted(driver["protocol"].items())
+            if n != "npu2" and "as" not in r
+        }
         key = (tuple(driver["firmware_names"]), json.dumps(rules, sort_keys=True))
         seen = {
             "label": entry["label"],
@@ -778,6 +791,7 @@ def out_of_tree_eras(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
             eras[-1]["last_seen"] = seen
             eras[-1]["from"].append(entry["label"])
             eras[-1]["protocol"] = driver["protocol"]
+            eras[-1]["devices"] = entry.get("devices", eras[-1]["devices"])
             continue
         eras.append(
             {
@@ -787,6 +801,7 @@ def out_of_tree_eras(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 "cmd_bo_limit_bytes": driver.get("cmd_bo_limit_bytes"),
                 "cmd_bo_limit_known": driver.get("cmd_bo_limit_known", False),
                 "cmd_bo_from": driver.get("cmd_bo_from"),
+                "devices": entry.get("devices", []),
                 "first_seen": seen,
                 "last_seen": seen,
                 "from": [entry["label"]],

@@ -117,3 +117,14 @@ kernel_log:
     assert fw.accepted is False
     assert not any("rejects protocol" in why for why in fw.why)
     assert "SMU power-off check" in fw.why[-1]
+
+
+def test_an_out_of_tree_npu6_loads_as_npu4_does() -> None:
+    # 1.7 on: dev_npu6_info points at npu4's dev_priv (17f0_10, its rules)
+    krackan = host(
+        'kernel: "6.17.0"\nnpu: {pci: "1022:17f0", revision: "0x20"}\n'
+        'driver: {source: dkms, version: "2.23.0"}\nfirmware:\n'
+        '  - {path: amdnpu/17f0_10/npu.dev.sbin, version: "1.1.2.64"}\n'
+    )
+    fw = judge_firmware(krackan, UPSTREAM)
+    assert (fw.loads, fw.accepted) == ("amdnpu/17f0_10/npu.dev.sbin", True)
