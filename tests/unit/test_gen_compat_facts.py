@@ -412,3 +412,19 @@ def test_a_packaged_tree_read_before_is_carried_with_its_source(tmp_path: Path) 
     assert data["firmware_shipped"] == earlier["firmware_shipped"]
     assert "firmware/tree/pkg" in {s["key"] for s in data["sources"]}
     assert {b["version"]: b.get("release_seen_in") for b in data["firmware"]}["1.1.2.65"] == package
+
+
+def test_an_npu_on_anothers_dev_priv_takes_its_rules(tmp_path: Path) -> None:
+    root = synthetic(tmp_path)
+    (root / "xdna-driver/1.6-pin/src/driver/amdxdna/npu6_regs.c").write_text(
+        "const struct amdxdna_dev_info dev_npu6_info = {\n\t.dev_priv = &npu5_dev_priv,\n};\n"
+    )
+    pin = next(
+        e
+        for e in generator().generate(root)["xdna_driver"]
+        if e["label"] == "1.6 (ubuntu26-compat)"
+    )
+    protocol = pin["out_of_tree_driver"]["protocol"]
+    assert protocol["npu6"]["rules"] == protocol["npu5"]["rules"]
+    assert protocol["npu6"]["as"] == "npu5"
+    assert protocol["npu6"]["from"] == "xdna-driver/1.6-pin/src/driver/amdxdna/npu6_regs.c"
