@@ -197,3 +197,63 @@ def test_a_broken_proof_fails_the_command_after_writing_the_record(
     assert "1 change(s) failed their proof: synthetic/0001-boost.patch" in proved.output
     record = json.loads((setup / "artifacts/synthetic/prove.json").read_text())
     assert record["changes"][0]["outcome"] == "wrong error"
+
+
+AIEBU_PATCH = (
+    "Subject: aiebu: a fix\nUpstream-Status: Pending [test]\nRepository: xrt/src/aiebu\n"
+    "Proof: true\nProof-Error: never shown\n\n"
+    "--- a/lib.txt\n+++ b/lib.txt\n@@ -1 +1 @@\n-aiebu library\n+aiebu library, fixed\n"
+)
+
+
+def test_without_a_fetch_the_local_snapshots_are_proven_and_a_missing_commit_named(
+    setup: Path, upstream: Upstream, fake_tools: FakeTools, tmp_path: Path
+) -> None:
+    proof = (
+        "Proof: sh -c \"! grep -q 'COMPONENTS system' src/CMake/boostUtil.cmake || "
+        "{ echo 'CMake Error: boost_system not found' >&2; exit 1; }\"\n"
+        "Proof-Error: boost_system not found\n"
+    )
+    patch = BOOST_PATCH.replace("Repository: xrt\n", f"Repository: xrt\n{proof}")
+    write_recipe(
+        setup, upstream, patches={"0001-boost.patch": patch, "0002-aiebu.patch": AIEBU_PATCH}
+    )
+    # the snapshots this machine has: xdna-driver and xrt, and an aiebu without the pin
+    stale = tmp_path / "aiebu-snapshot"
+    stale.mkdir()
+    _git(stale, "init", "-q")
+    _git(
+        stale,
+        "-c",
+        "user.name=t",
+        "-c",
+        "user.email=t@t",
+        "commit",
+        "-q",
+        "--allow-empty",
+        "-m",
+        "old",
+    )
+    (setup / "site.yaml").write_text(
+        "mirrors:\n"
+        f"  {upstream.urls['xdna-driver']}: {upstream.root / 'xdna-driver'}\n"
+        f"  {upstream.urls['xrt']}: {upstream.root / 'xrt'}\n"
+        f"  {upstream.urls['aiebu']}: {stale}\n"
+    )
+    aiebu = _git(upstream.root / "aiebu", "rev-parse", "HEAD").strip()
+    proved = build(setup, fake_tools, "prove", "--target", "synthetic")
+    assert proved.rc == 0, proved.output
+    assert not (setup / "build/synthetic/src").exists()  # nothing was fetched
+    assert "synthetic/0001-boost.patch: proven on host: fails without" in proved.stdout
+    assert (
+        f"synthetic/0002-aiebu.patch: not provable here: xrt/src/aiebu at {aiebu} "
+        f"({upstream.urls['aiebu']}) is not in the local snapshots" in proved.stdout
+    )
+    record = json.loads((setup / "artifacts/synthetic/prove.json").read_text())
+    assert record["missing_repositories"] == [
+        {"path": "xrt/src/aiebu", "commit": aiebu, "url": upstream.urls["aiebu"]}
+    ]
+    assert record["tree"].startswith("the local snapshots")
+    surveyed = build(setup, fake_tools, "survey", "--target", "synthetic")
+    assert surveyed.rc == 0, surveyed.output
+    assert f"not surveyed: xrt/src/aiebu at {aiebu}" in surveyed.stdout

@@ -32,6 +32,7 @@ from xdnaforge.config.proof import (
 )
 from xdnaforge.config.recipe import Recipe
 from xdnaforge.environments.proof_sandbox import Sandbox
+from xdnaforge.environments.snapshot_tree import Missing, blocking
 from xdnaforge.errors import StageFailed, ToolNotFound
 from xdnaforge.process.run import CommandFailed, run
 from xdnaforge.sources.patches import ALREADY_UPSTREAM, APPLIED_EARLIER, classify
@@ -218,10 +219,20 @@ class _Prover:
         return replace
 
 
-def _verdict(prover: _Prover, change: Change, tree: Path, index: int) -> Verdict:
+def _verdict(
+    prover: _Prover, change: Change, tree: Path, index: int, missing: list[Missing]
+) -> Verdict:
     """Run the proof without and with the change (applying a patch between the two)."""
     cwd = tree / change.where
     proof = change.proof
+    needed = blocking(change.where, list(proof.argv) if proof else [], missing)
+    if needed is not None:
+        if change.patch is not None and (cwd / ".git").exists():
+            # later patches of the series are proven on top of this one, as built
+            git(["apply", str(change.patch.path)], cwd=cwd, log_file=prover.log, ok_codes=(0, 1))
+        return Verdict(
+            outcome=NOT_PROVABLE, detail=f"not provable here: {needed.describe()}", first_error=None
+        )
     if change.patch is not None:
         state = classify(cwd, change.patch.path, prover.log)
         if state == ALREADY_UPSTREAM:
@@ -291,12 +302,14 @@ def prove_changes(
     readonly: list[Path],
     timeout: float,
     log: Path,
+    missing: list[Missing] | None = None,
 ) -> list[dict[str, Any]]:
-    """Each change's verdict as a prove.json entry, in order; `tree` is the pristine copy."""
+    """Each change's verdict as a prove.json entry, in order; `tree` is the pristine copy
+    (`missing`: the nested repositories it lacks, environments/snapshot_tree.py)."""
     prover = _Prover(sandbox, work, readonly, timeout, log)
     entries = []
     for index, change in enumerate(changes):
-        verdict = _verdict(prover, change, tree, index)
+        verdict = _verdict(prover, change, tree, index, missing or [])
         entries.append(
             {
                 "id": change.id,

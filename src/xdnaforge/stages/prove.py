@@ -7,6 +7,7 @@ after the record is written; "not provable here" and "no proof" are shown, never
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from xdnaforge.environments.proof_run import (
     toolchain_facts,
 )
 from xdnaforge.environments.proof_sandbox import HOST, Sandbox
+from xdnaforge.environments.snapshot_tree import Missing, assemble
 from xdnaforge.errors import StageFailed, UsageError
 from xdnaforge.state.paths import Workspace
 from xdnaforge.state.records import write_record
@@ -73,6 +75,43 @@ def _os_release(sandbox: Sandbox) -> str:
     return "unknown"
 
 
+def versions(toolchain: dict[str, str], boost_header: str | None) -> dict[str, str]:
+    """GCC, Boost and CMake versions from the tools' first --version lines and Boost's
+    version.hpp (`#define BOOST_VERSION 109000`); pure. A tool that is missing is left out."""
+    found: dict[str, str] = {}
+    cc = toolchain.get("cc", "")
+    gcc = re.match(r"gcc \(.*\) (\d[\w.]*)$", cc) or re.match(r"gcc .*?(\d+\.\d[\w.]*)$", cc)
+    if gcc:
+        found["GCC"] = gcc.group(1)
+    match = re.search(r"#define BOOST_VERSION (\d+)", boost_header or "")
+    if match:
+        number = int(match.group(1))
+        found["Boost"] = f"{number // 100000}.{number // 100 % 1000}.{number % 100}"
+    cmake = re.match(r"cmake version (\S+)", toolchain.get("cmake", ""))
+    if cmake:
+        found["CMake"] = cmake.group(1)
+    return found
+
+
+def label(os_release: str, found: dict[str, str]) -> str:
+    """`Ubuntu 26.04 (GCC 15.2.0, Boost 1.90.0, CMake 4.2.3)`: where a change was proven."""
+    fields = dict(line.split("=", 1) for line in os_release.splitlines() if "=" in line)
+    name = fields.get("NAME", "").strip('"')
+    version = fields.get("VERSION_ID", "").strip('"')
+    where = f"{name} {version}".strip() or "unknown"
+    if "XDNAFORGE_TWIN_OF" in fields:
+        where += f" (twin on {fields['XDNAFORGE_TWIN_OF'].strip(chr(34))})"
+    tools = ", ".join(f"{k} {v}" for k, v in found.items())
+    return f"{where} ({tools})" if tools else where
+
+
+def _read(sandbox: Sandbox, path: str) -> str | None:
+    try:
+        return sandbox.host_path(path).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+
+
 def prove_target(
     project: Project, target: str, workspace: Workspace, sandbox: Sandbox, timeout: float
 ) -> None:
@@ -85,13 +124,37 @@ def prove_target(
     log = workspace.logs / "prove.log"
     log.unlink(missing_ok=True)
     tree = work / "tree"
-    pristine_copy(workspace.source_tree, patches, tree, log)
+    missing: list[Missing] = []
+    if (workspace.source_tree / ".git").exists():
+        pristine_copy(workspace.source_tree, patches, tree, log)
+        made_from = f"the fetched tree {workspace.source_tree}"
+    else:
+        # no fetch could make a tree (a nested commit no mirror holds): prove what the local
+        # snapshots hold, and say which changes their missing repositories leave unprovable
+        missing = assemble(recipe, project.site, tree, log)
+        if any(m.path == "." for m in missing):
+            raise StageFailed(
+                f"{workspace.source_tree} has no checked-out tree to prove on, and no local "
+                f"snapshot holds {recipe.pinned.url} at {recipe.pinned.commit}",
+                hint=f"run `doit fetch --target {target}` first, or name a mirror in site.yaml",
+            )
+        made_from = "the local snapshots (site.yaml mirrors; no fetched tree)"
+        for item in missing:
+            print(f"  {item.describe()}")
     readonly = [project.site.cache_dir] + [
         Path(mirror) for _, mirror in project.site.mirrors if Path(mirror).is_dir()
     ]
     facts = toolchain_facts(sandbox, work, log)
+    found = versions(facts, _read(sandbox, "/usr/include/boost/version.hpp"))
     entries = prove_changes(
-        changes, sandbox, tree=tree, work=work, readonly=readonly, timeout=timeout, log=log
+        changes,
+        sandbox,
+        tree=tree,
+        work=work,
+        readonly=readonly,
+        timeout=timeout,
+        log=log,
+        missing=missing,
     )
     write_record(
         workspace.record("prove"),
@@ -103,7 +166,14 @@ def prove_target(
                 "root": str(sandbox.root),
                 "os_release": _os_release(sandbox),
                 "toolchain": facts,
+                # read from the root: what the report's "proven on" line says
+                "versions": found,
+                "label": label(_read(sandbox, "/etc/os-release") or "", found),
             },
+            "tree": made_from,
+            "missing_repositories": [
+                {"path": m.path, "commit": m.commit, "url": m.url} for m in missing
+            ],
             "changes": entries,
             "log": str(log),
         },

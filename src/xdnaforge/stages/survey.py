@@ -17,6 +17,7 @@ from typing import Any
 
 from xdnaforge.config.project import Project
 from xdnaforge.environments.proof_sandbox import Sandbox
+from xdnaforge.environments.snapshot_tree import Missing, assemble
 from xdnaforge.errors import StageFailed, ToolNotFound
 from xdnaforge.process.run import run
 from xdnaforge.sources.survey import Finding, Survey, flag_variables, link_findings, survey_tree
@@ -126,10 +127,18 @@ def survey_target(project: Project, target: str, workspace: Workspace, sandbox: 
         raise StageFailed(f"{target} is a prebuilt recipe: there is no source tree to survey")
     tree = workspace.source_tree
     lock = read_record(workspace.record("lock"))
+    absent: list[Missing] = []
     if lock is None or not tree.is_dir():
-        raise StageFailed(
-            f"{target}: no fetched tree to survey", hint=f"run `doit fetch --target {target}`"
-        )
+        # no fetch could make a tree: survey what the local snapshots hold, and say what not
+        tree = workspace.work / "survey" / "tree"
+        absent = assemble(recipe, project.site, tree, workspace.logs / "survey-tree.log")
+        if any(m.path == "." for m in absent):
+            raise StageFailed(
+                f"{target}: no fetched tree to survey, and no local snapshot holds "
+                f"{recipe.pinned.url} at {recipe.pinned.commit}",
+                hint=f"run `doit fetch --target {target}`, or name a mirror in site.yaml",
+            )
+        lock = {}
     missing = [
         posixpath.join(repository, name) if repository != "." else name
         for repository, names in (lock.get("missing_files") or {}).items()
@@ -200,6 +209,10 @@ def survey_target(project: Project, target: str, workspace: Workspace, sandbox: 
         "files_read": len(merged.files_read),
         "not_found": merged.not_found,
         "missing_from_mirror": missing,
+        # nested repositories no local snapshot holds (the tree was assembled from them)
+        "missing_repositories": [
+            {"path": m.path, "commit": m.commit, "url": m.url} for m in absent
+        ],
         "findings": [_as_dict(f) for f in findings],
         "warnings": sum(1 for f in findings if f.warning),
     }
@@ -213,6 +226,8 @@ def survey_target(project: Project, target: str, workspace: Workspace, sandbox: 
         print(f"  not readable: {path}" + (" (missing from the mirror)" if path in missing else ""))
     if missing:
         print(f"  files missing from a partial mirror: {', '.join(missing)}")
+    for item in absent:
+        print(f"  not surveyed: {item.describe()}")
     print(f"  {body['warnings']} warning(s); libraries mapped by {how}")
 
 
