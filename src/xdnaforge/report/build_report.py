@@ -286,7 +286,9 @@ def _proofs(prove: Mapping[str, Any] | None) -> dict[str, dict[str, str]]:
     """The "proven on" text of each change by id ("<set>/<file>" for a patch)."""
     if not prove:
         return {}
-    environment = prove.get("environment", {}).get("name", "?")
+    # "Ubuntu 26.04 (GCC 15.2.0, Boost 1.90.0, CMake 4.2.3)", read from the root proven in
+    place = prove.get("environment", {})
+    environment = place.get("label") or place.get("name", "?")
     table = {}
     for entry in prove.get("changes", []):
         outcome = entry["outcome"]
