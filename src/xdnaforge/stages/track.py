@@ -11,14 +11,12 @@ When every commit the build needs is in some mirror it fetches the tree and surv
 
 from __future__ import annotations
 
-import hashlib
 import posixpath
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 import yaml
 
@@ -27,9 +25,8 @@ from xdnaforge.compat.facts import load_upstream
 from xdnaforge.config.project import Project, load_project
 from xdnaforge.config.recipe import Recipe
 from xdnaforge.config.site import Site
-from xdnaforge.environments.proof_sandbox import HOST, Sandbox
 from xdnaforge.errors import ConfigError, StageFailed, UsageError
-from xdnaforge.host import HostFacts, npu_generation
+from xdnaforge.host import HostFacts
 from xdnaforge.planning import linefacts
 from xdnaforge.planning.candidate import (
     Provenance,
@@ -48,11 +45,12 @@ from xdnaforge.planning.candidate import (
     xrt_line,
     xrt_version,
 )
-from xdnaforge.planning.plan import plan_target
 from xdnaforge.sources import lines
+from xdnaforge.stages.track_cell import append_cell, cell_for, cell_name
+from xdnaforge.stages.track_survey import fetch_and_survey, restamp_survey
 from xdnaforge.state.lockfile import build_dir_lock
 from xdnaforge.state.paths import Workspace
-from xdnaforge.state.records import read_record, write_atomic, write_record
+from xdnaforge.state.records import write_atomic, write_record
 from xdnaforge.tools.git import Gitlink, cache_name, normalize_url
 
 XRTDEPS = "src/runtime_src/tools/scripts/xrtdeps.sh"
@@ -218,57 +216,6 @@ def check(project: Project, line: str, ref: Ref, log: Path) -> None:
     )
 
 
-def cell_name(host: Mapping[str, Any], line: str) -> str:
-    """`ubuntu26-npu4-xdna-1-9`: distro, release (Ubuntu's year), NPU generation, line."""
-    distro = host["distro"]
-    version = str(distro["version"])
-    release = version.split(".")[0] if distro["id"] == "ubuntu" else version.replace(".", "")
-    npu = host["npu"]
-    generation = npu_generation(npu["pci"], npu.get("revision"))
-    name = generation.generation if generation else npu["pci"].split(":")[-1]
-    # no dots: a cell names files (artifacts/lava/<cell>.<type>.yaml) and CI jobs
-    return f"{distro['id']}{release}-{name}-{line.replace('.', '-')}"
-
-
-def _cell_for(project: Project, recipe: Recipe) -> tuple[dict[str, Any], Path]:
-    """The host of the starting recipe's matrix cell and its file, or one from its hosts."""
-    for matrix in project.matrices:
-        for cell in matrix.cells:
-            if cell.recipe == recipe.name:
-                host = {
-                    "distro": {"id": cell.distro_id, "version": cell.distro_version},
-                    "kernel": cell.kernel.text,
-                    "npu": {"pci": cell.npu.pci, "revision": cell.npu.revision},
-                }
-                return host, project.root / matrix.origin
-    npu = recipe.hosts.npus[0]
-    host = {
-        "distro": {"id": recipe.hosts.distro_id, "version": recipe.hosts.distro_version},
-        "kernel": recipe.hosts.kernel.text,
-        "npu": {"pci": npu.pci, "revision": npu.revision},
-    }
-    return host, project.root / "matrices" / "default.yaml"
-
-
-def _append_cell(path: Path, cell: dict[str, Any]) -> str:
-    """The matrix text with the cell appended to its `cells:` list (comments kept)."""
-    text = path.read_text(encoding="utf-8") if path.exists() else "schema: 1\ncells:\n"
-    block = yaml.safe_dump([cell], sort_keys=False, width=92, allow_unicode=True)
-    indented = "".join(f"  {line}" if line.strip() else line for line in block.splitlines(True))
-    new = text.rstrip("\n") + "\n\n" + indented
-    data = yaml.safe_load(new)
-    before = yaml.safe_load(text) or {}
-    if (
-        not isinstance(data, dict)
-        or len(data.get("cells") or []) != len(before.get("cells") or []) + 1
-    ):
-        raise StageFailed(
-            f"{path}: cannot append a cell (its `cells:` list is not the last key)",
-            hint=f"add this cell by hand:\n{block}",
-        )
-    return new
-
-
 def _write_files(files: Mapping[Path, str | None]) -> None:
     for path, text in files.items():
         if text is None:
@@ -314,22 +261,27 @@ def track(
         project.site, url, branch=ref.branch, tag=ref.tag, commit=ref.commit, log=log
     )
     family = _family(project, url)
-    start = chosen or _first_start(project, existing, new.commit)
-    start = start or existing or _nearest(project, family, new.commit, new.cache, line, log)
+    first = None if chosen else _first_start(project, existing, new.commit)
+    start = (
+        chosen or first or existing or _nearest(project, family, new.commit, new.cache, line, log)
+    )
+    # what is carried: the candidate itself when it is re-tracked at its pin (what a
+    # maintainer edited in it stays), else the starting recipe
+    base = existing if first is not None and existing is not None else start
     print(
         f"track {line}: {new.how} is {new.commit} ({new.fetched_from}); carried from {start.name}"
     )
     lines.resolve(project.site, url, commit=start.pinned.commit, log=log)
     old_facts = tree_facts(project.site, start, url, start.pinned.commit, new.cache, log)
     new_facts = tree_facts(project.site, start, url, new.commit, new.cache, log)
-    start_doc = yaml.safe_load(_origin_path(project, start).read_text(encoding="utf-8"))
+    start_doc = yaml.safe_load(_origin_path(project, base).read_text(encoding="utf-8"))
     depends, _, _ = carry_depends(
-        dict(start.build_depends), old_facts.upstream_depends, new_facts.upstream_depends
+        dict(base.build_depends), old_facts.upstream_depends, new_facts.upstream_depends
     )
     start_unused = [u.path for u in start.pinned.unused_submodules]
     paths = {g.path for g in new_facts.gitlinks}
-    new_unused = [p for p in start_unused if p in paths]
-    argv = {step.name: step.argv for step in start.steps}
+    new_unused = [u.path for u in base.pinned.unused_submodules if u.path in paths]
+    argv = {step.name: step.argv for step in base.steps}
     changes = compare(
         old_facts,
         new_facts,
@@ -387,7 +339,7 @@ def track(
             recipe_path, candidate_header(provenance, changes, survey, missing) + body
         )
     }
-    host, matrix_path = _cell_for(project, start)
+    host, matrix_path = cell_for(project, start)
     if not any(c.recipe == line for c in project.cells()):
         cell = matrix_cell(
             name=cell_name(host, line),
@@ -396,7 +348,7 @@ def track(
             provenance=provenance,
             commit=new.commit,
         )
-        files[matrix_path] = _append_cell(matrix_path, cell)
+        files[matrix_path] = append_cell(matrix_path, cell)
     before = {p: p.read_text(encoding="utf-8") if p.exists() else None for p in files}
     with build_dir_lock(project.site.build_dir):
         _write_files(files)
@@ -409,12 +361,12 @@ def track(
             ) from None
         outcome = survey
         if not missing:
-            outcome = _fetch_and_survey(reloaded, line, space, facts)
+            outcome = fetch_and_survey(reloaded, line, space, facts)
             files[recipe_path] = _unless_only_dated(
                 recipe_path, candidate_header(provenance, changes, outcome, missing) + body
             )
             _write_files({recipe_path: files[recipe_path]})
-            _restamp_survey(space, recipe_path)
+            restamp_survey(space, recipe_path)
     contract_recipe = reloaded.recipes[line]
     record = {
         "line": line,
@@ -475,10 +427,10 @@ _DATE_RE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
 
 
 def _first_start(project: Project, existing: Recipe | None, commit: str) -> Recipe | None:
-    """Re-tracking a candidate at the commit it already pins: start from the recipe it was
-    first carried from, so that the run reproduces it (what changed is said against that
-    recipe, as the first run said it, not against its own pin). A candidate whose branch
-    moved is re-tracked from itself."""
+    """Re-tracking a candidate at the commit it already pins: what changed is said against
+    the recipe it was first carried from, as the first run said it, not against its own pin
+    (which would say "nothing"), and the candidate itself is what is carried. A candidate
+    whose branch moved is re-tracked from itself."""
     if existing is None or existing.pinned.commit != commit:
         return None
     found = _CARRIED_RE.match(existing.driver.notes or "")
@@ -495,43 +447,3 @@ def _unless_only_dated(path: Path, text: str) -> str:
     except OSError:
         return text
     return before if _DATE_RE.sub("", before) == _DATE_RE.sub("", text) else text
-
-
-def _fetch_and_survey(project: Project, line: str, space: Workspace, host: HostFacts) -> str:
-    """Fetch the candidate's tree and survey it on the host; a sentence for the record."""
-    from xdnaforge.stages import fetch as stage_fetch  # edge modules, loaded only here
-    from xdnaforge.stages import survey as stage_survey
-
-    recipe = project.recipes[line]
-    plan = plan_target(
-        recipe,
-        project.patches_for(recipe),
-        space,
-        distro=recipe.build_distro,
-        toolchain={},
-        host=host,
-        environment=None,
-    )
-    try:
-        stage_fetch.fetch(project, plan, space)
-        stage_survey.survey_target(project, line, space, Sandbox(name="host", root=HOST))
-    except StageFailed as error:
-        return f"could not run: {error.message.splitlines()[0]}"
-    record = read_record(space.record("survey")) or {}
-    warnings = [
-        f"{f['where']}: {f['message']}" for f in record.get("findings", []) if f.get("warning")
-    ]
-    summary = f"ran on the host: {len(warnings)} warning(s)"
-    return summary + (" - " + "; ".join(warnings) if warnings else "")
-
-
-def _restamp_survey(space: Workspace, recipe_path: Path) -> None:
-    """The recipe's header now carries the survey's outcome: a comment, which changes nothing
-    the survey read; survey.json is stamped with the file's new digest so that `doit plan`
-    does not call it stale."""
-    record = read_record(space.record("survey"))
-    if record is None:
-        return
-    body = {k: v for k, v in record.items() if k not in ("schema", "kind", "xdnaforge")}
-    body["recipe_sha256"] = hashlib.sha256(recipe_path.read_bytes()).hexdigest()
-    write_record(space.record("survey"), "survey", body)
