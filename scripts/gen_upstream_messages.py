@@ -6,16 +6,20 @@ Run by hand (never at run time, never by a test) against fetched git snapshots:
 
     python3 scripts/gen_upstream_messages.py \
         --xdna /work/.mirror/amd+xdna-driver/repo --xrt /work/.mirror/Xilinx+XRT/repo \
-        [--linux-excerpts DIR]
+        --flm /work/.mirror/FastFlowLM+FastFlowLM/repo \
+        --lemonade /work/.mirror/lemonade-sdk+lemonade/repo [--linux-excerpts DIR]
 
-Files are read with `git show <commit>:<path>` (no work tree needed). What is kept per
-message: level, the format string as printed (after the driver's "%s: " function prefix),
-the regular expression its format specifiers turn into, file, function and the upstream
-commits where it occurs. No code bodies are kept: this is generated data, not source.
+Every release tag and release branch a snapshot holds is read (plus the commits the recipes
+pin), through `git ls-tree` and one `git cat-file --batch` per snapshot; a file's text is
+read once per blob, whatever the number of releases sharing it. What is kept per message:
+component, level, the template as printed, its regex, file, function, the family
+(`diagnosis/source_families.py`: the reviewed table from where a message is thrown to its
+family) and the releases that print it (indices into `sources`). No code is kept.
 
 --linux-excerpts reads *.c files named after drivers/accel/amdxdna/ files of the in-tree
 driver (Linux is too large to fetch here): each holds the lines of one upstream file that
-carry function headers and message calls, first line `// commit <sha>`.
+carry function headers and message calls, first line `// commit <sha>`. Without it the
+in-tree templates of the existing data file are carried over with their sources.
 """
 
 from __future__ import annotations
@@ -23,265 +27,226 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import subprocess
 import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from message_extract import extract_any, template_pattern
+
+from xdnaforge.diagnosis.source_families import family_of, rule_for
+
 # the xdna-driver commits the recipes pin (recipes/*.yaml)
-XDNA_COMMITS = {
+XDNA_PINS = {
     "49c590dc74fe5779bf613e357ed0a57efba0b4df": "1.4 (ryzen-ai-ubuntu24)",
     "f0b7bd5fbc9d45892d050cb55701541350390b99": "1.6 (ubuntu26-compat)",
     "beb9e450fe123ecdf395453971576179cedcf1dd": "2.21.75 (xdna-2.21.75)",
     "ca5bce25951b1f8e4c01405d7ff1a033d5e8fd81": "main (upstream-main)",
 }
-# XRT of the recipes plus the release branches 2.17 (2024.1) .. 2.20 (2025.2)
-XRT_COMMITS = {
-    "2024.1": "2.17 (branch 2024.1)",
-    "2024.2": "2.18 (branch 2024.2)",
-    "2025.1": "2.19 (branch 2025.1)",
+XRT_PINS = {
     "021204355eeaa034ff69aae407ace2265adf047a": "2.20 (ubuntu26-compat)",
     "4eb1f4392a012b4e6eca759762389c612537f7c7": "2.21.75 (xdna-2.21.75)",
     "b4bbf24c54b355b585d59f15264aba47d9aa54b9": "2.26 line (upstream-main)",
 }
-XDNA_DIRS = ("src/driver/amdxdna/", "src/shim/", "example/")
-XRT_DIRS = (
-    "src/runtime_src/core/tools/common/tests/",
-    "src/runtime_src/core/tools/common/XBUtilities.cpp",
-    "src/runtime_src/core/tools/common/reports/ReportHost.cpp",
-    "src/runtime_src/core/tools/xbutil2/SubCmdValidate.cpp",
-    "src/runtime_src/core/tools/xbutil2/SubCmdExamine.cpp",
-    "src/runtime_src/core/tools/common/SubCmdExamineInternal.cpp",
-)
-
-# call -> (level, index of the format argument, does the driver prefix "<function>: ")
-# shim_err() appends " (err=%d)" to its format (src/shim/shim_debug.h)
-CALLS = {
-    "XDNA_ERR": ("error", 1, True),
-    "XDNA_ERR_ONCE": ("error", 1, True),
-    "XDNA_WARN": ("warning", 1, True),
-    "XDNA_WARN_ONCE": ("warning", 1, True),
-    "dev_err": ("error", 1, False),
-    "dev_err_ratelimited": ("error", 1, False),
-    "dev_err_probe": ("error", 2, False),
-    "dev_warn": ("warning", 1, False),
-    "dev_warn_once": ("warning", 1, False),
-    "drm_err": ("error", 1, False),
-    "drm_warn": ("warning", 1, False),
-    "pr_err": ("error", 0, False),
-    "pr_warn": ("warning", 0, False),
-    "shim_err": ("error", 1, False),
-    "std::runtime_error": ("error", 0, False),
-    "xrt_core::error": ("error", -1, False),
-    "xrt_core::system_error": ("error", -1, False),
-    "xrt_core::generic_error": ("error", -1, False),
-}
-_CALL_RE = re.compile(r"(?<![\w:])(" + "|".join(re.escape(c) for c in CALLS) + r")\s*\(")
-_LOGGER_RE = re.compile(r"\blogger\s*\(")
-# example tests and tools print failures to a stream: `std::cout << "ERROR: ..."`
-_STREAM_RE = re.compile(
-    r'std::(?:cout|cerr)\s*<<\s*"((?:ERROR|Error|TEST FAILED|FAILED)[^"\\]*(?:\\.[^"\\]*)*)"'
-)
-_LITERAL_RE = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
-_FUNCTION_RE = re.compile(
-    r"^(?!\s)(?:[\w\*&<>:,~]+[ \t\n\*&]+)*?([A-Za-z_~][\w:~]*)\s*\(([^;{}]*?)\)\s*"
-    r"(?:const\s*)?(?:noexcept\s*)?(?:override\s*)?\n?\{",
-    re.MULTILINE,
-)
-_NOT_FUNCTIONS = {"if", "for", "while", "switch", "return", "sizeof", "else"}
-# conversion: one letter, or %p with the kernel's extensions (%pK, %pe, %pad)
-_SPEC_RE = re.compile(
-    r"%(?:%|\d+%|[-+ #0]*\d*(?:\.\d+)?(?:hh|h|ll|l|z|j|t|L)?(?:p[A-Za-z]*|[a-oq-zA-Z]))"
-)
+SOURCE_SUFFIXES = (".c", ".cpp", ".h", ".hpp", ".cmake", "CMakeLists.txt", ".sh")
 
 
-def spec_pattern(spec: str) -> str:
-    """A printf/boost format specifier -> the regular expression of what it prints."""
-    if spec == "%%":
-        return "%"
-    if re.fullmatch(r"%\d+%", spec):
-        return ".*?"
-    if spec.startswith("%p"):  # %p, %pK, %pe (an error name), %pad, ...
-        return r"\S+"
-    letter = spec[-1]
-    if letter in "diu":
-        return r"-?\d+"
-    if letter in "xX":
-        return r"(?:0x)?[0-9a-fA-F]+"
-    if letter in "fgeE":
-        return r"-?[0-9.]+(?:e[-+]?\d+)?"
-    if letter == "c":
-        return "."
-    return ".*?"
+def _xdna_file(path: str) -> bool:
+    return path.endswith(SOURCE_SUFFIXES) and not path.startswith(("test/", "xrt/", "src/vxdna/"))
 
 
-def template_pattern(template: str) -> str:
-    """The template with each specifier (and each piece not known here: "\x00") as a regex."""
-    parts = []
-    position = 0
-    for match in _SPEC_RE.finditer(template):
-        parts.append(_escape(template[position : match.start()]))
-        parts.append(spec_pattern(match.group(0)))
-        position = match.end()
-    parts.append(_escape(template[position:]))
-    return "".join(parts).rstrip()
+def _xrt_file(path: str) -> bool:
+    if path.startswith("build/") or path.startswith("src/runtime_src/tools/scripts/"):
+        return path.endswith(".sh")
+    if path.startswith(("src/CMake/", "CMakeLists.txt", "src/CMakeLists.txt")):
+        return path.endswith((".cmake", "CMakeLists.txt"))
+    core = (
+        "src/runtime_src/core/common/",
+        "src/runtime_src/core/tools/",
+        "src/runtime_src/core/pcie/linux/",
+        "src/runtime_src/core/pcie/common/",
+        "src/runtime_src/core/include/",
+    )
+    tracing = ("/core/tools/xbreplay/", "/core/tools/xbtracer/")  # API capture and replay
+    return (
+        path.startswith(core)
+        and not any(part in path for part in tracing)
+        and path.endswith((".c", ".cpp", ".h", ".hpp"))
+    )
 
 
-def _escape(text: str) -> str:
-    return ".*?".join(re.escape(piece).replace("\\ ", " ") for piece in text.split("\x00"))
+def _flm_file(path: str) -> bool:
+    vendored = ("nlohmann", "minja")  # JSON and template libraries FastFlowLM carries
+    return (
+        path.startswith("src/")
+        and not any(name in path for name in vendored)
+        and path.endswith((".cpp", ".hpp", ".h"))
+    )
 
 
-def _unescape(literal: str) -> str:
-    return literal.replace('\\"', '"').replace("\\n", " ").replace("\\t", " ").replace("\\\\", "\\")
+def _lemonade_file(path: str) -> bool:
+    """The NPU backends of Lemonade's C++ server and its backend manager."""
+    npu = ("src/cpp/server/backends/fastflowlm/", "src/cpp/server/backends/ryzenai/")
+    manager = path.startswith("src/cpp/server/") and "backend" in path.rsplit("/", 1)[-1]
+    return (path.startswith(npu) or manager) and path.endswith((".cpp", ".h", ".hpp"))
 
 
-def _call_args(text: str, start: int) -> list[str]:
-    """Top-level arguments of the call whose "(" is at text[start-1]."""
-    depth, args, current, index = 1, [], [], start
-    while index < len(text) and depth:
-        char = text[index]
-        if char == '"':
-            end = text.index('"', index + 1) if '"' in text[index + 1 :] else len(text)
-            while text[end - 1] == "\\" and text[end - 2] != "\\":
-                end = text.index('"', end + 1)
-            current.append(text[index : end + 1])
-            index = end + 1
-            continue
-        if char == "'" and index + 2 < len(text):
-            close = text.find("'", index + 1)
-            current.append(text[index : close + 1])
-            index = close + 1
-            continue
-        if char in "([{":
-            depth += 1
-        elif char in ")]}":
-            depth -= 1
-            if not depth:
-                break
-        if char == "," and depth == 1:
-            args.append("".join(current))
-            current = []
-        else:
-            current.append(char)
-        index += 1
-    args.append("".join(current))
-    return [a.strip() for a in args]
+def _component(repo: str, path: str) -> str:
+    if path.endswith((".sh", ".cmake", "CMakeLists.txt")):
+        return "build"
+    if repo == "torvalds/linux":
+        return "amdxdna"
+    if repo == "amd/xdna-driver":
+        if "/amdxdna/" in path:
+            return "amdxdna"
+        return "example" if path.startswith("example/") else "shim"
+    if repo == "Xilinx/XRT":
+        return "xrt-smi" if "/core/tools/" in path else "xrt"
+    return {"FastFlowLM/FastFlowLM": "flm", "lemonade-sdk/lemonade": "lemonade"}[repo]
 
 
-def _template(argument: str) -> str | None:
-    """The literal text of a format argument; pieces computed at run time become "\x00"."""
-    literals = list(_LITERAL_RE.finditer(argument))
-    if not literals:
-        return None
-    pieces: list[str] = []
-    position = 0
-    for literal in literals:
-        between = argument[position : literal.start()]
-        if pieces and re.search(r"[\w\)\]]", between.replace("boost::format", "")):
-            pieces.append("\x00")
-        pieces.append(_unescape(literal.group(1)))
-        position = literal.end()
-    tail = argument[position:]
-    if re.search(r"\+\s*[\w(]", tail):
-        pieces.append("\x00")
-    text = "".join(pieces).strip()
-    return text if re.search(r"[A-Za-z]{3}", text) else None
+class Snapshot:
+    """One bare git snapshot: refs, tree listings and blobs (one cat-file --batch)."""
+
+    def __init__(self, git_dir: Path) -> None:
+        self.git_dir = git_dir
+        self._batch = subprocess.Popen(
+            ["git", "--git-dir", str(git_dir), "cat-file", "--batch"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+        )
+
+    def git(self, *args: str) -> str:
+        done = subprocess.run(
+            ["git", "--git-dir", str(self.git_dir), *args], capture_output=True, check=True
+        )
+        return done.stdout.decode("utf-8", "replace")
+
+    def rev(self, name: str) -> str | None:
+        try:
+            return self.git("rev-parse", "--verify", "--quiet", f"{name}^{{commit}}").strip()
+        except subprocess.CalledProcessError:
+            return None
+
+    def blobs(self, commit: str, wanted: Callable[[str], bool]) -> Iterator[tuple[str, str]]:
+        for line in self.git("ls-tree", "-r", commit).splitlines():
+            meta, _, path = line.partition("\t")
+            kind, sha = meta.split()[1:3]
+            if kind == "blob" and wanted(path):
+                yield path, sha
+
+    def read(self, sha: str) -> str:
+        assert self._batch.stdin is not None
+        assert self._batch.stdout is not None
+        self._batch.stdin.write(sha.encode() + b"\n")
+        self._batch.stdin.flush()
+        header = self._batch.stdout.readline().split()
+        if len(header) < 3 or header[1] != b"blob":
+            return ""
+        data = self._batch.stdout.read(int(header[2]) + 1)[:-1]
+        return data.decode("utf-8", "replace")
 
 
-def _functions(text: str) -> list[tuple[int, str]]:
-    found = []
-    for match in _FUNCTION_RE.finditer(text):
-        name = match.group(1)
-        if name.split("::")[-1] in _NOT_FUNCTIONS:
-            continue
-        found.append((match.start(), name))
-    return found
-
-
-def extract(text: str) -> list[tuple[str, str, str, bool]]:
-    """(level, template, function, driver-prefixed) for every message call in one file."""
-    functions = _functions(text)
-    messages = []
-
-    def function_at(offset: int) -> str:
-        name = ""
-        for start, candidate in functions:
-            if start > offset:
-                break
-            name = candidate
-        return name
-
-    for match in _CALL_RE.finditer(text):
-        level, index, prefixed = CALLS[match.group(1)]
-        args = _call_args(text, match.end())
-        if index == -1:  # xrt_core errors: (code, "text") or ("text")
-            index = 1 if len(args) > 1 and not _LITERAL_RE.search(args[0]) else 0
-        if index >= len(args):
-            continue
-        template = _template(args[index])
-        if template and match.group(1) == "shim_err":
-            template += " (err=%d)"
-        if template:
-            messages.append((level, template, function_at(match.start()), prefixed))
-    for match in _LOGGER_RE.finditer(text):  # XRT validate: logger(ptree, "Error", text)
-        args = _call_args(text, match.end())
-        if len(args) < 3 or args[1] not in ('"Error"', '"Warning"', '"Details"'):
-            continue
-        template = _template(args[2])
-        if args[1] == '"Details"' and not (template and "Skipping" in template):
-            continue  # Details are results; "... not available. Skipping" says a file is missing
-        if template:
-            level = "error" if args[1] == '"Error"' else "warning"
-            messages.append((level, template, function_at(match.start()), False))
-    for match in _STREAM_RE.finditer(text):
-        template = _unescape(match.group(1)).strip()
-        messages.append(("error", template, function_at(match.start()), False))
-    return messages
-
-
-def git(repo: Path, *args: str) -> str:
-    """One git command on a bare snapshot (GitPython: no work tree needed)."""
-    import git as gitpython
-
-    output: str = gitpython.Git().execute(["git", "--git-dir", str(repo), *args])
-    return output
-
-
-def files_at(repo: Path, commit: str, roots: tuple[str, ...]) -> list[str]:
-    listing = git(repo, "ls-tree", "-r", "--name-only", commit, "--", *roots).splitlines()
-    return [p for p in listing if p.endswith((".c", ".cpp", ".h", ".hpp"))]
+def release_refs(snap: Snapshot, repo: str) -> list[tuple[str, str]]:
+    """(ref, label) of every release tag and release branch, oldest first."""
+    tags = snap.git("tag", "--sort=creatordate").split()
+    branches = [
+        b.strip().removeprefix("* ").removeprefix("origin/")
+        for b in snap.git("branch", "--format=%(refname:short)").splitlines()
+    ]
+    if repo == "Xilinx/XRT":  # 2.17 (202410) on: xrt-smi and the NPU; older releases: xbutil
+        refs = [t for t in tags if re.fullmatch(r"20\d{4}\.2\.\d+\.\d+|2\.\d+\.\d+", t)]
+        refs += [b for b in branches if re.fullmatch(r"20(?:2[4-9])\.\d", b)]
+    elif repo == "amd/xdna-driver":
+        refs = tags + [b for b in branches if re.fullmatch(r"\d+\.\d+|main", b)]
+    elif repo == "FastFlowLM/FastFlowLM":
+        refs = [*tags, "HEAD"]
+    else:  # lemonade: the C++ server's releases (v9 on)
+        refs = [
+            t
+            for t in tags
+            if re.fullmatch(r"v?\d+\.\d+\.\d+", t) and int(t.lstrip("v").split(".")[0]) >= 9
+        ]
+    return [(ref, ref) for ref in refs]
 
 
 def collect(
     table: dict[tuple[str, str, str, str], dict[str, object]],
-    component: str,
+    repo: str,
     path: str,
-    commit: str,
-    text: str,
+    source: int,
+    found: list[tuple[str, str, str, bool]],
 ) -> None:
-    for level, template, function, prefixed in extract(text):
+    component = _component(repo, path)
+    for level, template, function, prefixed in found:
         key = (component, path, function, template)
-        entry = table.setdefault(
-            key,
-            {
+        entry = table.get(key)
+        if entry is None:
+            shown = template.replace("\x00", "%s")
+            entry = table[key] = {
                 "component": component,
                 "level": level,
                 "file": path,
                 "function": function,
-                "template": template.replace("\x00", "%s"),
+                "template": shown,
                 "pattern": (re.escape(function) + ": " if prefixed and function else "")
                 + template_pattern(template),
-                "commits": [],
-            },
-        )
-        commits = entry["commits"]
-        assert isinstance(commits, list)
-        if commit not in commits:
-            commits.append(commit)
+                "family": family_of(repo, path, function, shown),
+                "seen": [],
+            }
+            rule = rule_for(repo, path, function, shown)
+            if rule is not None and rule.caller:
+                entry["caller"] = True
+        seen = entry["seen"]
+        assert isinstance(seen, list)
+        if source not in seen:
+            seen.append(source)
+
+
+def read_repo(
+    table: dict[tuple[str, str, str, str], dict[str, object]],
+    sources: list[dict[str, str]],
+    repo: str,
+    git_dir: Path,
+    pins: dict[str, str],
+    wanted: Callable[[str], bool],
+) -> None:
+    snap = Snapshot(git_dir)
+    extracted: dict[tuple[str, str], list[tuple[str, str, str, bool]]] = {}  # read once
+    refs = release_refs(snap, repo) + list(pins.items())
+    done: set[str] = set()
+    for ref, label in refs:
+        sha = snap.rev(ref)
+        if sha is None or sha in done:
+            continue
+        done.add(sha)
+        index = len(sources)
+        sources.append({"repo": repo, "commit": sha, "label": label})
+        for path, blob in snap.blobs(sha, wanted):
+            kind = (blob, path.rsplit(".", 1)[-1])
+            if kind not in extracted:
+                extracted[kind] = extract_any(path, snap.read(blob))
+            collect(table, repo, path, index, extracted[kind])
+
+
+def compact(indices: list[int]) -> str:
+    """[0, 1, 2, 5] -> "0-2,5"."""
+    runs: list[list[int]] = []
+    for index in sorted(indices):
+        if runs and index == runs[-1][1] + 1:
+            runs[-1][1] = index
+        else:
+            runs.append([index, index])
+    return ",".join(f"{a}" if a == b else f"{a}-{b}" for a, b in runs)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--xdna", type=Path, required=True)
     parser.add_argument("--xrt", type=Path, required=True)
+    parser.add_argument("--flm", type=Path)
+    parser.add_argument("--lemonade", type=Path)
     parser.add_argument("--linux-excerpts", type=Path)
     parser.add_argument(
         "--output",
@@ -291,39 +256,89 @@ def main() -> int:
     )
     options = parser.parse_args()
     table: dict[tuple[str, str, str, str], dict[str, object]] = {}
-    sources = []
-    for commit, label in XDNA_COMMITS.items():
-        sha = git(options.xdna, "rev-parse", commit).strip()
-        sources.append({"repo": "amd/xdna-driver", "commit": sha, "label": label})
-        for path in files_at(options.xdna, sha, XDNA_DIRS):
-            component = {"src/driver/": "amdxdna", "example/": "example"}.get(
-                path[: path.index("/", 4) + 1] if path.startswith("src/") else "example/", "shim"
-            )
-            collect(table, component, path, sha, git(options.xdna, "show", f"{sha}:{path}"))
-    for commit, label in XRT_COMMITS.items():
-        sha = git(options.xrt, "rev-parse", commit).strip()
-        sources.append({"repo": "Xilinx/XRT", "commit": sha, "label": label})
-        for path in files_at(options.xrt, sha, XRT_DIRS):
-            collect(table, "xrt-smi", path, sha, git(options.xrt, "show", f"{sha}:{path}"))
+    sources: list[dict[str, str]] = []
+    read_repo(table, sources, "amd/xdna-driver", options.xdna, XDNA_PINS, _xdna_file)
+    read_repo(table, sources, "Xilinx/XRT", options.xrt, XRT_PINS, _xrt_file)
+    if options.flm:
+        read_repo(table, sources, "FastFlowLM/FastFlowLM", options.flm, {}, _flm_file)
+    if options.lemonade:
+        read_repo(table, sources, "lemonade-sdk/lemonade", options.lemonade, {}, _lemonade_file)
     if options.linux_excerpts:
         for excerpt in sorted(options.linux_excerpts.glob("*.c")):
             text = excerpt.read_text()
             sha = text.splitlines()[0].split()[-1]
             path = f"drivers/accel/amdxdna/{excerpt.name}"
             sources.append({"repo": "torvalds/linux", "commit": sha, "label": f"in-tree {path}"})
-            collect(table, "amdxdna", path, sha, text)
+            collect(table, "torvalds/linux", path, len(sources) - 1, extract_any(path, text))
+    elif options.output.exists():  # carry the in-tree templates over
+        old = json.loads(options.output.read_text())
+        old_sources = old["sources"]
+        for item in old["messages"]:
+            commits = item.get("commits") or [
+                old_sources[i]["commit"] for i in expand(item.get("seen", ""))
+            ]
+            linux = [c for c in commits if _source_of(old_sources, c)["repo"] == "torvalds/linux"]
+            for commit in linux:
+                given = _source_of(old_sources, commit)
+                if given not in sources:
+                    sources.append(dict(given))
+                key = ("amdxdna", item["file"], item["function"], item["template"])
+                entry = table.setdefault(
+                    key,
+                    {
+                        **{
+                            k: item[k]
+                            for k in (
+                                "component",
+                                "level",
+                                "file",
+                                "function",
+                                "template",
+                                "pattern",
+                            )
+                        },
+                        "family": family_of(
+                            "torvalds/linux", item["file"], item["function"], item["template"]
+                        ),
+                        "seen": [],
+                    },
+                )
+                rule = rule_for("torvalds/linux", item["file"], item["function"], item["template"])
+                if rule is not None and rule.caller:
+                    entry["caller"] = True
+                seen = entry["seen"]
+                assert isinstance(seen, list)
+                seen.append(sources.index(given))
     messages = sorted(
         table.values(), key=lambda m: (str(m["component"]), str(m["file"]), str(m["template"]))
     )
+    for message in messages:
+        seen = message["seen"]
+        assert isinstance(seen, list)
+        message["seen"] = compact(seen)
     document = {
-        "schema": 1,
+        "schema": 2,
         "generated_by": "scripts/gen_upstream_messages.py",
+        "families_from": "src/xdnaforge/diagnosis/data/source_families.yaml",
         "sources": sources,
         "messages": messages,
     }
-    options.output.write_text(json.dumps(document, indent=1, sort_keys=True) + "\n")
+    options.output.write_text(json.dumps(document, indent=0, sort_keys=True) + "\n")
     print(f"{len(messages)} message templates from {len(sources)} sources -> {options.output}")
     return 0
+
+
+def expand(seen: str) -> list[int]:
+    """ "0-2,5" -> [0, 1, 2, 5]."""
+    found: list[int] = []
+    for part in filter(None, seen.split(",")):
+        first, _, last = part.partition("-")
+        found.extend(range(int(first), int(last or first) + 1))
+    return found
+
+
+def _source_of(sources: list[dict[str, str]], commit: str) -> dict[str, str]:
+    return next(s for s in sources if s["commit"] == commit)
 
 
 if __name__ == "__main__":

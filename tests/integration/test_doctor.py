@@ -55,7 +55,7 @@ def test_doctor_on_a_host_with_a_protocol_mismatch(
     assert fake_tools.calls("xrt-smi") == []  # doctor needs no installed stack
 
 
-def test_doctor_log_unknown_family_driver_message_names_its_source(
+def test_doctor_log_templated_driver_message_gets_its_sources_family_and_releases(
     project_dir: Path, tmp_path: Path
 ) -> None:
     log = tmp_path / "journal.log"
@@ -66,12 +66,23 @@ def test_doctor_log_unknown_family_driver_message_names_its_source(
     )
     outcome = run_doit(project_dir, "doctor", f"--log={log}")
     assert outcome.rc == 1
-    # the template is in the out-of-tree and the in-tree driver; either file is the source
-    assert (
-        "[unknown] amdxdna aie2_pci.c:aie2_init: pcim enable device failed, ret %d (source "
-        in outcome.stdout
+    # no entry names this message, the catalogue does: its family from where it is thrown
+    assert "[error] firmware-load-failed" in outcome.stdout
+    assert "aie2_pci.c:aie2_init: pcim enable device failed, ret %d" in outcome.stdout
+    assert "[unknown]" not in outcome.stdout
+    assert "no known failure explains" not in outcome.stdout
+
+
+def test_doctor_log_error_line_no_template_knows_is_an_unknown_failure(
+    project_dir: Path, tmp_path: Path
+) -> None:
+    log = tmp_path / "journal.log"
+    log.write_text(
+        "Nov 30 05:00:01 host kernel: amdxdna 0000:c5:00.1: [drm] *ERROR* aie2_frobnicate: "
+        "widget rebalance failed, ret -5\n"
     )
-    assert "/amdxdna/aie2_pci.c (aie2_init) @ " in outcome.stdout
+    outcome = run_doit(project_dir, "doctor", f"--log={log}")
+    assert outcome.rc == 1
     assert "unknown failure: error-level lines that no known failure explains" in outcome.stdout
     assert "healthy" not in outcome.stdout.replace("unknown failure", "")
 

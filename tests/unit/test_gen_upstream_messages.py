@@ -12,8 +12,9 @@ from xdnaforge.diagnosis.upstream import catalogue
 
 
 def generator() -> ModuleType:
-    path = REPO / "scripts/gen_upstream_messages.py"
-    spec = importlib.util.spec_from_file_location("gen_upstream_messages", path)
+    """scripts/message_extract.py: the extraction the generator runs on every file."""
+    path = REPO / "scripts/message_extract.py"
+    spec = importlib.util.spec_from_file_location("message_extract", path)
     assert spec is not None
     assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
@@ -80,3 +81,46 @@ def test_every_template_in_the_data_file_is_matched_by_its_own_pattern() -> None
         if not message.pattern.search(line):
             misses.append(message.describe())
     assert misses == []
+
+
+OTHER_SOURCES = r"""
+void flm_check() {
+  header_print("ERROR", "NPU firmware version on " << path << " is incompatible");
+  header_print("INFO", "not kept: information");
+}
+void serve() {
+  LOG(ERROR, "Server") << "Failed to load model: " << e.what() << std::endl;
+  xrt_core::message::send(xrt_core::message::severity_level::warning, "XRT",
+                          "Kernel " + name + " has no compute units");
+}
+"""
+
+
+def test_flm_lemonade_and_xrt_message_calls_are_extracted() -> None:
+    found = generator().extract(OTHER_SOURCES)
+    assert ("error", "NPU firmware version on \x00 is incompatible", "flm_check", False) in found
+    assert ("error", "Failed to load model: \x00", "serve", False) in found
+    assert ("warning", "Kernel \x00 has no compute units", "serve", False) in found
+    assert all("not kept" not in template for _, template, _, _ in found)
+
+
+def test_cmake_and_shell_failures_are_extracted() -> None:
+    extract = generator().extract_any
+    cmake = 'message(FATAL_ERROR "Boost ${BOOST_VER} not found, install libboost-dev")\n'
+    assert extract("CMakeLists.txt", cmake) == [
+        ("error", "Boost \x00 not found, install libboost-dev", "", False)
+    ]
+    shell = 'echo "Building package $PKG"\necho "ERROR: deb package $DEB not found"\n'
+    assert extract("build/build.sh", shell) == [
+        ("error", "ERROR: deb package \x00 not found", "", False)
+    ]
+
+
+def test_a_header_without_message_calls_is_read_in_bounded_time() -> None:
+    # XRT 2.18's getopt.h made the function regex backtrack for minutes
+    header = (
+        'extern "C" {\n'
+        + "extern char *optarg;\n" * 40
+        + "int getopt(int argc, char *const argv[]);\n"
+    )
+    assert generator().extract(header) == []

@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass
 
 from xdnaforge.diagnosis.errnos import NOT_FAILURES, decode
+from xdnaforge.diagnosis.ioctls import ioctl_family
 from xdnaforge.diagnosis.knowledge import (
     ANNOTATION,
     NPU_RE,
@@ -109,26 +110,34 @@ class Classifier:
         ]
         specific = tuple(self.specific[at] for at in sorted(set(matched)))
         failure = looks_failed(line)
-        located = catalogue().locate(line) if failure or _driver_line(line) else None
+        wanted = failure or _driver_line(line) or NPU_RE.search(line) is not None
+        located = catalogue().locate(line) if wanted else None
         driver_problem = located is not None and located.component == "amdxdna"
-        if located is not None and located.level == "error" and driver_problem:
+        if located is not None and located.level == "error" and located.family != "notes":
             failure = True  # an error message without a failure word ("Bad time quantum 5")
         if failure and _PASS_MARK_RE.search(line) and not _FAIL_WORD_RE.search(line):
             failure = False  # "[TEST PASS] AIE async error detected.": a test that passed
-        if failure:
-            errno = decode(line)
-            if errno is not None and errno.name in NOT_FAILURES:
-                failure = False  # "Hardware init failed, ret -517": a probe to retry later
+        errno = decode(line) if failure or driver_problem else None
+        if errno is not None and errno.name in NOT_FAILURES:
+            # "Hardware init failed, ret -517": a probe to retry later, in no family
+            return LineClass(specific, None, located, False, bool(specific))
         if specific or not self.generic or not (failure or driver_problem):
             # a driver problem at warning level ("Device isn't making progress") still names
             # its family; other lines must look like a failure to reach a generic entry
             return LineClass(specific, None, located, failure, bool(specific))
-        # another driver's "failed to load firmware" is not the NPU's
-        candidates = self.generic if NPU_RE.search(line) else self.generic_anywhere
-        catch = next((e for e in candidates if any(p.search(line) for p in e.signatures)), None)
-        if catch is None and located is not None:
-            family = self.by_file.get(located.file.rsplit("/", 1)[-1])
+        # where the message is thrown decides first (the reviewed source table), then the
+        # generic entries' words; another driver's "failed to load firmware" is not the NPU's
+        catch = None
+        if located is not None:
+            family = (
+                ioctl_family(line)
+                or located.family
+                or self.by_file.get(located.file.rsplit("/", 1)[-1])
+            )
             catch = next((e for e in self.generic if e.family == family), None)
+        if catch is None:
+            candidates = self.generic if NPU_RE.search(line) else self.generic_anywhere
+            catch = next((e for e in candidates if any(p.search(line) for p in e.signatures)), None)
         return LineClass(specific, catch, located, failure, catch is not None)
 
 
@@ -138,6 +147,7 @@ class _Found:
     number: int  # 0-based line of the first evidence
     diagnosis: Diagnosis
     driver: bool  # a driver (kernel) line: one link of an errno chain
+    caller: bool = False  # a generic entry read from a caller's template: ranks last
 
 
 class Tally:
@@ -173,7 +183,9 @@ class Tally:
         text = line.strip()
         shown = 0 if text.startswith("xdnaforge: ") else number + 1
         diagnosis = make_diagnosis(entry, text, source, shown, message_of(text))
-        self._found[entry.code] = _Found(entry, number, diagnosis, _driver_line(line))
+        located = line_class.located
+        caller = entry.generic and located is not None and located.caller
+        self._found[entry.code] = _Found(entry, number, diagnosis, _driver_line(line), caller)
 
     def diagnoses(self) -> list[Diagnosis]:
         found = list(self._found.values())
@@ -218,9 +230,10 @@ class Tally:
         rank = self.classifier.rank
         last = len(rank)
 
-        def key(item: _Found) -> tuple[int, int, bool, int]:
+        def key(item: _Found) -> tuple[bool, int, int, bool, int]:
             cause = root(item)  # a consequence right after its cause, whatever its line
             return (
+                cause.caller,  # a caller's report after what it called
                 rank.get(cause.entry.family, last),
                 cause.number,
                 cause is not item,

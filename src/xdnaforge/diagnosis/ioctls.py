@@ -24,7 +24,28 @@ MEANINGS = {
     "GET_ARRAY": "query an array of driver records (contexts, telemetry)",
     "SET_STATE": "set device state (power mode; needs root on older XRT)",
 }
+# the family of the operation an ioctl asks for: the shim's ioctl wrapper prints one
+# template for all of them, so the ioctl it names decides the family
+FAMILIES = {
+    "CREATE_HWCTX": "hwctx",
+    "DESTROY_HWCTX": "hwctx",
+    "CONFIG_HWCTX": "hwctx",
+    "CREATE_BO": "memory",
+    "GET_BO_INFO": "memory",
+    "SYNC_BO": "memory",
+    "EXEC_CMD": "command",
+    "WAIT_CMD": "command",
+    "GET_INFO": "versions",  # a query this driver does not answer: userspace newer than it
+    "GET_ARRAY": "versions",
+    "SET_STATE": "device-access",
+}
 _IOCTL_RE = re.compile(r"\bDRM_IOCTL_AMDXDNA_([A-Z_]+)\b")
+
+
+def ioctl_family(line: str) -> str:
+    """The family of the amdxdna ioctl `line` names ("" when it names none this table knows)."""
+    match = _IOCTL_RE.search(line)
+    return FAMILIES.get(match.group(1), "") if match else ""
 
 
 def describe_ioctl(line: str) -> str:

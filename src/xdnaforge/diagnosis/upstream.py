@@ -1,8 +1,10 @@
 """The message templates the NPU stack can print, drawn from its upstream sources.
 
 Pure: reads data/upstream_messages.json (written by scripts/gen_upstream_messages.py from
-the xdna-driver, XRT and in-tree amdxdna commits it names; never regenerated at run time)
-and tells where a log line comes from: component, file, function, template, commits.
+the xdna-driver, XRT, in-tree amdxdna, FastFlowLM and Lemonade releases it names; never
+regenerated at run time) and tells where a log line comes from: component, file,
+function, template, the family the reviewed source table gives it
+(`source_families.py`) and the releases that print it.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from pathlib import Path
 
 DATA_FILE = Path(__file__).resolve().parent / "data" / "upstream_messages.json"
 _PREFIX_RE = re.compile(r"\b([A-Za-z_]\w+): ")
+_INDEX_WORD_RE = re.compile(r"[a-z][a-z0-9_]{3,}")
 _WORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9_ .,'()/-]{5,}")
 # a printf conversion ("%d", "%llx", "%pe"): printed as something else, so never a piece
 _CONVERSION_RE = re.compile(
@@ -27,15 +30,27 @@ def _compiled(regex: str) -> re.Pattern[str]:
     return re.compile(regex, re.IGNORECASE)  # case changes between releases
 
 
+def expand(seen: str) -> tuple[int, ...]:
+    """ "0-2,5" -> (0, 1, 2, 5): the indices of the sources that print a message."""
+    found: list[int] = []
+    for part in filter(None, seen.split(",")):
+        first, _, last = part.partition("-")
+        found.extend(range(int(first), int(last or first) + 1))
+    return tuple(found)
+
+
 @dataclass(frozen=True, slots=True)
 class Message:
-    component: str  # amdxdna, shim, xrt-smi
+    component: str  # amdxdna, shim, example, xrt-smi, xrt, build, flm, lemonade
     level: str  # error, warning
     file: str
     function: str
     template: str
     regex: str
     commits: tuple[str, ...]
+    family: str = ""  # from the reviewed source table (source_families.yaml)
+    releases: tuple[str, ...] = ()  # labels of the releases that print it, oldest first
+    caller: bool = False  # a caller passing up its callee's failure (source_families.yaml)
 
     @property
     def pattern(self) -> re.Pattern[str]:
@@ -48,7 +63,15 @@ class Message:
         return f"{self.component} {where}: {self.template}"
 
     def source(self) -> str:
-        return f"{self.file} ({self.function or 'file scope'}) @ {self.commits[-1][:12]}"
+        where = f"{self.file} ({self.function or 'file scope'}) @ {self.commits[-1][:12]}"
+        return f"{where}, {self.printed_by()}" if self.releases else where
+
+    def printed_by(self) -> str:
+        """ "printed by 202410.2.17.319 .. 2.25.0 (12 releases)" or one release."""
+        first, last = self.releases[0], self.releases[-1]
+        if len(self.releases) == 1:
+            return f"printed by {first}"
+        return f"printed by {first} .. {last} ({len(self.releases)} releases)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +81,8 @@ class Catalogue:
     # (longest literal piece of the template, lowercased, message): a line prints the piece
     # of every message it could be, so a message's regex runs only on lines with it
     by_function: dict[str, tuple[tuple[str, Message], ...]]
-    anchored: tuple[tuple[str, Message], ...]
+    # the other messages by the longest word of their piece: a line looks up its own words
+    by_word: dict[str, tuple[tuple[str, Message], ...]]
 
     def locate(self, line: str) -> Message | None:
         """The upstream message `line` prints, errors before warnings; None if none."""
@@ -68,7 +92,12 @@ class Catalogue:
             candidates.extend(self.by_function.get(name, ()))
         found = [m for piece, m in candidates if piece in lowered and m.pattern.search(line)]
         if not found:
-            found = [m for piece, m in self.anchored if piece in lowered and m.pattern.search(line)]
+            anchored = [
+                item
+                for word in set(_INDEX_WORD_RE.findall(lowered))
+                for item in self.by_word.get(word, ())
+            ]
+            found = [m for piece, m in anchored if piece in lowered and m.pattern.search(line)]
         if not found:
             return None
         # the most specific: the longest template, errors first
@@ -80,8 +109,10 @@ class Catalogue:
 
 def parse_catalogue(text: str) -> Catalogue:
     data = json.loads(text)
+    sources = data["sources"]
     messages = []
     for item in data["messages"]:
+        seen = expand(item["seen"]) if "seen" in item else ()
         messages.append(
             Message(
                 component=item["component"],
@@ -90,23 +121,30 @@ def parse_catalogue(text: str) -> Catalogue:
                 function=item["function"],
                 template=item["template"],
                 regex=item["pattern"],
-                commits=tuple(item["commits"]),
+                commits=tuple(item.get("commits") or (sources[i]["commit"] for i in seen)),
+                family=item.get("family", ""),
+                caller=bool(item.get("caller", False)),
+                releases=tuple(
+                    f"{sources[i]['repo'].split('/')[-1]} {sources[i]['label']}" for i in seen
+                ),
             )
         )
     by_function: dict[str, list[tuple[str, Message]]] = {}
-    anchored = []
+    by_word: dict[str, list[tuple[str, Message]]] = {}
     for message in messages:
         pieces = _WORD_RE.findall(_CONVERSION_RE.sub("\x00", message.template))
         piece = max(pieces, key=len).strip().lower() if pieces else ""
         if message.function and message.regex.startswith(re.escape(message.function) + ": "):
             by_function.setdefault(message.function, []).append((piece, message))
         elif piece:
-            anchored.append((piece, message))
+            words = _INDEX_WORD_RE.findall(piece)
+            if words:
+                by_word.setdefault(max(words, key=len), []).append((piece, message))
     return Catalogue(
-        sources=tuple(data["sources"]),
+        sources=tuple(sources),
         messages=tuple(messages),
         by_function={name: tuple(found) for name, found in by_function.items()},
-        anchored=tuple(anchored),
+        by_word={word: tuple(found) for word, found in by_word.items()},
     )
 
 

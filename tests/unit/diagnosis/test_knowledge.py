@@ -136,9 +136,18 @@ def test_every_entry_names_its_evidence_or_upstream_source() -> None:
 
 def test_the_catalogue_records_the_commits_it_read() -> None:
     commits = {s["commit"][:8] for s in catalogue().sources if s["repo"] == "amd/xdna-driver"}
-    assert commits == {"49c590dc", "f0b7bd5f", "ca5bce25", "beb9e450"}
+    # the recipes' pins, beside every release the snapshots hold
+    assert commits >= {"49c590dc", "f0b7bd5f", "ca5bce25", "beb9e450"}
     repos = {s["repo"] for s in catalogue().sources}
-    assert repos == {"amd/xdna-driver", "Xilinx/XRT", "torvalds/linux"}
+    assert repos == {
+        "amd/xdna-driver",
+        "Xilinx/XRT",
+        "torvalds/linux",
+        "FastFlowLM/FastFlowLM",
+        "lemonade-sdk/lemonade",
+    }
+    labels = {s["label"] for s in catalogue().sources if s["repo"] == "Xilinx/XRT"}
+    assert {"202410.2.17.319", "202510.2.19.194", "2.25.0"} <= labels
     message = catalogue().locate("amdxdna 0000:05:00.1: aie2_init: Enable PASID failed, ret -28")
     assert message is not None
     assert message.describe() == "amdxdna aie2_pci.c:aie2_init: Enable PASID failed, ret %d"
@@ -217,14 +226,22 @@ def test_healthy_only_when_nothing_contradicts_it() -> None:
     assert judge(flm + "[ERROR]  something the flm tool could not do\n").status == UNKNOWN_FAILURE
 
 
-def test_an_unknown_driver_message_is_shown_with_its_source() -> None:
+def test_a_templated_driver_message_gets_its_sources_family_never_unknown() -> None:
     line = "amdxdna 0000:c5:00.1: [drm] *ERROR* aie2_init: pcim enable device failed, ret -5"
+    verdict = judge(line + "\n")
+    assert verdict.status == FAILURE
+    assert verdict.unexplained == ()
+    (diagnosis,) = verdict.diagnoses
+    assert diagnosis.family == "firmware"  # aie2_pci.c: the device's bring-up (source table)
+    assert diagnosis.source.startswith("amdxdna aie2_pci.c:aie2_init: pcim enable device failed")
+
+
+def test_an_error_line_no_template_or_entry_knows_is_an_unknown_failure() -> None:
+    line = "amdxdna 0000:c5:00.1: [drm] *ERROR* aie2_frobnicate: widget rebalance failed, ret -5"
     verdict = judge(line + "\n")
     assert verdict.status == UNKNOWN_FAILURE
     (item,) = verdict.unexplained
-    assert item.describe().startswith(
-        "amdxdna aie2_pci.c:aie2_init: pcim enable device failed, ret %d (source "
-    )
+    assert "widget rebalance failed" in item.describe()
 
 
 def test_annotation_lines_are_ignored() -> None:

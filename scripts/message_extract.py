@@ -1,0 +1,277 @@
+"""Message templates from source text: the calls that print or throw an error or a warning in
+C, C++, CMake and shell, turned into (level, template, function, driver-prefixed) and regexes.
+
+Pure, used by scripts/gen_upstream_messages.py (run by hand on upstream snapshots). A
+template keeps the literal text of a call's format argument; a piece computed at run time
+becomes "\x00" (shown as "%s"), a format specifier a regex of what it prints. No code
+bodies are kept.
+"""
+
+from __future__ import annotations
+
+import re
+
+# call -> (level, index of the format argument, does the driver prefix "<function>: ")
+# shim_err() appends " (err=%d)" to its format (src/shim/shim_debug.h)
+CALLS = {
+    "XDNA_ERR": ("error", 1, True),
+    "XDNA_ERR_ONCE": ("error", 1, True),
+    "XDNA_WARN": ("warning", 1, True),
+    "XDNA_WARN_ONCE": ("warning", 1, True),
+    "dev_err": ("error", 1, False),
+    "dev_err_ratelimited": ("error", 1, False),
+    "dev_err_probe": ("error", 2, False),
+    "dev_warn": ("warning", 1, False),
+    "dev_warn_once": ("warning", 1, False),
+    "drm_err": ("error", 1, False),
+    "drm_warn": ("warning", 1, False),
+    "pr_err": ("error", 0, False),
+    "pr_warn": ("warning", 0, False),
+    "shim_err": ("error", 1, False),
+    "std::runtime_error": ("error", 0, False),
+    "std::logic_error": ("error", 0, False),
+    "std::invalid_argument": ("error", 0, False),
+    "std::system_error": ("error", -1, False),
+    "xrt_core::error": ("error", -1, False),
+    "xrt_core::system_error": ("error", -1, False),
+    "xrt_core::generic_error": ("error", -1, False),
+}
+_CALL_RE = re.compile(r"(?<![\w:])(" + "|".join(re.escape(c) for c in CALLS) + r")\s*\(")
+_LOGGER_RE = re.compile(r"\blogger\s*\(")
+# FastFlowLM: header_print("ERROR", "text" << value); Lemonade: LOG(ERROR, "Tag") << "text"
+_HEADER_PRINT_RE = re.compile(r'\bheader_print\s*\(\s*"(ERROR|WARNING|WARN)"\s*,')
+_LOG_STREAM_RE = re.compile(
+    r'\bLOG\s*\(\s*(ERROR|WARNING|WARN)\s*(?:,\s*"[^"]*"\s*)?\)\s*<<([^;]*);'
+)
+# XRT core: xrt_core::message::send(severity_level::error, "XRT", text)
+_SEND_RE = re.compile(
+    r"\bmessage::send\s*\(\s*(?:xrt_core::message::)?severity_level::(error|critical|warning)\s*,"
+)
+# CMake: message(FATAL_ERROR "text ${VAR}")
+_CMAKE_RE = re.compile(
+    r'\bmessage\s*\(\s*(FATAL_ERROR|SEND_ERROR|WARNING)\s+((?:"(?:[^"\\]|\\.)*"\s*)+)', re.I
+)
+# shell: echo/printf/error/die "text" on a line that says something failed
+_SHELL_RE = re.compile(
+    r'^\s*(?:echo(?:\s+-e)?|printf|error|die|fatal|err)\s+"((?:[^"\\]|\\.)*)"', re.M
+)
+_SHELL_FAIL_RE = re.compile(
+    r"(?i)\b(?:error|fail|failed|not found|missing|unsupported|cannot|can't|unable|invalid|must)\b"
+)
+_SHELL_VAR_RE = re.compile(r"\$(?:\{[^}]*\}|\(\([^)]*\)\)|\([^)]*\)|\w+|[@*#?0-9])")
+# example tests and tools print failures to a stream: `std::cout << "ERROR: ..."`
+_STREAM_RE = re.compile(
+    r'std::(?:cout|cerr)\s*<<\s*"((?:ERROR|Error|TEST FAILED|FAILED)[^"\\]*(?:\\.[^"\\]*)*)"'
+)
+_LITERAL_RE = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
+_FUNCTION_RE = re.compile(
+    r"^(?!\s)(?:[\w<>:,~]+[ \t\n\*&]+)*?([A-Za-z_~][\w:~]*)\s*\(([^;{}]*?)\)\s*"
+    r"(?:const\s*)?(?:noexcept\s*)?(?:override\s*)?\n?\{",
+    re.MULTILINE,
+)
+_NOT_FUNCTIONS = {"if", "for", "while", "switch", "return", "sizeof", "else"}
+# conversion: one letter, or %p with the kernel's extensions (%pK, %pe, %pad)
+_SPEC_RE = re.compile(
+    r"%(?:%|\d+%|[-+ #0]*\d*(?:\.\d+)?(?:hh|h|ll|l|z|j|t|L)?(?:p[A-Za-z]*|[a-oq-zA-Z]))"
+)
+
+
+def spec_pattern(spec: str) -> str:
+    """A printf/boost format specifier -> the regular expression of what it prints."""
+    if spec == "%%":
+        return "%"
+    if re.fullmatch(r"%\d+%", spec):
+        return ".*?"
+    if spec.startswith("%p"):  # %p, %pK, %pe (an error name), %pad, ...
+        return r"\S+"
+    letter = spec[-1]
+    if letter in "diu":
+        return r"-?\d+"
+    if letter in "xX":
+        return r"(?:0x)?[0-9a-fA-F]+"
+    if letter in "fgeE":
+        return r"-?[0-9.]+(?:e[-+]?\d+)?"
+    if letter == "c":
+        return "."
+    return ".*?"
+
+
+def template_pattern(template: str) -> str:
+    """The template with each specifier (and each piece not known here: "\x00") as a regex."""
+    parts = []
+    position = 0
+    for match in _SPEC_RE.finditer(template):
+        parts.append(_escape(template[position : match.start()]))
+        parts.append(spec_pattern(match.group(0)))
+        position = match.end()
+    parts.append(_escape(template[position:]))
+    return "".join(parts).rstrip()
+
+
+def _escape(text: str) -> str:
+    return ".*?".join(re.escape(piece).replace("\\ ", " ") for piece in text.split("\x00"))
+
+
+def _unescape(literal: str) -> str:
+    return literal.replace('\\"', '"').replace("\\n", " ").replace("\\t", " ").replace("\\\\", "\\")
+
+
+def _call_args(text: str, start: int) -> list[str]:
+    """Top-level arguments of the call whose "(" is at text[start-1]."""
+    depth, args, current, index = 1, [], [], start
+    while index < len(text) and depth:
+        char = text[index]
+        if char == '"':
+            end = text.index('"', index + 1) if '"' in text[index + 1 :] else len(text)
+            while text[end - 1] == "\\" and text[end - 2] != "\\" and '"' in text[end + 1 :]:
+                end = text.index('"', end + 1)
+            current.append(text[index : end + 1])
+            index = end + 1
+            continue
+        if char == "'" and index + 2 < len(text):
+            close = text.find("'", index + 1)
+            if close < 0:
+                close = index
+            current.append(text[index : close + 1])
+            index = close + 1
+            continue
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+            if not depth:
+                break
+        if char == "," and depth == 1:
+            args.append("".join(current))
+            current = []
+        else:
+            current.append(char)
+        index += 1
+    args.append("".join(current))
+    return [a.strip() for a in args]
+
+
+def _template(argument: str) -> str | None:
+    """The literal text of a format argument; pieces computed at run time become "\x00"."""
+    literals = list(_LITERAL_RE.finditer(argument))
+    if not literals:
+        return None
+    pieces: list[str] = []
+    position = 0
+    for literal in literals:
+        between = argument[position : literal.start()]
+        if pieces and re.search(r"[\w\)\]]", between.replace("boost::format", "")):
+            pieces.append("\x00")
+        pieces.append(_unescape(literal.group(1)))
+        position = literal.end()
+    tail = argument[position:]
+    if re.search(r"\+\s*[\w(]", tail):
+        pieces.append("\x00")
+    text = "".join(pieces).strip()
+    return text if re.search(r"[A-Za-z]{3}", text) else None
+
+
+def _functions(text: str) -> list[tuple[int, str]]:
+    found = []
+    for match in _FUNCTION_RE.finditer(text):
+        name = match.group(1)
+        if name.split("::")[-1] in _NOT_FUNCTIONS:
+            continue
+        found.append((match.start(), name))
+    return found
+
+
+def extract(text: str) -> list[tuple[str, str, str, bool]]:
+    """(level, template, function, driver-prefixed) for every message call in one file."""
+    functions = _functions(text)
+    messages = []
+
+    def function_at(offset: int) -> str:
+        name = ""
+        for start, candidate in functions:
+            if start > offset:
+                break
+            name = candidate
+        return name
+
+    for match in _CALL_RE.finditer(text):
+        level, index, prefixed = CALLS[match.group(1)]
+        args = _call_args(text, match.end())
+        if index == -1:  # xrt_core errors: (code, "text") or ("text")
+            index = 1 if len(args) > 1 and not _LITERAL_RE.search(args[0]) else 0
+        if index >= len(args):
+            continue
+        template = _template(args[index])
+        if template and match.group(1) == "shim_err":
+            template += " (err=%d)"
+        if template:
+            messages.append((level, template, function_at(match.start()), prefixed))
+    for match in _LOGGER_RE.finditer(text):  # XRT validate: logger(ptree, "Error", text)
+        args = _call_args(text, match.end())
+        if len(args) < 3 or args[1] not in ('"Error"', '"Warning"', '"Details"'):
+            continue
+        template = _template(args[2])
+        if args[1] == '"Details"' and not (template and "Skipping" in template):
+            continue  # Details are results; "... not available. Skipping" says a file is missing
+        if template:
+            level = "error" if args[1] == '"Error"' else "warning"
+            messages.append((level, template, function_at(match.start()), False))
+    for match in _STREAM_RE.finditer(text):
+        template = _unescape(match.group(1)).strip()
+        messages.append(("error", template, function_at(match.start()), False))
+    for match in _HEADER_PRINT_RE.finditer(text):
+        args = _call_args(text, text.index("(", match.start()) + 1)
+        template = _template(args[1]) if len(args) > 1 else None
+        if template:
+            level = "error" if match.group(1) == "ERROR" else "warning"
+            messages.append((level, template, function_at(match.start()), False))
+    for match in _LOG_STREAM_RE.finditer(text):
+        stream = match.group(2).replace("std::endl", "")
+        template = _template(stream)
+        if template and re.search(r'<<\s*[\w(][^"]*$', stream):
+            template += " \x00"  # a value streamed after the last literal
+        if template:
+            level = "error" if match.group(1) == "ERROR" else "warning"
+            messages.append((level, template, function_at(match.start()), False))
+    for match in _SEND_RE.finditer(text):
+        args = _call_args(text, text.index("(", match.start()) + 1)
+        template = _template(args[2]) if len(args) > 2 else None
+        if template:
+            level = "warning" if match.group(1) == "warning" else "error"
+            messages.append((level, template, function_at(match.start()), False))
+    return messages
+
+
+def extract_cmake(text: str) -> list[tuple[str, str, str, bool]]:
+    """message(FATAL_ERROR|SEND_ERROR|WARNING "...") of a CMake file; ${VAR} -> "\x00"."""
+    found = []
+    for match in _CMAKE_RE.finditer(text):
+        literal = " ".join(_unescape(m.group(1)) for m in _LITERAL_RE.finditer(match.group(2)))
+        template = re.sub(r"\$\{[^}]*\}", "\x00", literal).strip()
+        if re.search(r"[A-Za-z]{3}", template.replace("\x00", "")):
+            level = "warning" if match.group(1).upper() == "WARNING" else "error"
+            found.append((level, template, "", False))
+    return found
+
+
+def extract_shell(text: str) -> list[tuple[str, str, str, bool]]:
+    """A shell script's echo/printf/error/die "..." lines that say something failed."""
+    found = []
+    for match in _SHELL_RE.finditer(text):
+        literal = _unescape(match.group(1))
+        if not _SHELL_FAIL_RE.search(literal):
+            continue
+        template = _SHELL_VAR_RE.sub("\x00", literal).replace("%s", "\x00").strip()
+        template = re.sub(r"\\e\[[0-9;]*m|\\033\[[0-9;]*m", "", template).strip()
+        if len(re.sub(r"[^A-Za-z]", "", template)) >= 8:
+            found.append(("error", template, "", False))
+    return found
+
+
+def extract_any(path: str, text: str) -> list[tuple[str, str, str, bool]]:
+    """The messages of one file, by its kind (C/C++, CMake, shell)."""
+    if path.endswith((".cmake", "CMakeLists.txt")):
+        return extract_cmake(text)
+    if path.endswith(".sh"):
+        return extract_shell(text)
+    return extract(text)
