@@ -358,6 +358,15 @@ def _make(
         _trust_inside(spec, root, trusted)
         ignored = _apt(spec, bwrap, root, packages, where.log)
         verified = verify_lists(trusted, root / "var/lib/apt/lists", f"environment {spec.name}")
+        kept = work / "release"
+        shutil.rmtree(kept, ignore_errors=True)
+        kept.mkdir()
+        for item in verified:
+            # the signed file itself, beside env.json: anyone can run gpgv on it again
+            for name in (item["file"], item.get("data")):
+                if name:
+                    shutil.copyfile(root / "var/lib/apt/lists" / name, kept / name)
+            item["kept"] = f"release/{item['file']}"
         if spec.twin:
             release = root / "etc/os-release"
             base = _base_identity(root)

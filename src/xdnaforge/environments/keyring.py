@@ -149,6 +149,7 @@ def verify_release(trusted: Trusted, signed: Path, data: Path | None, what: str)
     body = (data or signed).read_bytes()
     return {
         "file": signed.name,
+        **({"data": data.name} if data is not None else {}),
         **fields(body.decode(errors="replace")),
         "sha256": hashlib.sha256(body).hexdigest(),
         "signed_by": list(verdict),
