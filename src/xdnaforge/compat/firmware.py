@@ -364,9 +364,9 @@ def _predict(
         if accepted is False and protocol[0] >= 7 and all(r["major"] < 7 for r in rules):
             # a pre-7.0 driver with protocol-7 firmware: the power-off change that made 7.0
             # ask for npu_7.sbin first can stop the probe before the protocol check
-            why.append(
-                "the probe may fail earlier, at the SMU power-off check (aie2_smu_init: "
-                "Access power failed), as on 6.19 cold boots (amd/xdna-driver issue 1257); "
+            why[-1] += (
+                "; the probe may stop earlier, at the SMU power-off check (aie2_smu_init: "
+                "Access power failed), as on 6.19 cold boots (amd/xdna-driver issue 1257): "
                 "the kernel log says which"
             )
     return FirmwareVerdict(
