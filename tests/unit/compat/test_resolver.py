@@ -407,3 +407,22 @@ def test_compat_json_has_the_documented_shape_and_version() -> None:
     )
     missing = sorted(k for k in keys if f"`{k}`" not in documented)
     assert missing == []
+
+
+def test_field_007_the_smu_power_off_check_is_the_reason_and_the_link_the_fix() -> None:
+    verdict = field("007")
+    fw = verdict.firmware
+    assert fw.accepted is False
+    assert "SMU power-off check" in fw.why[-1]
+    assert not any(" rejects protocol " in why for why in fw.why)
+    assert verdict.fix is not None
+    assert verdict.fix.startswith("restore the link the driver loads: ln -sf npu.sbin.1.0.0.63")
+
+
+def test_field_010_flm_on_krackan_is_no_by_its_known_failure() -> None:
+    verdict = field("010")
+    assert verdict.firmware.accepted is True
+    flm = verdict.consumers["FastFlowLM"]
+    assert flm.ok is False
+    assert any("ROCm/FastFlowLM issue 655" in why for why in flm.why)
+    assert "known failures on this NPU" in flm.checked
