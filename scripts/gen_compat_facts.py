@@ -153,6 +153,11 @@ DISTRO_PACKAGES: dict[str, list[dict[str, str]]] = {
             "from": "field/007 (CachyOS: npu.sbin from linux-firmware-other 20260309-1)",
         },
         {
+            "distro": "linuxmint",
+            "package": "linux-firmware",
+            "from": "inferred: Linux Mint takes Ubuntu's linux-firmware (no package list was read)",
+        },
+        {
             "distro": "ubuntu",
             "package": "linux-firmware",
             "from": (
@@ -165,6 +170,7 @@ DISTRO_PACKAGES: dict[str, list[dict[str, str]]] = {
         {
             "distro": "debian",
             "package": "libxrt-npu2",
+            "since": "14",
             "from": (
                 "compat-facts.md: Debian forky libxrt-npu2 1:2.25.0-4+b1 holds "
                 "usr/lib/x86_64-linux-gnu/libxrt_driver_xdna.so.2"
@@ -173,6 +179,7 @@ DISTRO_PACKAGES: dict[str, list[dict[str, str]]] = {
         {
             "distro": "ubuntu",
             "package": "libxrt-npu2",
+            "since": "26.04",
             "from": (
                 "compat-facts.md: Ubuntu 26.04 builds the same source at 1:2.21.75+dfsg-4; "
                 "25.10's 2.19 had no plugin (amd/xdna-driver issue 957)"

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from xdnaforge.compat.facts import HostCompat
+from xdnaforge.compat.facts import HostCompat, version_tuple
 
 PLUGIN = "libxrt_driver_xdna.so.2"
 _INCOMPATIBLE_RE = re.compile(r"Incompatible firmware protocol major (\d+) minor (\d+)")
@@ -112,10 +112,18 @@ def judge_userspace(host: HostCompat) -> UserspaceVerdict:
 
 
 def distro_package(
-    upstream: dict[str, Any], kind: str, distro: str | None
+    upstream: dict[str, Any], kind: str, distro: str | None, version: str | None = None
 ) -> dict[str, str] | None:
-    """The package of `kind` (firmware | plugin) the facts name for this distribution."""
+    """The package of `kind` (firmware | plugin) the facts name for this distribution; a row
+    with `since` holds from that release on (Ubuntu's libxrt-npu2 from 26.04: 25.10's XRT
+    had no plugin). A release that cannot be compared keeps the row, its `since` said."""
     for row in upstream.get("distro_packages", {}).get(kind, []):
-        if distro and row["distro"] == distro:
-            return dict(row)
+        if not distro or row["distro"] != distro:
+            continue
+        since = row.get("since")
+        if since:
+            have, want = version_tuple(version), version_tuple(since)
+            if have is not None and want is not None and have < want:
+                continue
+        return dict(row)
     return None

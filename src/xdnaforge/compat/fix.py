@@ -26,12 +26,14 @@ def choose_fix(
     recipes: dict[str, Finding],
     upstream: dict[str, Any],
     userspace: UserspaceVerdict | None = None,
+    distros: dict[str, str] | None = None,
 ) -> str | None:
-    """The one change that makes it work, most specific first."""
+    """The one change that makes it work, most specific first; `distros`: each recipe's
+    distribution, so that a replacement for this host's userspace is one of its own."""
     if fw.accepted is False and fw.loads is None and fw.tried and host.firmware_listed:
         return _install_firmware_package(host, fw, upstream)
     if fw.accepted is not False and userspace is not None and userspace.ok is False:
-        return _replace_userspace(host, recipes, upstream, userspace)
+        return _replace_userspace(host, recipes, upstream, userspace, distros or {})
     if fw.accepted is False and fw.loads is not None and fw.driver is not None:
         driver = next((d for d in upstream["drivers"] if d["id"] == fw.driver), None)
         directory = fw.loads.split("/")[-2]
@@ -107,7 +109,7 @@ def _install_firmware_package(
 ) -> str:
     """No file the driver requests exists: the package that installs that directory."""
     directory = "/".join(fw.tried[0].split("/")[-3:-1]).removeprefix("updates/")
-    row = distro_package(upstream, "firmware", host.distro_id)
+    row = distro_package(upstream, "firmware", host.distro_id, host.distro_version)
     names = " or ".join(sorted({posixpath.basename(p) for p in fw.tried}))
     if row is not None:
         return (
@@ -125,20 +127,24 @@ def _replace_userspace(
     recipes: dict[str, Finding],
     upstream: dict[str, Any],
     userspace: UserspaceVerdict,
+    distros: dict[str, str],
 ) -> str:
     """The installed XRT lacks the amdxdna plugin: a distro package or a recipe replaces it."""
     listed = ", ".join(f"{n} {v}" for n, v in sorted(userspace.packages.items())) or "XRT"
     options = []
-    row = distro_package(upstream, "plugin", host.distro_id)
+    row = distro_package(upstream, "plugin", host.distro_id, host.distro_version)
     if row is not None:
-        options.append(f"the distribution's {row['package']} ({row['from']})")
-    fitting = [name for name, f in recipes.items() if f.ok]
-    maybe = [name for name, f in recipes.items() if f.ok is None]
+        since = f" from {host.distro_id} {row['since']} on" if row.get("since") else ""
+        options.append(f"the distribution's {row['package']}{since} ({row['from']})")
+    # the recipes for this host's distribution first, in the order given
+    ranked = sorted(recipes, key=lambda name: distros.get(name) != host.distro_id)
+    fitting = [name for name in ranked if recipes[name].ok]
+    maybe = [name for name in ranked if recipes[name].ok is None]
     if fitting:
         options.append(f"build and install the recipe that fits: doit build --target {fitting[0]}")
     elif maybe:
         options.append(
-            f"a recipe built from source (fits: unknown): doit build --target {maybe[0]}"
+            f"a recipe whose fit is unknown (its reasons above): doit build --target {maybe[0]}"
         )
     return f"replace the installed userspace ({listed} has no {PLUGIN}): " + (
         "; or ".join(options) if options else "no recipe or distribution package in the facts fits"

@@ -100,7 +100,9 @@ def resolve(
         firmware=fw,
         recipes=judged,
         consumers=consumers,
-        fix=choose_fix(host, fw, judged, upstream, userspace),
+        fix=choose_fix(
+            host, fw, judged, upstream, userspace, {r.name: r.hosts.distro_id for r in recipes}
+        ),
         notes=tuple(notes),
         userspace=userspace,
         unlisted=unlisted,

@@ -377,7 +377,13 @@ def test_plugin_less_userspace_is_the_problem_and_its_replacement_the_fix() -> N
     assert not verdict.ok
     assert verdict.fix is not None
     assert verdict.fix.startswith("replace the installed userspace (libxrt2 2.19.0 has no")
-    assert "libxrt-npu2" in verdict.fix
+    # 25.10's archive has no plugin package (26.04's libxrt-npu2 is the first): a recipe
+    # for Ubuntu is the replacement
+    assert "libxrt-npu2" not in verdict.fix
+    assert verdict.fix.endswith("doit build --target ryzen-ai-ubuntu24")
+    on_2604 = judge(UBUNTU_2510.replace('version: "25.10"', 'version: "26.04"'))
+    assert on_2604.fix is not None
+    assert "the distribution's libxrt-npu2 from ubuntu 26.04 on" in on_2604.fix
     assert "userspace: NO" in render.format_verdict(verdict)
     record = verdict.as_record()
     assert record["userspace"]["plugin"] is False
