@@ -272,3 +272,98 @@ def test_conflict_names_patch_file_and_hunk_and_leaves_the_tree(
     # the first patch of this run was undone: the worktree is as it was
     assert (src / "xrt/src/CMake/boostUtil.cmake").read_text() == before
     assert lock(project_dir)["patches"] == []
+
+
+def _mirror_all(upstream: Upstream, directory: Path, name: str = "{name}.git") -> None:
+    """Bare mirrors of every synthetic repository under `directory`, named by `name`."""
+    for repo in ("xdna-driver", "xrt", "aiebu", "libqdma"):
+        git.Repo.clone_from(upstream.urls[repo], directory / name.format(name=repo), mirror=True)
+
+
+def _hide_upstream(upstream: Upstream) -> None:
+    """The upstream URLs no longer answer: only a mirror can serve the fetch."""
+    upstream.root.rename(upstream.root.with_name("gone"))
+
+
+def test_a_directory_of_owner_plus_name_mirrors_serves_every_repository(
+    project_dir: Path, upstream: Upstream, tmp_path: Path
+) -> None:
+    write_recipe(project_dir, upstream)
+    mirrors = tmp_path / "mirrors"
+    # the synthetic URLs are file:///.../upstream/<name>: owner "upstream"
+    _mirror_all(upstream, mirrors, "upstream+{name}.git")
+    _hide_upstream(upstream)
+    site = tmp_path / "site.yaml"
+    site.write_text(f"mirror_dirs: [{mirrors}]\noffline: true\n")
+    outcome = fetch(project_dir, env={"XDNAFORGE_SITE": str(site)})
+    assert outcome.rc == 0, outcome.output
+    repositories = {r["path"]: r for r in lock(project_dir)["repositories"]}  # type: ignore[attr-defined]
+    assert set(repositories) == {".", "xrt", "xrt/src/aiebu"}
+    assert repositories["xrt/src/aiebu"]["fetched_from"] == str(mirrors / "upstream+aiebu.git")
+
+
+def test_git_insteadof_in_the_user_s_configuration_is_honoured(
+    project_dir: Path, upstream: Upstream, tmp_path: Path
+) -> None:
+    write_recipe(project_dir, upstream)
+    mirrors = tmp_path / "by-name"
+    _mirror_all(upstream, mirrors, "{name}")
+    prefix = upstream.root.as_uri() + "/"
+    _hide_upstream(upstream)
+    home = project_dir / "home"
+    home.mkdir()
+    (home / ".gitconfig").write_text(f'[url "{mirrors}/"]\n\tinsteadOf = {prefix}\n')
+    outcome = fetch(project_dir)
+    assert outcome.rc == 0, outcome.output
+    repositories = {r["path"]: r for r in lock(project_dir)["repositories"]}  # type: ignore[attr-defined]
+    assert repositories["xrt"]["fetched_from"] == f"{mirrors}/xrt"
+    # site.yaml can turn it off: then the gone upstream is what is asked (with caches of its
+    # own, which hold nothing yet), and it fails
+    site = tmp_path / "site.yaml"
+    site.write_text(f"git_insteadof: false\ncache_dir: {tmp_path / 'other-cache'}\n")
+    write_recipe(project_dir, upstream, name="second")
+    refused = fetch(project_dir, "second", env={"XDNAFORGE_SITE": str(site)})
+    assert refused.rc == 1
+
+
+def test_a_url_prefix_rewrite_maps_every_repository(
+    project_dir: Path, upstream: Upstream, tmp_path: Path
+) -> None:
+    write_recipe(project_dir, upstream)
+    mirrors = tmp_path / "rewritten"
+    _mirror_all(upstream, mirrors, "{name}")
+    prefix = upstream.root.as_uri() + "/"
+    _hide_upstream(upstream)
+    site = tmp_path / "site.yaml"
+    site.write_text(f"mirror_rewrites:\n  {prefix}: {mirrors}/\n")
+    outcome = fetch(project_dir, env={"XDNAFORGE_SITE": str(site)})
+    assert outcome.rc == 0, outcome.output
+
+
+def test_plan_lists_every_repository_nested_ones_included_and_whether_available(
+    project_dir: Path, upstream: Upstream, tmp_path: Path
+) -> None:
+    write_recipe(project_dir, upstream)
+    mirrors = tmp_path / "mirrors"
+    _mirror_all(upstream, mirrors, "upstream+{name}.git")
+    # aiebu's mirror is stale: the commit xrt records is not in it
+    stale = git.Repo(mirrors / "upstream+aiebu.git")
+    stale.git.update_ref("-d", "refs/heads/main")
+    stale.git.reflog("expire", "--expire=now", "--all")
+    stale.git.gc("--prune=now")
+    site = tmp_path / "site.yaml"
+    site.write_text(f"mirror_dirs: [{mirrors}]\n")
+    outcome = run_doit(
+        project_dir, "plan", "--target", "synthetic", env={"XDNAFORGE_SITE": str(site)}
+    )
+    assert outcome.rc == 0, outcome.output
+    lines = outcome.stdout.split("repositories: ")[1].splitlines()
+    assert lines[0] == "4 (nested included), 1 missing"
+    by_path = {line.split()[0]: line for line in lines[1:5]}
+    assert set(by_path) == {".", "xrt", "xrt/src/aiebu", "xrt/src/libqdma"}
+    assert by_path["xrt"].endswith(f"in {mirrors / 'upstream+xrt.git'}")
+    assert "(mirror_dirs (upstream+xrt)): available" in by_path["xrt"]
+    assert ": missing, commit " in by_path["xrt/src/aiebu"]
+    assert "unused, listed as unused" in by_path["xrt/src/libqdma"]
+    # plan changed nothing: no cache, no build tree
+    assert not (project_dir / "build/cache").exists()

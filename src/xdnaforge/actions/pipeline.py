@@ -407,6 +407,11 @@ def show_plan(project: Project, target: str) -> None:
     cells = [c for c in inside if c.recipe == resolved.name]
     lock = read_record(space.record("lock"))
     print(format_plan(plan, statuses, host, cells, project.root, lock))
+    if plan.recipe.kind == "source":
+        # every repository the pinned tree needs, nested ones read from the mirrors' gitlinks
+        from xdnaforge.sources.inventory import format_inventory, inventory
+
+        print(format_inventory(inventory(plan.recipe, project.site)))
     print(_compat_line(resolved))
     surveyed = stage_survey.survey_warnings(space, plan.recipe.digest)
     if surveyed is None:

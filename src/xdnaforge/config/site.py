@@ -7,18 +7,20 @@ is optional and the defaults work with no file at all.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from xdnaforge.config.envspec import EnvironmentSpec, parse_environments
 from xdnaforge.config.fleet import NONE as NO_FLEET
 from xdnaforge.config.fleet import FleetSettings, parse_fleet
+from xdnaforge.config.mirrors import Found, MirrorRules, read_git_rules, scan_directory
 from xdnaforge.config.reader import ConfigReader
 from xdnaforge.errors import ConfigError, Problem
-from xdnaforge.tools.git import normalize_url
 from xdnaforge.yamlfile import load
 
 SITE_ENV = "XDNAFORGE_SITE"
+NO_RULES = MirrorRules()
 SYSROOT_ENV = "XDNAFORGE_SYSROOT"
 
 
@@ -46,13 +48,19 @@ class Site:
     # site.yaml names xrt_prefix: it says where XRT is (else the installed packages say it)
     xrt_prefix_given: bool = False
 
+    # every rule that finds a mirror (config/mirrors.py); `mirrors` above also lists each
+    # local directory a rule points into, so that build sandboxes bind them
+    mirror_rules: MirrorRules = NO_RULES
+
     def mirror_for(self, url: str) -> str | None:
-        """The mirror for an upstream URL (`.git`, a trailing slash and host case ignored)."""
-        wanted = normalize_url(url)
-        for upstream, mirror in self.mirrors:
-            if normalize_url(upstream) == wanted:
-                return mirror
-        return None
+        """The mirror for an upstream URL (`.git`, a trailing slash and host case ignored),
+        by the first rule that has one: mirrors, mirror_dirs, mirror_rewrites, git insteadOf."""
+        found = self.mirror_found(url)
+        return found.source if found else None
+
+    def mirror_found(self, url: str) -> Found | None:
+        """The mirror for `url` with the rule that chose it."""
+        return replace(self.mirror_rules, exact=self.mirrors).find(url)
 
 
 KEYS = (
@@ -63,6 +71,9 @@ KEYS = (
     "jobs",
     "offline",
     "mirrors",
+    "mirror_dirs",
+    "mirror_rewrites",
+    "git_insteadof",
     "python",
     "sysroot",
     "xrt_prefix",
@@ -81,6 +92,24 @@ def _path(root: Path, value: str | None, default: Path) -> Path:
         return default
     path = Path(value).expanduser()
     return path if path.is_absolute() else root / path
+
+
+def _rewrites(reader: ConfigReader, data: Mapping[str, Any], base: Path) -> list[tuple[str, str]]:
+    """`mirror_rewrites: {URL prefix: replacement}`; a relative local replacement is relative
+    to site.yaml, as every path here."""
+    if "mirror_rewrites" not in data:
+        return []
+    table = reader.mapping(data["mirror_rewrites"], ("mirror_rewrites",), free_keys=True) or {}
+    found = []
+    for prefix in table:
+        to = reader.string(table, prefix, ("mirror_rewrites",))
+        if to is None:
+            continue
+        if "://" not in to:
+            slash = "/" if to.endswith("/") else ""  # a prefix keeps its slash
+            to = str(_path(base, to, base)) + slash
+        found.append((str(prefix), to))
+    return found
 
 
 def load_site(project_root: Path, environ: Mapping[str, str]) -> Site:
@@ -119,6 +148,9 @@ def load_site(project_root: Path, environ: Mapping[str, str]) -> Site:
             checked = reader.mapping(document.data, (), optional=KEYS)
             data = checked or {}
     mirrors: list[tuple[str, str]] = []
+    by_name: list[tuple[str, str]] = []
+    rewrites: list[tuple[str, str]] = []
+    use_git = True
     pythons: tuple[str, ...] = ()
     jobs = None
     offline = False
@@ -163,10 +195,23 @@ def load_site(project_root: Path, environ: Mapping[str, str]) -> Site:
                             str(Path(mirror).expanduser()) if "://" not in mirror else mirror,
                         )
                     )
+        dirs = [_path(base, d, base) for d in reader.strings(data, "mirror_dirs", ())]
+        by_name = [entry for directory in dirs for entry in scan_directory(directory)]
+        rewrites = _rewrites(reader, data, base)
+        use_git = reader.boolean(data, "git_insteadof", (), default=True)
         environments = parse_environments(reader, data)
         reader.raise_if_any()
+    rules = MirrorRules(
+        exact=tuple(mirrors),
+        named=tuple(by_name),
+        rewrites=tuple(rewrites),
+        insteadof=tuple(read_git_rules(environ)) if use_git else (),
+    )
+    listed = {m for _, m in mirrors}
+    mirrors += [("(rule)", root) for root in rules.local_roots() if root not in listed]
     build_dir = _path(base, build, project_root / "build")
     return Site(
+        mirror_rules=rules,
         origin=origin,
         build_dir=build_dir,
         artifacts_dir=_path(base, artifacts, project_root / "artifacts"),
