@@ -16,6 +16,7 @@ Edge module: apt runs through tools/apt.py, files are read with debfile.
 from __future__ import annotations
 
 import datetime
+import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +26,7 @@ from xdnaforge.config.project import Project
 from xdnaforge.config.recipe import UNPINNED, DistroArchive, DistroPackage
 from xdnaforge.debs.debfile import DebContents, DebError, read_deb
 from xdnaforge.debs.rules import wants_text
-from xdnaforge.environments.keyring import trust, verify_lists
+from xdnaforge.environments.keyring import how_to_get, trust, verify_lists
 from xdnaforge.errors import StageFailed
 from xdnaforge.planning.plan import Plan
 from xdnaforge.process.run import CommandFailed
@@ -159,6 +160,15 @@ def _from_apt(
         apt.run_apt(apt.update_argv(), config, downloads, log)
     except CommandFailed as error:
         said = [line.strip() for line in error.output.splitlines() if line.startswith(("E:", "W:"))]
+        unknown = re.findall(r"NO_PUBKEY ([0-9A-F]+)", error.output)
+        if unknown:
+            named = ", ".join(trusted.keyring.fingerprints)
+            raise StageFailed(
+                f"{what}: the Release file is signed by key {', '.join(dict.fromkeys(unknown))}, "
+                f"which is not among the keys the recipe names ({named}); nothing was downloaded",
+                hint=f"if the archive changed its key, name the new fingerprint in "
+                f"{trusted.keyring.origin} after checking it; {how_to_get(trusted.keyring)}",
+            ) from None
         raise StageFailed(
             f"apt could not read {origin.describe}: {' '.join(said) or error.message}",
             hint=f"see {log}; check the archive URL and suite in the recipe (distro.archive) "
