@@ -4,8 +4,11 @@ working stack, and findings that need numbers compared (FastFlowLM's floors).
 Pure. Shapes read: xrt-smi/xbutil validate text (2.17 "Performance Mode" .. 2.21 "Power
 Mode", Linux and Windows) and JSON, xrt-smi examine (devices listed, "0 devices found"),
 `flm validate`, the xdna-driver example tests ("TEST PASSED!" with its latency), a
-FastFlowLM run that generated tokens, and in a kernel log the driver's probe: completed
-("[drm] Initialized amdxdna ..."), or deferred (EPROBE_DEFER) and then carried on. Findings
+FastFlowLM run that generated tokens or a server that answered NPU requests, Lemonade's
+FLM backend installed or an inference its telemetry reports, test runners (ctest, gtest,
+pytest) whose every test passed, a DKMS build and install of amdxdna, and in a kernel log
+the driver's probe: completed ("[drm] Initialized amdxdna ..."), or deferred (EPROBE_DEFER)
+and then carried on. A degenerate generation or a failed test run is a finding. Findings
 are returned as `xdnaforge: ...` lines that knowledge.yaml entries match, so the knowledge
 base stays the one place that names causes and fixes.
 """
@@ -47,14 +50,20 @@ def _body(text: str) -> str:
 
 
 def findings(text: str) -> list[str]:
-    """Evidence lines for what only a comparison shows (FastFlowLM floors)."""
+    """Evidence lines for what only a comparison or a whole run shows: FastFlowLM floors, a
+    test runner's failures, a degenerate generation (one token repeated)."""
     body = _body(text)
     if not body:
         return []
+    from xdnaforge.tools.llm_servers import degenerate
+    from xdnaforge.tools.test_runners import summaries
     from xdnaforge.tools.xrt_smi import parse_flm_validate
 
     flm = parse_flm_validate(body)
-    lines = []
+    lines = [f"xdnaforge: {s.describe()}" for s in summaries(body) if s.failed]
+    stuck = degenerate(body)
+    if stuck is not None:
+        lines.append(f"xdnaforge: degenerate generation, one token repeated: {stuck[:120]}")
     firmware = _version(flm.firmware)
     if firmware is not None and firmware < FLM_FIRMWARE_FLOOR:
         lines.append(f"xdnaforge: NPU firmware {flm.firmware} is below FastFlowLM's 1.1")
@@ -157,4 +166,26 @@ def healthy_evidence(text: str, probe: ProbeWatch | None = None) -> str | None:
     decoded = _FLM_DECODED_RE.search(body)
     if decoded:
         return f"FastFlowLM generated on the NPU (decoding {decoded.group(1)} tokens/s)"
-    return probe.evidence() if probe is not None else None
+    return _other_evidence(body) or (probe.evidence() if probe is not None else None)
+
+
+def _other_evidence(body: str) -> str | None:
+    """FastFlowLM serving, Lemonade's FLM backend and telemetry, test runners, DKMS."""
+    from xdnaforge.tools.dkms import amdxdna_installed
+    from xdnaforge.tools.llm_servers import flm_serving, lemonade_flm_backend, lemonade_inferences
+    from xdnaforge.tools.test_runners import summaries
+
+    serving = flm_serving(body)
+    if serving:
+        return serving
+    inferences = [(model, out) for model, out in lemonade_inferences(body) if out > 0]
+    if inferences:
+        model, out = inferences[0]
+        return f"Lemonade completed {len(inferences)} inference(s) (model {model}, {out} tokens)"
+    backend = lemonade_flm_backend(body)
+    if backend is not None and backend.status == "installed":
+        return f"lemonade backends: FastFlowLM NPU backend installed {backend.version}".rstrip()
+    runs = summaries(body)
+    if runs and all(s.all_passed for s in runs):
+        return "; ".join(s.describe() for s in runs)
+    return amdxdna_installed(body)

@@ -112,6 +112,8 @@ def test_every_entry_is_exercised_by_a_log() -> None:
         "example-test-failed",
         "module-unsigned-harmless",
         "driver-contract",  # validate's device gate, from the compat resolver
+        "degenerate-output",  # readers: a generation that repeats one token
+        "test-run-failed",  # readers: a runner's summary with failures
     }
     assert {e.code for e in load_knowledge()} == seen | synthetic | GENERIC
 

@@ -1,0 +1,28 @@
+"""What DKMS prints when it built and installed a module, read from its format strings
+(dkms-project/dkms, `dkms.in`): DKMS 3 "Building module(s)... done.", "Installing
+/lib/modules/<kernel>/<dir>/<module>.ko[.xz|.zst]" and "Running depmod... done."; DKMS 2
+"DKMS: install completed.". Pure; nothing is run here.
+"""
+
+from __future__ import annotations
+
+import re
+
+_BUILT_RE = re.compile(r"^\s*Building module(?:\(s\))?:?\.*\s*done\.", re.M)
+_BUILD_FAILED_RE = re.compile(r"\(bad exit status: \d+\)|Error! Bad return status for module build")
+_INSTALLED_RE = re.compile(r"^\s*Installing /lib/modules/(\S+?)/\S*/(amdxdna)\.ko\S*\s*$", re.M)
+_DKMS2_RE = re.compile(r"^DKMS: install completed\.", re.M)
+_DKMS2_MODULE_RE = re.compile(r"^(amdxdna)(?:\.ko\S*)?:\s*$|\bamdxdna\.ko", re.M)
+
+
+def amdxdna_installed(text: str) -> str | None:
+    """ "DKMS built and installed amdxdna for 6.17.0-14-generic" when the log shows the
+    out-of-tree driver built and installed, and no module build failed; None otherwise."""
+    if _BUILD_FAILED_RE.search(text):
+        return None
+    installed = _INSTALLED_RE.search(text)
+    if installed and _BUILT_RE.search(text[: installed.start()]):
+        return f"DKMS built and installed amdxdna for {installed.group(1)}"
+    if _DKMS2_RE.search(text) and _DKMS2_MODULE_RE.search(text):
+        return "DKMS built and installed amdxdna"
+    return None

@@ -1,0 +1,79 @@
+"""What FastFlowLM and Lemonade print when they work, read from their format strings, and
+what a degenerate generation looks like. Pure parsers; nothing is run here.
+
+- FastFlowLM serve (src/server/server.cpp, every tag to v0.9.2 and HEAD):
+  `header_print("LOG", "WebServer started on port " << port << " with " << n << " I/O
+  threads")`, and a generation's "Decoding speed:" (src/common/chat, `flm run` as well);
+  the NPU request queue's "Dequeuing NPU request" of later releases;
+- Lemonade's `lemonade backends` table (src/cpp/cli/lemonade_client.cpp: columns Recipe,
+  Backend, Status, Message/Version, Action): the `flm`/`npu` row and its status;
+- Lemonade's telemetry (src/cpp/server/server.cpp, include/lemon/streaming_proxy.h):
+  `LOG(INFO, "Telemetry") << "Inference completed: model=" ... ", tokens=" N " (in=" a ",
+  out=" b ")" ...`.
+
+A generation whose output is one token repeated is degenerate: `degenerate()` finds it.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from dataclasses import dataclass
+
+_SERVE_RE = re.compile(r"WebServer started on port (\d+)")
+_NPU_REQUEST_RE = re.compile(r"Dequeuing NPU request|NPU busy, request queued")
+_BACKEND_ROW_RE = re.compile(
+    r"^(flm|\s{4,})\s+(npu)\s+(installed|update_available|update_required|unsupported|\w+)\b(?:\s+(\S+))?",
+    re.M,
+)
+_BACKEND_HEADER_RE = re.compile(r"^Recipe\s+Backend\s+Status\s+Message/Version", re.M)
+_TELEMETRY_RE = re.compile(
+    r"Inference completed: model=(\S+?), tokens=(\d+) \(in=(\d+), out=(\d+)\)"
+)
+_WORD_RE = re.compile(r"\S+")
+DEGENERATE_RUN = 12  # the same token this many times in a row in a model's answer
+
+
+@dataclass(frozen=True, slots=True)
+class Backend:
+    status: str  # installed, unsupported, ...
+    version: str
+
+
+def flm_serving(text: str) -> str | None:
+    """ "FastFlowLM serving on port 52625 (NPU requests handled)" when the server started and
+    answered through the NPU; None otherwise (a server that never served proves nothing)."""
+    started = _SERVE_RE.search(text)
+    if started and _NPU_REQUEST_RE.search(text[started.end() :]):
+        return f"FastFlowLM serving on port {started.group(1)} (NPU requests handled)"
+    return None
+
+
+def lemonade_flm_backend(text: str) -> Backend | None:
+    """The FastFlowLM NPU row of a `lemonade backends` table, when the table is there."""
+    if not _BACKEND_HEADER_RE.search(text):
+        return None
+    for match in _BACKEND_ROW_RE.finditer(text):
+        if match.group(1) == "flm":
+            return Backend(match.group(3), match.group(4) or "")
+    return None
+
+
+def lemonade_inferences(text: str) -> list[tuple[str, int]]:
+    """(model, output tokens) of each inference Lemonade's telemetry reports."""
+    return [(m.group(1), int(m.group(4))) for m in _TELEMETRY_RE.finditer(text)]
+
+
+def degenerate(text: str, run: int = DEGENERATE_RUN) -> str | None:
+    """The first line in which one token repeats `run` times in a row ("the the the ..."),
+    as a model stuck in a loop prints it; None when there is none."""
+    for line in text.splitlines():
+        words = _WORD_RE.findall(line)
+        if len(words) < run:
+            continue
+        count = 1
+        for before, word in itertools.pairwise(words):
+            count = count + 1 if word == before else 1
+            if count >= run:
+                return line.strip()
+    return None

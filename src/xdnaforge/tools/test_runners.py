@@ -1,0 +1,64 @@
+"""The summary lines test runners print, read from their format strings: ctest, GoogleTest
+and pytest. Pure parsers; nothing is run here.
+
+- ctest (Source/CTest/cmCTestTestHandler.cxx): "<P>% tests passed, <F> tests failed out of <N>";
+- GoogleTest (googletest/src/gtest.cc, PrettyUnitTestResultPrinter): "[==========] <N> tests
+  from <S> test suites ran.", "[  PASSED  ] <N> tests.", "[  FAILED  ] <N> tests, listed below:";
+- pytest (_pytest/terminal.py, the final summary line): "== <n> passed, <m> skipped in 1.2s ==",
+  with "failed" and "error(s)" counts when there are some.
+
+A summary is positive evidence only when it ran something and nothing failed.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_CTEST_RE = re.compile(r"^\s*(\d+)% tests passed, (\d+) tests? failed out of (\d+)", re.M)
+_GTEST_RAN_RE = re.compile(r"^\[=+\] (\d+) tests? from \d+ test (?:suites?|cases?) ran", re.M)
+_GTEST_PASSED_RE = re.compile(r"^\[  PASSED  \] (\d+) tests?\.", re.M)
+_GTEST_FAILED_RE = re.compile(r"^\[  FAILED  \] (\d+) tests?, listed below", re.M)
+_PYTEST_RE = re.compile(
+    r"^=+ ((?:\d+ (?:passed|failed|skipped|errors?|xfailed|xpassed|warnings?|deselected)"
+    r"(?:, )?)+) in [\d.]+s(?: \([^)]*\))? =+\s*$",
+    re.M,
+)
+_PYTEST_COUNT_RE = re.compile(r"(\d+) (passed|failed|skipped|errors?|xfailed|xpassed)")
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    runner: str  # ctest, gtest, pytest
+    passed: int
+    failed: int
+
+    @property
+    def all_passed(self) -> bool:
+        return self.passed > 0 and self.failed == 0
+
+    def describe(self) -> str:
+        return f"{self.runner}: {self.passed} test(s) passed, {self.failed} failed"
+
+
+def summaries(text: str) -> list[Summary]:
+    """Every runner summary in `text`, in the order the runners are listed above."""
+    found = []
+    for match in _CTEST_RE.finditer(text):
+        failing, total = int(match.group(2)), int(match.group(3))
+        found.append(Summary("ctest", total - failing, failing))
+    ran = _GTEST_RAN_RE.search(text)
+    if ran:
+        ok = _GTEST_PASSED_RE.search(text)
+        bad = _GTEST_FAILED_RE.search(text)
+        found.append(
+            Summary("gtest", int(ok.group(1)) if ok else 0, int(bad.group(1)) if bad else 0)
+        )
+    for match in _PYTEST_RE.finditer(text):
+        counts = {
+            kind.rstrip("s") if kind.startswith("error") else kind: int(n)
+            for n, kind in _PYTEST_COUNT_RE.findall(match.group(1))
+        }
+        broken = counts.get("failed", 0) + counts.get("error", 0)
+        found.append(Summary("pytest", counts.get("passed", 0), broken))
+    return found

@@ -1,0 +1,29 @@
+"""DKMS builds and installs of amdxdna, in DKMS 3's and DKMS 2's shapes."""
+
+from __future__ import annotations
+
+from xdnaforge.tools.dkms import amdxdna_installed
+
+DKMS3 = """Building module(s)......... done.
+Signing module /var/lib/dkms/amdxdna/2.21.0/build/amdxdna.ko
+Installing /lib/modules/6.17.0-14-generic/updates/dkms/amdxdna.ko.zst
+Running depmod... done.
+"""
+
+
+def test_a_dkms3_build_and_install_of_amdxdna() -> None:
+    assert amdxdna_installed(DKMS3) == "DKMS built and installed amdxdna for 6.17.0-14-generic"
+
+
+def test_a_failed_build_or_another_module_is_no_evidence() -> None:
+    failed = (
+        "Building module(s)...(bad exit status: 2)\nError! Bad return status for module build\n"
+    )
+    assert amdxdna_installed(failed + DKMS3) is None
+    assert amdxdna_installed(DKMS3.replace("amdxdna.ko.zst", "wl.ko.xz")) is None
+    assert amdxdna_installed("Installing /lib/modules/6.8/updates/dkms/amdxdna.ko\n") is None
+
+
+def test_dkms2_install_completed() -> None:
+    text = "amdxdna.ko:\nRunning module version sanity check.\n\nDKMS: install completed.\n"
+    assert amdxdna_installed(text) == "DKMS built and installed amdxdna"

@@ -1,0 +1,47 @@
+"""FastFlowLM serving, Lemonade's backend table and telemetry, and degenerate output."""
+# ruff: noqa: E501 (the backend table is as wide as lemonade prints it)
+
+from __future__ import annotations
+
+from xdnaforge.tools.llm_servers import (
+    Backend,
+    degenerate,
+    flm_serving,
+    lemonade_flm_backend,
+    lemonade_inferences,
+)
+
+BACKENDS = """Recipe              Backend     Status          Message/Version                               Action
+----------------------------------------------------------------------------------------------------
+flm                 npu         installed       v0.9.43                                        -
+kokoro              cpu         installed       b17                                            -
+                    metal       unsupported     Requires macOS                                 -
+"""
+
+
+def test_flm_serving_needs_a_request_through_the_npu() -> None:
+    started = "[LOG]  WebServer started on port 52625 with 4 I/O threads\n"
+    assert flm_serving(started) is None  # a server that never served proves nothing
+    served = started + "[🟡 ]  Dequeuing NPU request (0 remaining)...\n"
+    assert flm_serving(served) == "FastFlowLM serving on port 52625 (NPU requests handled)"
+
+
+def test_lemonade_backend_table_row_of_fastflowlm() -> None:
+    assert lemonade_flm_backend(BACKENDS) == Backend("installed", "v0.9.43")
+    assert lemonade_flm_backend(BACKENDS.replace("flm  ", "xyz  ")) is None
+    assert lemonade_flm_backend("flm   npu   installed   v0.9.43\n") is None  # no table
+
+
+def test_lemonade_telemetry_inferences() -> None:
+    line = (
+        "[Telemetry] Inference completed: model=qwen3-4b-FLM, tokens=120 (in=20, out=100), "
+        "ttft=0.31s, tps=18.20\n"
+    )
+    assert lemonade_inferences(line) == [("qwen3-4b-FLM", 100)]
+
+
+def test_degenerate_output_is_one_token_repeated() -> None:
+    assert degenerate("The capital of France is Paris. It is a city of light.\n") is None
+    stuck = "Answer: " + "the " * 14
+    assert degenerate("ok\n" + stuck + "\n") == stuck.strip()
+    assert degenerate("a b " * 20) is None  # alternation is not one token repeated

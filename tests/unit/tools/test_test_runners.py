@@ -1,0 +1,40 @@
+"""Test runners' summaries, in the shapes their format strings print."""
+
+from __future__ import annotations
+
+from xdnaforge.tools.test_runners import Summary, summaries
+
+
+def test_ctest_summary_counts_passed_and_failed() -> None:
+    text = (
+        "      Start  1: xrt_ut\n1/12 Test  #1: xrt_ut ....   Passed    0.01 sec\n\n"
+        "100% tests passed, 0 tests failed out of 12\n"
+    )
+    assert summaries(text) == [Summary("ctest", 12, 0)]
+    bad = summaries("83% tests passed, 2 tests failed out of 12\n")
+    assert bad == [Summary("ctest", 10, 2)]
+    assert not bad[0].all_passed
+
+
+def test_gtest_summary_needs_the_ran_line_and_counts_failures() -> None:
+    ok = "[==========] 7 tests from 2 test suites ran. (12 ms total)\n[  PASSED  ] 7 tests.\n"
+    assert summaries(ok) == [Summary("gtest", 7, 0)]
+    bad = ok.replace(
+        "[  PASSED  ] 7 tests.", "[  PASSED  ] 5 tests.\n[  FAILED  ] 2 tests, listed below:"
+    )
+    assert summaries(bad) == [Summary("gtest", 5, 2)]
+    assert summaries("[  PASSED  ] 7 tests.\n") == []  # a stray line is not a run
+
+
+def test_pytest_final_line_with_its_counts() -> None:
+    assert summaries("======== 12 passed, 1 skipped in 3.21s ========\n") == [
+        Summary("pytest", 12, 0)
+    ]
+    assert summaries("==== 1 failed, 9 passed, 2 errors in 1.20s ====\n") == [
+        Summary("pytest", 9, 3)
+    ]
+    assert summaries("12 passed\n") == []
+
+
+def test_a_run_of_nothing_is_not_all_passed() -> None:
+    assert not Summary("ctest", 0, 0).all_passed
