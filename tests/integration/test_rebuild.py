@@ -252,6 +252,11 @@ def test_packages_built_on_one_machine_are_checked_on_another(
         assert item["identical"] is True
         assert f"  {item['package']}: same digest" in outcome.stdout
     assert "rebuild-check --buildinfo: same" in outcome.stdout
+    report = (tmp_path / "machine-b/artifacts/synthetic/BUILD_REPORT.md").read_text()
+    assert (
+        f"| reproducible | yes: same digests; in an environment with the recorded build "
+        f"dependencies; the 3 packages the .buildinfo lists, by sha256 ({path}, built" in report
+    )
 
 
 def test_a_package_that_differs_is_named_with_why(

@@ -36,6 +36,16 @@ def _reproducible(rebuild: Mapping[str, Any] | None) -> str:
     )
     if "compared" not in rebuild:
         return verdict  # a record written before the comparison said how
+    if rebuild.get("buildinfo"):
+        # rebuild-check --buildinfo: someone else's packages against a rebuild here
+        built = rebuild.get("buildinfo_built", {})
+        differing = sum(1 for p in rebuild.get("packages", []) if not p.get("identical"))
+        said = "yes" if rebuild.get("reproducible") else f"no ({differing} packages)"
+        return (
+            f"{said}: {rebuild.get('verdict', '')}; {rebuild['compared']} "
+            f"({rebuild['buildinfo']}, built {built.get('date', '?')} at {built.get('path', '?')})"
+            f", rebuilt in {rebuild.get('second_build', '?')} with an empty ccache"
+        )
     inside = rebuild.get("tree_inside", {})
     return (
         f"{verdict}: {rebuild['compared']}, built in {rebuild.get('first_build', '?')} and "
