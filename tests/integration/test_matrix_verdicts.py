@@ -91,10 +91,9 @@ def test_four_verdicts_in_the_table_and_the_report(
         if line.split() and line.split()[0] in names
     }
     assert "failed at fetch" in rows["at-fetch"]
-    assert (
-        "NEWS: fails differently: fails at fetch (no known diagnosis); expected known-broken: "
-        "gate validate fails with exec-cmd-cmd-bo-limit" in rows["at-fetch"]
-    )
+    # its sources could not be fetched: never tried, so never news
+    assert "not attempted (sources): fetch failed: " in rows["at-fetch"]
+    assert "NEWS" not in rows["at-fetch"]
     assert "as expected: gate validate fails with exec-cmd-cmd-bo-limit" in rows["known-code"]
     assert "NEWS" not in rows["known-code"]
     assert (
@@ -118,9 +117,9 @@ def test_four_verdicts_in_the_table_and_the_report(
         "accepted: yes" in outcome.stdout
     )
     assert "NEWS" not in rows["elsewhere"]
-    assert "3 cell(s) did not behave as the matrix expects: at-fetch, other-code, passes" in (
-        outcome.output
-    )
+    assert "2 cell(s) did not behave as the matrix expects: other-code, passes" in outcome.output
+    assert "1 cell(s) not attempted, their sources could not be fetched: at-fetch" in outcome.output
+    assert "`doit plan --target unreachable` lists every repository" in outcome.output
     # the same verdicts in each target's record and report
     record = json.loads((project_dir / "artifacts/synthetic/matrix.json").read_text())
     assert [(c["cell"], c["verdict"], c["news"], c["compat"]["fits"]) for c in record["cells"]] == [
@@ -143,6 +142,7 @@ def test_four_verdicts_in_the_table_and_the_report(
     assert "- this recipe fits: NO (creates command BOs of 65536 bytes" in report
     fetch_report = (project_dir / "artifacts/unreachable/BUILD_REPORT.md").read_text()
     assert "| at-fetch |" in fetch_report
-    assert "**NEWS: fails differently**: fails at fetch" in fetch_report
+    assert "not attempted (sources)" in fetch_report
+    assert "NEWS" not in fetch_report.split("| at-fetch |")[1].splitlines()[0]
     passes_report = (project_dir / "artifacts/examined/BUILD_REPORT.md").read_text()
     assert "**NEWS: passes unexpectedly**: gate examine passed" in passes_report

@@ -1,8 +1,10 @@
 """Judging what a matrix cell did against what its expectation says; pure.
 
-Four verdicts and an "unverified" note: as expected; fails differently (another stage,
-gate or diagnosis code than expected: news); passes unexpectedly (news); not judged here
-(this host is not in the cell, or the stage that would judge it did not run). Nothing here
+Four verdicts and two notes: as expected; fails differently (another stage, gate or
+diagnosis code than expected: news); passes unexpectedly (news); not judged here (this host
+is not in the cell, or the stage that would judge it did not run); "unverified"; and not
+attempted (sources): the cell's sources could not be fetched (a stale mirror, no network),
+so nothing about the cell is known and it is never news. Nothing here
 reads a record or runs a stage: stages/matrix.py gathers what happened into an `Outcome`.
 """
 
@@ -18,6 +20,7 @@ FAILS_DIFFERENTLY = "fails differently"
 PASSES_UNEXPECTEDLY = "passes unexpectedly"
 NOT_JUDGED = "not judged here"
 UNVERIFIED = "unverified"
+NOT_ATTEMPTED = "not attempted (sources)"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -35,6 +38,7 @@ class Outcome:
     stage_codes: tuple[str, ...]  # diagnosis codes of that failure (a build step's log)
     gates: tuple[GateSeen, ...] | None  # validate's gates in order; None: it did not run
     not_validated: str  # why validate did not run (when gates is None)
+    sources: str = ""  # why the sources could not be fetched; "" when they were
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -68,6 +72,12 @@ def judge(cell: Cell, outcome: Outcome) -> Verdict:
     if cell.expect == "unverified":
         return Verdict(kind=UNVERIFIED, why=describe(outcome), news=False)
     expected = cell.expectation()
+    expects_it = cell.breaks is not None and cell.breaks.stage == outcome.failed_stage
+    if outcome.sources and not expects_it:
+        # the cell was never tried: saying it "fails differently" would blame the recipe
+        return Verdict(
+            kind=NOT_ATTEMPTED, why=f"{outcome.sources}; expected {expected}", news=False
+        )
     if outcome.failed_stage is not None:
         return _judge_stage_failure(cell, outcome, expected)
     breaks = cell.breaks

@@ -23,7 +23,7 @@ from xdnaforge.config.project import Project, stage_names
 from xdnaforge.diagnosis.classify import diagnose
 from xdnaforge.errors import StageFailed
 from xdnaforge.host import HostFacts
-from xdnaforge.planning.cell_verdict import GateSeen, Outcome, Verdict, judge
+from xdnaforge.planning.cell_verdict import NOT_ATTEMPTED, GateSeen, Outcome, Verdict, judge
 from xdnaforge.stages.report import write_report
 from xdnaforge.state.paths import Workspace
 from xdnaforge.state.records import read_record, write_record
@@ -93,6 +93,13 @@ def _stage_codes(space: Workspace, stage: str) -> tuple[str, ...]:
     return tuple(d.code for d in diagnose(text) if d.severity != "info")
 
 
+def _sources_failure(space: Workspace) -> str:
+    """Why the fetch failed, in its first line (failure.json): the sources could not be had."""
+    failure = read_record(space.record("failure")) or {}
+    message = str(failure.get("message") or "the fetch failed").splitlines()[0]
+    return f"fetch failed: {message}"
+
+
 def row_for(
     cell: Cell,
     space: Workspace,
@@ -133,6 +140,7 @@ def row_for(
         stage_codes=_stage_codes(space, failed_stage) if failed_stage else (),
         gates=gates,
         not_validated=not_validated,
+        sources=_sources_failure(space) if failed_stage == "fetch" else "",
     )
     return Row(
         cell=cell.name,
@@ -349,10 +357,29 @@ def run_matrix(
     news = [r for r in rows if r.verdict.news]
     for row in news:
         print(f"!!! {row.cell}: {row.verdict.text}")
+    unfetched = [r for r in rows if r.verdict.kind == NOT_ATTEMPTED]
+    problems = []
     if news:
-        raise StageFailed(
+        problems.append(
             f"{len(news)} cell(s) did not behave as the matrix expects: "
-            f"{', '.join(r.cell for r in news)}",
-            hint="update the matrix (expect, fails, gates, reason, evidence) or fix the cell",
+            f"{', '.join(r.cell for r in news)}"
         )
+    if unfetched:
+        problems.append(
+            f"{len(unfetched)} cell(s) not attempted, their sources could not be fetched: "
+            f"{', '.join(r.cell for r in unfetched)}"
+        )
+    if problems:
+        hints = []
+        if news:
+            hints.append(
+                "update the matrix (expect, fails, gates, reason, evidence) or fix the cell"
+            )
+        if unfetched:
+            # a stale mirror is not the matrix's fault: the fix is where the sources come from
+            hints.append(
+                f"update the mirrors in site.yaml (`doit plan --target {unfetched[0].recipe}` "
+                "lists every repository and whether its commit is there)"
+            )
+        raise StageFailed("; ".join(problems), hint="; ".join(hints))
     return rows

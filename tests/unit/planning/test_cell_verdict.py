@@ -13,6 +13,7 @@ from xdnaforge.host import HostFacts
 from xdnaforge.planning.cell_verdict import (
     AS_EXPECTED,
     FAILS_DIFFERENTLY,
+    NOT_ATTEMPTED,
     NOT_JUDGED,
     PASSES_UNEXPECTEDLY,
     UNVERIFIED,
@@ -169,3 +170,22 @@ def test_stage_names_are_the_plans_build_pipeline_and_validate() -> None:
         plan = plan_target(recipe, (), space, distro=("ubuntu", "26.04"), toolchain={}, host=host)
         planned = [s.name for s in plan.stages if s.name not in ("report", "install")]
         assert list(stage_names(recipe)) == planned
+
+
+def test_a_cell_whose_sources_could_not_be_fetched_is_not_attempted_never_news() -> None:
+    outcome = Outcome(
+        failed_stage="fetch",
+        stage_codes=(),
+        gates=None,
+        not_validated="",
+        sources="fetch failed: xrt: commit abc is not in mirror /m",
+    )
+    verdict = judge(make_cell("supported"), outcome)
+    assert verdict.kind == NOT_ATTEMPTED
+    assert not verdict.news
+    assert verdict.text.startswith("not attempted (sources): fetch failed: xrt: commit abc")
+    # a known-broken cell that is expected to fail at fetch still fails as expected
+    expected = judge(
+        make_cell("known-broken", Breakage(stage="fetch", gate=None, codes=())), outcome
+    )
+    assert expected.kind == AS_EXPECTED
