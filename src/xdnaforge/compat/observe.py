@@ -43,6 +43,7 @@ _XRT_PACKAGES = (
     "libxrt2",
     "libxrt-npu2",
     "libxrt-utils-npu",
+    "fastflowlm",  # a consumer: its known failures depend on its release
 )
 
 

@@ -29,3 +29,12 @@ def test_the_saved_kernel_log_lines_are_kept_as_evidence(tmp_path: Path) -> None
     host = observe.observe(tmp_path)
     assert len(host.kernel_log) == 1
     assert "minor 2" in host.kernel_log[0]
+
+
+def test_the_installed_fastflowlm_release_is_read_for_its_known_failures(tmp_path: Path) -> None:
+    (tmp_path / "var/lib/dpkg").mkdir(parents=True)
+    (tmp_path / "var/lib/dpkg/status").write_text(
+        "Package: fastflowlm\nStatus: install ok installed\nVersion: 0.9.50\n\n"
+        "Package: vim\nStatus: install ok installed\nVersion: 9.1\n"
+    )
+    assert observe.read_userspace(tmp_path) == {"fastflowlm": "0.9.50"}
