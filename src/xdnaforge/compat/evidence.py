@@ -15,6 +15,7 @@ from typing import Any
 from xdnaforge.compat.facts import HostCompat, version_tuple
 
 PLUGIN = "libxrt_driver_xdna.so.2"
+CONSUMER_PACKAGES = ("fastflowlm",)  # userspace that runs on XRT, not XRT itself
 _INCOMPATIBLE_RE = re.compile(r"Incompatible firmware protocol major (\d+) minor (\d+)")
 _SMU_RE = re.compile(r"aie2_smu_exec: smu cmd \d+ failed|aie2_smu_init: Access power failed")
 _REQUEST_RE = re.compile(
@@ -81,7 +82,7 @@ class UserspaceVerdict:
 
 
 def judge_userspace(host: HostCompat) -> UserspaceVerdict:
-    packages = dict(host.userspace)
+    packages = {k: v for k, v in host.userspace.items() if k not in CONSUMER_PACKAGES}
     listed = ", ".join(f"{name} {version}" for name, version in sorted(packages.items()))
     if host.plugin is False:
         what = f"the installed XRT ({listed})" if listed else "the installed XRT"

@@ -45,3 +45,10 @@ def test_an_xrt_without_the_plugin_is_a_broken_userspace() -> None:
     assert "libxrt_driver_xdna.so.2" in verdict.why[0]
     assert evidence.judge_userspace(HostCompat(plugin=True)).ok is True
     assert evidence.judge_userspace(HostCompat(userspace={"libxrt2": "2.25.0"})).ok is None
+
+
+def test_a_consumer_package_is_not_taken_for_xrt() -> None:
+    host = HostCompat(userspace={"fastflowlm": "0.9.50", "libxrt2": "2.19.0"}, plugin=False)
+    verdict = evidence.judge_userspace(host)
+    assert verdict.packages == {"libxrt2": "2.19.0"}
+    assert "fastflowlm" not in verdict.why[0]
