@@ -13,6 +13,8 @@ beside the .buildinfo, when they are there, say why a package differs.
 from __future__ import annotations
 
 import dataclasses
+import functools
+import shutil
 import urllib.error
 import urllib.request
 from collections.abc import Callable
@@ -24,13 +26,15 @@ from xdnaforge.debs.compare import Cause, compare_package
 from xdnaforge.debs.debfile import DebError, read_deb
 from xdnaforge.errors import StageFailed, UsageError
 from xdnaforge.planning.plan import Plan
-from xdnaforge.process.sandbox import WORK_INSIDE
+from xdnaforge.process.run import CommandFailed, run
+from xdnaforge.process.sandbox import WORK_INSIDE, admin_argv
 from xdnaforge.stages import buildinfo as stage_buildinfo
 from xdnaforge.stages.rebuild import StageBody, _causes, _second_build
 from xdnaforge.stages.report import write_report
 from xdnaforge.state import buildinfo
 from xdnaforge.state.paths import Workspace
 from xdnaforge.state.records import read_record, write_record
+from xdnaforge.tools import apt
 
 MAX_BYTES = 16 * 2**20
 
@@ -88,26 +92,71 @@ def pin_differences(info: buildinfo.BuildInfo, plan: Plan) -> list[str]:
     return found
 
 
+def nearest(recorded: str, offered: list[str]) -> str | None:
+    """The recorded version if offered, else the newest older one, else the oldest newer
+    one (dpkg's ordering); None when nothing is offered. Pure."""
+    if recorded in offered:
+        return recorded
+    older = [v for v in offered if apt.compare_versions(v, recorded) < 0]
+    if older:
+        return apt.newest(older)
+    newer = sorted(offered, key=functools.cmp_to_key(apt.compare_versions))
+    return newer[0] if newer else None
+
+
 def environment_differences(
-    info: buildinfo.BuildInfo, installed: dict[str, str]
+    info: buildinfo.BuildInfo,
+    installed: dict[str, str],
+    offered: dict[str, list[str]] | None = None,
 ) -> list[dict[str, str]]:
     """Each recorded build dependency whose version the rebuild's environment does not have,
-    with the version used instead (pure)."""
+    with the version used instead and, when the environment's archive was asked
+    (`offered`), whether it still has the recorded one and which it has nearest (pure)."""
     found = []
     for name, version in info.installed_build_depends:
         here = installed.get(name)
         if here == version:
             continue
-        found.append(
-            {
-                "package": name,
-                "recorded": version,
-                "used": here or "absent",
-                "note": f"{name} {version} is not in this environment; "
-                + (f"built with {here}, the nearest it has" if here else "built without it"),
-            }
+        note = f"{name} {version} is not in this environment; " + (
+            f"built with {here}, the nearest it has" if here else "built without it"
         )
+        entry = {"package": name, "recorded": version, "used": here or "absent", "note": note}
+        if offered is not None:
+            versions = offered.get(name, [])
+            close = nearest(version, versions)
+            if close == version:
+                entry["archive"] = (
+                    f"the archive still has {version}: `apt-get install {name}={version}` "
+                    "inside the root would build with it"
+                )
+            else:
+                entry["archive"] = f"the archive no longer has {version}; " + (
+                    f"the nearest it has is {close}" if close else "it has no version of it"
+                )
+            entry["note"] += f" ({entry['archive']})"
+        found.append(entry)
     return found
+
+
+def offered_versions(plan: Plan, space: Workspace, names: list[str]) -> dict[str, list[str]] | None:
+    """What the rootfs environment's archive offers for `names` (`apt-cache madison` inside
+    the root, which changes nothing); None where it cannot be asked."""
+    spec = plan.environment
+    bwrap = shutil.which("bwrap")
+    status = stage_buildinfo.environment_status(space, spec.name) if spec else None
+    if spec is None or spec.kind != "rootfs" or bwrap is None or status is None or not names:
+        return None
+    root = status.parents[3].resolve()
+    try:
+        result = run(
+            [*admin_argv(bwrap, root), *apt.madison_argv(names)],
+            cwd=Path("/"),
+            timeout=300,
+            ok_codes=(0, 100),
+        )
+    except CommandFailed:
+        return None
+    return apt.parse_madison(result.stdout)
 
 
 def _verdict(item: dict[str, Any]) -> str:
@@ -138,7 +187,10 @@ def check(
             hint="check out the recipe and patches of that build (its X-Xdnaforge-Recipe-Sha256 "
             f"is {info.recipe_sha256 or 'not recorded'})",
         )
-    environment = environment_differences(info, stage_buildinfo.installed(plan, space))
+    installed = stage_buildinfo.installed(plan, space)
+    changed = [n for n, v in info.installed_build_depends if installed.get(n) != v]
+    offered = offered_versions(plan, space, changed)
+    environment = environment_differences(info, installed, offered)
     for difference in environment:
         print(f"  environment: {difference['note']}")
     other, ccache = _second_build(project, plan, body)

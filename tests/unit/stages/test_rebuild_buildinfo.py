@@ -6,7 +6,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any
 
-from xdnaforge.stages.rebuild_buildinfo import environment_differences, pin_differences
+from xdnaforge.stages.rebuild_buildinfo import environment_differences, nearest, pin_differences
 from xdnaforge.state.buildinfo import BuildInfo
 
 C, D = "c" * 40, "d" * 40
@@ -62,3 +62,27 @@ def test_a_recorded_version_the_environment_lacks_is_named_with_the_one_used() -
     )
     assert (gone["package"], gone["used"]) == ("gcc-15", "absent")
     assert gone["note"].endswith("built without it")
+
+
+def test_the_nearest_version_is_the_recorded_one_else_the_newest_older_else_the_oldest_newer() -> (
+    None
+):
+    offered = ["4.3.0-1", "4.2.3-2ubuntu2", "4.1.0-1"]
+    assert nearest("4.2.3-2ubuntu2", offered) == "4.2.3-2ubuntu2"
+    assert nearest("4.2.3-2ubuntu3", offered) == "4.2.3-2ubuntu2"
+    assert nearest("4.0.0-1", offered) == "4.1.0-1"
+    assert nearest("1:1.0-1", offered) == "4.3.0-1"  # an epoch sorts after every version
+    assert nearest("4.0", []) is None
+
+
+def test_what_the_archive_still_has_is_said_beside_what_was_used() -> None:
+    installed = {"cmake": "4.3.0-1", "gcc-15": "15.2"}
+    [cmake] = environment_differences(info(), installed, {"cmake": ["4.3.0-1", "4.2.3-1"]})
+    assert cmake["archive"] == "the archive no longer has 4.2.3-2; the nearest it has is 4.2.3-1"
+    assert cmake["note"].endswith(
+        "(the archive no longer has 4.2.3-2; the nearest it has is 4.2.3-1)"
+    )
+    [kept] = environment_differences(info(), installed, {"cmake": ["4.3.0-1", "4.2.3-2"]})
+    assert kept["archive"].startswith(
+        "the archive still has 4.2.3-2: `apt-get install cmake=4.2.3-2`"
+    )
