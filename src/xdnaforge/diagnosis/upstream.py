@@ -107,6 +107,17 @@ class Catalogue:
         return {m.file for m in self.messages}
 
 
+def _specific(template: str) -> bool:
+    """Enough literal text to say where a line comes from without the function's name:
+    three words or more ("Error code:" or "Supported models:" could be anyone's)."""
+    literal = _CONVERSION_RE.sub(" ", template)
+    return (
+        len(_INDEX_WORD_RE.findall(literal.lower()))
+        + len(re.findall(r"\b[a-z]{2,3}\b", literal.lower()))
+        >= 3
+    )
+
+
 def parse_catalogue(text: str) -> Catalogue:
     data = json.loads(text)
     sources = data["sources"]
@@ -136,7 +147,7 @@ def parse_catalogue(text: str) -> Catalogue:
         piece = max(pieces, key=len).strip().lower() if pieces else ""
         if message.function and message.regex.startswith(re.escape(message.function) + ": "):
             by_function.setdefault(message.function, []).append((piece, message))
-        elif piece:
+        elif piece and _specific(message.template):
             words = _INDEX_WORD_RE.findall(piece)
             if words:
                 by_word.setdefault(max(words, key=len), []).append((piece, message))

@@ -1,0 +1,36 @@
+"""The catalogue: where a line comes from, by its template."""
+
+from __future__ import annotations
+
+from xdnaforge.diagnosis.upstream import catalogue, expand, parse_catalogue
+
+ONE = """{"schema": 2, "sources": [{"repo": "Xilinx/XRT", "commit": "a1", "label": "2.19"},
+ {"repo": "Xilinx/XRT", "commit": "b2", "label": "2.20"}],
+ "messages": [
+  {"component": "xrt", "level": "error", "file": "core/common/module_loader.cpp",
+   "function": "module_path", "template": "No such library '%s'",
+   "pattern": "No such library '.*?'",
+   "family": "device-access", "seen": "0-1"},
+  {"component": "flm", "level": "error", "file": "src/main.cpp", "function": "main",
+   "template": "Error code:", "pattern": "Error code:", "family": "command", "seen": "1"}]}
+"""
+
+
+def test_releases_that_print_a_template_are_read_from_its_ranges() -> None:
+    assert expand("0-2,5") == (0, 1, 2, 5)
+    message = parse_catalogue(ONE).locate("what():  No such library '/opt/x/libxrt_core.so.2'")
+    assert message is not None
+    assert message.family == "device-access"
+    assert message.commits == ("a1", "b2")
+    assert message.printed_by() == "printed by XRT 2.19 .. XRT 2.20 (2 releases)"
+
+
+def test_a_template_of_too_few_words_is_not_located_on_its_own() -> None:
+    assert parse_catalogue(ONE).locate("make: Error code: 2") is None
+
+
+def test_the_shipped_catalogue_knows_userspace_throw_sites() -> None:
+    message = catalogue().locate("Error:  No such device with index '0'")
+    assert message is not None
+    assert message.family == "device-access"
+    assert message.releases
