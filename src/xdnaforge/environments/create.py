@@ -25,7 +25,13 @@ from xdnaforge.config.site import Site
 from xdnaforge.environments.container import check_image
 from xdnaforge.environments.keyring import Trusted, trust, verify_lists
 from xdnaforge.environments.local import Place, place, read_env_record
-from xdnaforge.errors import StageFailed
+from xdnaforge.environments.root_tools import (
+    KEYRING_INSIDE,
+    debootstrap_fault,
+    fail,
+    root_argv,
+    sources_list,
+)
 from xdnaforge.install.consent import require
 from xdnaforge.process.run import CommandFailed, run
 from xdnaforge.process.sandbox import admin_argv
@@ -33,68 +39,8 @@ from xdnaforge.state.records import write_record
 from xdnaforge.state.storage import swap_in
 from xdnaforge.tools.dpkg import parse_installed
 
-SCRIPTS = Path("/usr/share/debootstrap/scripts")
 APT_ENV = {"DEBIAN_FRONTEND": "noninteractive"}
-# inside the root: the only keys apt trusts for the environment's archive
-KEYRING_INSIDE = "etc/apt/keyrings/xdnaforge-archive.gpg"
 WHERE_KEYS = "the recipe's build.environment or site.yaml environments.<distro>-<release>"
-
-
-def _fail(spec: EnvironmentSpec, cause: str, fix: str) -> StageFailed:
-    return StageFailed(f"environment {spec.name}: {cause}", hint=fix)
-
-
-def debootstrap_script(spec: EnvironmentSpec, scripts: Path = SCRIPTS) -> tuple[str, str | None]:
-    """(script to pass, note): the suite's own script, else the site's, else Debian's `sid`."""
-    if spec.script:
-        return str(scripts / spec.script), f"using debootstrap's {spec.script} script (site.yaml)"
-    assert spec.suite is not None
-    if (scripts / spec.suite).exists():
-        return str(scripts / spec.suite), None
-    fallback = "gutsy" if spec.distro == "ubuntu" and not spec.twin else "sid"
-    return (
-        str(scripts / fallback),
-        f"the installed debootstrap has no script for {spec.suite}; using its {fallback} script",
-    )
-
-
-def debootstrap_fault(spec: EnvironmentSpec, log_text: str) -> StageFailed:
-    """One line for a failed debootstrap, from what it printed and its debootstrap.log."""
-    text = log_text.lower()
-    if "failed getting release file" in text or "couldn't download" in text:
-        if "404" in text:
-            return _fail(
-                spec,
-                f"the archive {spec.mirror} has no suite '{spec.suite}'",
-                "check the suite name (a code name: noble, resolute, forky) and the mirror",
-            )
-        return _fail(
-            spec,
-            f"the archive {spec.mirror} cannot be reached",
-            "check the network, a proxy (http_proxy) and the mirror URL in site.yaml",
-        )
-    if "no such script" in text:
-        return _fail(
-            spec,
-            f"debootstrap has no script for {spec.suite}",
-            "name one in site.yaml (script: sid for Debian suites)",
-        )
-    if "signed by unknown key" in text or "release signed by" in text or "no_pubkey" in text:
-        named = ", ".join(spec.keyring.fingerprints) if spec.keyring else "none"
-        return _fail(
-            spec,
-            f"the archive's Release file is not signed by the named keys ({named}); "
-            "nothing was created",
-            f"check the fingerprints and the mirror; {spec.keyring.source}"
-            if spec.keyring
-            else "name the archive's keys (keyring: in the recipe or site.yaml)",
-        )
-    last = next((line for line in reversed(log_text.splitlines()) if line.strip()), "")
-    return _fail(spec, f"debootstrap failed: {last.strip()}", f"see {place_hint(spec)}")
-
-
-def place_hint(spec: EnvironmentSpec) -> str:
-    return f"build/envs/{spec.name}.log"
 
 
 def release_facts(root: Path) -> dict[str, Any]:
@@ -170,7 +116,7 @@ def _apt(spec: EnvironmentSpec, bwrap: str, root: Path, packages: Sequence[str],
         _inside(bwrap, root, ["apt-get", "update"], log, 600)
     except CommandFailed as error:
         if "expired" not in error.output and "valid until" not in error.output.lower():
-            raise _fail(spec, "apt-get update failed inside the root", f"see {log}") from None
+            raise fail(spec, "apt-get update failed inside the root", f"see {log}") from None
         # Debian testing's Release file carries a Valid-Until that can lie in the past: the
         # archive is still the newest one; say its date instead of refusing it.
         conf = root / "etc/apt/apt.conf.d/99xdnaforge-valid-until"
@@ -196,58 +142,10 @@ def _apt(spec: EnvironmentSpec, bwrap: str, root: Path, packages: Sequence[str],
             if missing
             else "apt-get install failed inside the root"
         )
-        raise _fail(
-            spec, cause, f"see {log}; fix the recipe's build.depends or the suite"
-        ) from None
+        raise fail(spec, cause, f"see {log}; fix the recipe's build.depends or the suite") from None
     # the downloaded .deb files are not part of the environment (hundreds of MB)
     _inside(bwrap, root, ["apt-get", "clean"], log, 120)
     return ignored
-
-
-def root_argv(
-    spec: EnvironmentSpec,
-    tool: str,
-    keyring: Path,
-    target: Path,
-    packages: Sequence[str],
-    scripts: Path = SCRIPTS,
-) -> tuple[list[str], str | None]:
-    """(argv that makes the root, note): mmdebstrap with the build dependencies in the same
-    call, or debootstrap (the packages follow inside); both trust only `keyring`."""
-    components = ",".join(spec.components)
-    if Path(tool).name == "mmdebstrap":
-        argv = [
-            tool,
-            "--variant=minbase",
-            "--mode=root",
-            f"--components={components}",
-            f"--keyring={keyring}",
-            '--aptopt=APT::Install-Recommends "false"',
-        ]
-        # Ubuntu's minbase (its Priority: required) has no apt; the root's updates need it
-        include = dict.fromkeys(("apt", *packages))
-        argv.append(f"--include={','.join(include)}")
-        return [*argv, spec.suite or "", str(target), spec.mirror or ""], None
-    script, note = debootstrap_script(spec, scripts)
-    argv = [
-        tool,
-        "--variant=minbase",
-        f"--components={components}",
-        f"--keyring={keyring}",
-        spec.suite or "",
-        str(target),
-        spec.mirror or "",
-        script,
-    ]
-    return argv, note
-
-
-def sources_list(spec: EnvironmentSpec) -> str:
-    """The root's only apt source: the environment's archive, signed by the named keys."""
-    return (
-        f"deb [signed-by=/{KEYRING_INSIDE}] {spec.mirror} {spec.suite} "
-        f"{' '.join(spec.components)}\n"
-    )
 
 
 def _trust_inside(spec: EnvironmentSpec, root: Path, trusted: Trusted) -> None:
@@ -288,7 +186,7 @@ def create(
     if bwrap is None or tool is None:
         what = "bubblewrap" if bwrap is None else "mmdebstrap (or debootstrap)"
         package = "bubblewrap" if bwrap is None else "mmdebstrap"
-        raise _fail(spec, f"{what} is not installed", f"apt-get install {package}")
+        raise fail(spec, f"{what} is not installed", f"apt-get install {package}")
     fresh = refresh or not where.root.is_dir() or read_env_record(site, spec) is None
     print(f"environment {spec.describe()}")
     trusted = trust(
@@ -307,7 +205,7 @@ def create(
         print(f"+ {' '.join(boot)}")
     print(f"  then apt-get install inside: {' '.join(packages)}")
     if os.geteuid() != 0:
-        raise _fail(
+        raise fail(
             spec,
             f"creating or updating a root file system needs root ({Path(tool).name}, apt-get)",
             f"run: sudo .venv/bin/doit env --target {target} --yes",

@@ -9,12 +9,10 @@ import pytest
 
 from tests.conftest import DATA
 from xdnaforge.config.envspec import EnvironmentSpec
-from xdnaforge.environments.create import (
-    _expired,
+from xdnaforge.environments.create import _expired, os_release, release_facts
+from xdnaforge.environments.root_tools import (
     debootstrap_fault,
     debootstrap_script,
-    os_release,
-    release_facts,
     root_argv,
     sources_list,
 )
