@@ -1,9 +1,17 @@
-"""The readers on whole runs: shapes of working tools are healthy on their own, and an
-anomaly after a passing check is never healthy."""
+"""The readers on whole runs: shapes of working tools are healthy on their own, an
+anomaly after a passing check is never healthy, and every validate layout XRT's releases
+print (data/report_layouts.json, generated from their format strings by
+scripts/gen_report_layouts.py) is read by its structure."""
 
 from __future__ import annotations
 
+import json
+
+import pytest
+
+from tests.conftest import REPO
 from xdnaforge.diagnosis.log_verdict import FAILURE, HEALTHY, judge
+from xdnaforge.tools.xrt_smi import parse_validate_text
 
 FLM_VALIDATE = """[Linux]  Kernel: 6.17.0-14-generic
 [Linux]  NPU: /dev/accel/accel0 with 8 columns
@@ -51,3 +59,66 @@ def test_runs_in_shapes_of_working_tools_are_healthy() -> None:
 
 def test_a_server_that_only_started_is_not_healthy() -> None:
     assert judge("[LOG]  WebServer started on port 52625 with 4 I/O threads\n").status != HEALTHY
+
+
+DATA = REPO / "src/xdnaforge/diagnosis/data/report_layouts.json"
+LAYOUTS = json.loads(DATA.read_text())["layouts"]
+BDF = "0000:c5:00.1"
+
+
+def render(layout: dict[str, object], status: str) -> str:
+    """A validate report of one test, printed with the layout's own format strings."""
+    lines = layout["lines"]
+    assert isinstance(lines, list)
+    values = {
+        "Validate Device": BDF,
+        "Platform": "NPU Strix",
+        "Power Mode": "Default",
+        "Performance Mode": "Default",
+    }
+    out = []
+    header_done: set[str] = set()
+    for line in lines:
+        label = line["label"]
+        if (
+            label in values
+            and label not in header_done
+            and line["format"].startswith(("%-26s", "    %"))
+        ):
+            header_done.add(label)
+            out.append(line["format"] % (label, values[label]))
+    test = str(layout["test_header"]) % (1, BDF)
+    out.append(str(layout["test_line"]) % (test, "latency"))
+    out.append(f"    {'Details':<22}: Average latency: 90.0 us\n")  # validate's redirect_log
+    status_format = next(x["format"] for x in lines if x["label"] == "Test Status")
+    out.append(status_format % ("Test Status", status))
+    return "".join(out)
+
+
+def releases(layout: dict[str, object]) -> str:
+    found = layout["releases"]
+    assert isinstance(found, list)
+    return ",".join(r["label"] for r in found)
+
+
+def test_the_layouts_cover_the_npu_releases() -> None:
+    labels = {r["label"] for layout in LAYOUTS for r in layout["releases"]}
+    assert {"202410.2.17.319", "202510.2.19.194", "2.25.0"} <= labels
+
+
+@pytest.mark.parametrize("layout", LAYOUTS, ids=releases)
+def test_a_passing_run_in_every_releases_layout_is_healthy(layout: dict[str, object]) -> None:
+    text = render(layout, "PASSED")
+    validation = parse_validate_text(text)
+    assert validation.device == BDF
+    assert [t.status for t in validation.tests] == ["PASSED"]
+    verdict = judge(text)
+    assert verdict.status == HEALTHY
+    assert verdict.evidence == "xrt-smi validate: 1 test(s) passed"
+
+
+@pytest.mark.parametrize("layout", LAYOUTS, ids=releases)
+def test_a_failing_run_in_every_releases_layout_is_not_healthy(layout: dict[str, object]) -> None:
+    text = render(layout, "FAILED")
+    assert [t.status for t in parse_validate_text(text).tests] == ["FAILED"]
+    assert judge(text).status != HEALTHY

@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""Extract the text layouts of `xrt-smi validate` / `xbutil validate` and of the examine
+report's device list from every XRT release a snapshot holds, and write
+src/xdnaforge/diagnosis/data/report_layouts.json.
+
+Run by hand (never at run time, never by a test) on a fetched snapshot:
+
+    python3 scripts/gen_report_layouts.py --xrt /work/.mirror/Xilinx+XRT/repo
+
+What is kept per distinct layout: the releases that print it, and its format strings with
+the label each one prints (`boost::format("%-26s: [%s]\\n") % "Validate Device"`), the
+test header's format ("Test %d [%s]") and the examine report's heading of the device list
+("Devices present" in 2.17, "Device(s) Present" later). No code is kept.
+`tests/unit/diagnosis/test_readers.py` renders a passing report in every layout
+and holds the readers to it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from gen_upstream_messages import Snapshot, release_refs
+
+VALIDATE = (
+    "src/runtime_src/core/tools/xbutil2/SubCmdValidate.cpp",
+    "src/runtime_src/core/tools/common/XBValidateUtils.cpp",
+)
+HOST = "src/runtime_src/core/tools/common/reports/ReportHost.cpp"
+PLATFORM = "src/runtime_src/core/tools/common/reports/platform/ReportRyzenPlatform.cpp"
+_LABELLED_RE = re.compile(r'boost::format\("((?:[^"\\]|\\.)*)"\)\s*%\s*"([^"]+)"')
+_TEST_HEADER_RE = re.compile(r'boost::format\("(Test %d \[%s\][^"]*)"\)')
+_TEST_LINE_RE = re.compile(r'boost::format\("((?:[^"\\]|\\.)*)"\)\s*%\s*test_desc\b')
+_DEVICE_LIST_RE = re.compile(r'"(Devices present|Device\(s\) Present)\\n"')
+
+
+def layout(snap: Snapshot, commit: str) -> dict[str, object] | None:
+    texts = {}
+    for path, blob in snap.blobs(commit, lambda p: p in (*VALIDATE, HOST, PLATFORM)):
+        texts[path] = snap.read(blob)
+    validate = "\n".join(texts.get(path, "") for path in VALIDATE)
+    if "Validate Device" not in validate:
+        return None
+    lines = sorted(
+        {
+            (fmt.replace("\\n", "\n"), label)
+            for fmt, label in _LABELLED_RE.findall(validate + texts.get(PLATFORM, ""))
+            if label
+            in ("Validate Device", "Platform", "Power Mode", "Performance Mode", "Test Status")
+        }
+    )
+    header = _TEST_HEADER_RE.search(validate)
+    test_line = _TEST_LINE_RE.search(validate)
+    devices = _DEVICE_LIST_RE.search(texts.get(HOST, ""))
+    return {
+        "lines": [{"format": fmt, "label": label} for fmt, label in lines],
+        "test_header": header.group(1) if header else "",
+        "test_line": test_line.group(1).replace("\\n", "\n") if test_line else "",
+        "device_list": devices.group(1).replace("\\(", "(") if devices else "",
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--xrt", type=Path, required=True)
+    parser.add_argument(
+        "--output",
+        type=Path,
+        default=Path(__file__).resolve().parent.parent
+        / "src/xdnaforge/diagnosis/data/report_layouts.json",
+    )
+    options = parser.parse_args()
+    snap = Snapshot(options.xrt)
+    layouts: dict[str, dict[str, object]] = {}
+    for ref, label in release_refs(snap, "Xilinx/XRT"):
+        commit = snap.rev(ref)
+        if commit is None:
+            continue
+        found = layout(snap, commit)
+        if found is None:
+            continue
+        key = json.dumps(found, sort_keys=True)
+        entry = layouts.setdefault(key, {**found, "releases": []})
+        releases = entry["releases"]
+        assert isinstance(releases, list)
+        releases.append({"label": label, "commit": commit})
+    document = {
+        "schema": 1,
+        "generated_by": "scripts/gen_report_layouts.py",
+        "repo": "Xilinx/XRT",
+        "layouts": list(layouts.values()),
+    }
+    options.output.write_text(json.dumps(document, indent=1, sort_keys=True) + "\n")
+    count = sum(len(v["releases"]) for v in layouts.values())  # type: ignore[arg-type,misc]
+    print(f"{len(layouts)} layouts from {count} releases -> {options.output}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
