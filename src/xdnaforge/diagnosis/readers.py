@@ -38,6 +38,12 @@ _FLM_DECODED_RE = re.compile(r"(?i)\bdecoding speed:\s*([0-9.]+)\s*tokens?/s")
 _PROBED_RE = re.compile(r"\[drm\] Initialized amdxdna\S* (\S+) for (\S+) on minor (\d+)")
 _DRIVER_DEVICE_RE = re.compile(r"\bamdxdna ([\w:.-]+): ")
 _DEFERRED_RE = re.compile(r"ret -517\b|(?i:deferring probe)")
+# FastFlowLM's own lines, and the marks of an XDNA1 NPU (Phoenix, Hawk Point): its PCI id,
+# firmware directory and the platform names XRT and the driver give it
+_FLM_RE = re.compile(r"^\[(?:FLM|Linux)\]  |\bflm (?:validate|run|serve)\b", re.M)
+_XDNA1_RE = re.compile(
+    r"amdnpu/1502_00|RyzenAI-npu1\b|\b1022:1502\b|(?i:\bphoenix\b|\bhawk point\b)"
+)
 
 
 def _version(text: str | None) -> tuple[int, ...] | None:
@@ -61,6 +67,13 @@ def findings(text: str) -> list[str]:
 
     flm = parse_flm_validate(body)
     lines = [f"xdnaforge: {s.describe()}" for s in summaries(body) if s.failed]
+    if _FLM_RE.search(body):
+        xdna1 = _XDNA1_RE.search(body)
+        if xdna1:
+            lines.append(
+                "xdnaforge: FastFlowLM runs on XDNA2 NPUs only; this log shows an XDNA1 NPU "
+                f"({xdna1.group(0)})"
+            )
     stuck = degenerate(body)
     if stuck is not None:
         lines.append(f"xdnaforge: degenerate generation, one token repeated: {stuck[:120]}")

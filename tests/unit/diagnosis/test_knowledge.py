@@ -114,6 +114,7 @@ def test_every_entry_is_exercised_by_a_log() -> None:
         "driver-contract",  # validate's device gate, from the compat resolver
         "degenerate-output",  # readers: a generation that repeats one token
         "test-run-failed",  # readers: a runner's summary with failures
+        "flm-xdna1-unsupported",  # readers: FastFlowLM output beside an XDNA1 NPU
         "build-werror-in-dependency",  # gcc's format: a -Werror diagnostic in a system header
     }
     assert {e.code for e in load_knowledge()} == seen | synthetic | GENERIC

@@ -122,3 +122,18 @@ def test_a_failing_run_in_every_releases_layout_is_not_healthy(layout: dict[str,
     text = render(layout, "FAILED")
     assert [t.status for t in parse_validate_text(text).tests] == ["FAILED"]
     assert judge(text).status != HEALTHY
+
+
+def test_fastflowlm_on_an_xdna1_npu_is_this_npu_not_supported_first() -> None:
+    text = (
+        "[Linux]  Kernel: 6.17.0-14-generic\n"
+        "[FLM]  Loading model: /root/.config/flm/models/Llama-3.2-1B-NPU2\n"
+        "[ERROR]  Failed to load model: DRM_IOCTL_AMDXDNA_CREATE_HWCTX IOCTL failed (err=-22)\n"
+        "amdxdna 0000:c4:00.1: Loading firmware: amdnpu/1502_00/npu.sbin\n"
+    )
+    verdict = judge(text)
+    assert verdict.diagnoses[0].code == "flm-xdna1-unsupported"
+    assert "hwctx-create-failed" in [d.code for d in verdict.diagnoses]
+    # the same failure on an XDNA2 NPU is the context's
+    other = judge(text.replace("1502_00", "17f0_10"))
+    assert "flm-xdna1-unsupported" not in [d.code for d in other.diagnoses]
