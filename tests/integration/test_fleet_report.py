@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import require_tool
+from tests.integration.browser import Element, rendered
 from tests.integration.conftest import run_doit
 
 FLEET = Path(__file__).resolve().parent.parent / "fixtures" / "fleet"
@@ -195,3 +196,39 @@ def test_the_page_in_a_real_browser(report: Path, tmp_path: Path) -> None:
         needle = bytes(colour)
         count = sum(row.count(needle) for row in rows[::4])
         assert count > 2000, f"colour {colour} barely on the page ({count} samples)"
+
+
+def test_the_page_draws_each_host_s_benchmark_history_in_a_real_browser(
+    report: Path, tmp_path: Path
+) -> None:
+    page = rendered(report / "index.html", tmp_path / "profile")
+    (figure,) = [
+        e
+        for e in page
+        if e.tag == "figure"
+        and e.attrs.get("data-cell") == "ubuntu26-npu4"
+        and e.attrs.get("data-host") == "strix-lab-1"
+    ]
+    left, top, width, height = figure.box
+    assert width > 300  # drawn, not an empty element
+    assert height > 300
+
+    def inside(kind: str, name: str) -> list[Element]:
+        return [
+            e
+            for e in page
+            if e.has_class(kind)
+            and e.attrs.get("data-figure") == name
+            and top <= e.centre_y <= top + height
+            and left <= e.box[0] <= left + width
+        ]
+
+    # strix-lab-1's two runs: 51.0 then 50.6 TOPS; the recipe's baseline 51.0, minimum 45.0
+    first, second = inside("run", "gemm_tops")
+    assert first.box[0] < second.box[0]
+    assert first.centre_y < second.centre_y  # the later, slower run is drawn lower
+    (baseline,) = inside("baseline", "gemm_tops")
+    (minimum,) = inside("threshold", "gemm_tops")
+    assert abs(baseline.centre_y - first.centre_y) <= 2
+    assert minimum.centre_y > second.centre_y
+    assert "threshold 45 (min)" in minimum.text

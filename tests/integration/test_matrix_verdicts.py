@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from tests.fakes.fixture import FakeTools
+from tests.integration.browser import Element, rendered
 from tests.integration.conftest import DEPENDS, Outcome, installed_here, run_doit
 from tests.integration.npu import npu_host, replay
 from tests.integration.upstream import Upstream, write_recipe
@@ -146,3 +147,67 @@ def test_four_verdicts_in_the_table_and_the_report(
     assert "NEWS" not in fetch_report.split("| at-fetch |")[1].splitlines()[0]
     passes_report = (project_dir / "artifacts/examined/BUILD_REPORT.md").read_text()
     assert "**NEWS: passes unexpectedly**: gate examine passed" in passes_report
+
+
+def test_the_matrix_page_is_a_grid_coloured_by_verdict_linked_to_each_report(
+    project_dir: Path, upstream: Upstream, fake_tools: FakeTools, tmp_path: Path
+) -> None:
+    write_recipe(project_dir, upstream)
+    write_recipe(project_dir, upstream, name="unreachable", url=(tmp_path / "gone").as_uri())
+    npu_host(project_dir / "sysroot")
+    replay(fake_tools, "healthy-npu4")
+    fake_tools.installed(DEPENDS)
+    cells = tmp_path / "m.yaml"
+    at_validate = "{stage: validate, gate: host, codes: [exec-cmd-cmd-bo-limit]}"
+    at_audit = "{stage: audit, codes: []}"
+    cells.write_text(
+        "schema: 1\ncells:\n"
+        + cell("fine", "synthetic", at_validate, kernel=">=6.18, <6.19")
+        + cell("said-broken", "synthetic", at_audit)
+        + cell("stale-mirror", "unreachable", at_validate)
+    )
+    outcome = matrix(project_dir, fake_tools, cells)
+    assert outcome.rc == 1, outcome.output  # said-broken passes its audit: news
+    page = rendered(project_dir / "artifacts/MATRIX.html", tmp_path / "profile")
+    rows = {e.attrs["data-cell"]: e for e in page if e.tag == "tr" and "data-cell" in e.attrs}
+    assert list(rows) == ["fine", "said-broken", "stale-mirror"]
+
+    def square(row: str, stage: str) -> Element:
+        top, height = rows[row].box[1], rows[row].box[3]
+        found = [
+            e
+            for e in page
+            if e.tag == "td"
+            and e.attrs.get("data-stage") == stage
+            and top <= e.centre_y <= top + height
+        ]
+        assert len(found) == 1, (row, stage)
+        return found[0]
+
+    green, red, blue, grey = (
+        "rgb(217, 242, 217)",
+        "rgb(248, 201, 201)",
+        "rgb(201, 211, 224)",
+        "rgb(244, 244, 244)",
+    )
+    # the stale mirror: its sources failed, nothing after was reached, and it is no news
+    assert square("stale-mirror", "sources").attrs["data-bg"] == red
+    assert square("stale-mirror", "build").attrs["data-bg"] == grey
+    assert square("stale-mirror", "verdict").attrs["data-bg"] == blue
+    assert "not attempted (sources)" in square("stale-mirror", "verdict").text
+    # news is the loudest square of the page: white on red
+    news = square("said-broken", "verdict")
+    assert news.attrs["data-bg"] == "rgb(224, 93, 93)"
+    assert news.attrs["data-color"] == "rgb(255, 255, 255)"
+    assert square("fine", "build").attrs["data-bg"] == green
+    assert square("fine", "audit").attrs["data-bg"] == green
+    # every cell's name links to its target's report, which exists
+    links = [e for e in page if e.tag == "a"]
+    assert [a.attrs["href"] for a in links] == [
+        "synthetic/BUILD_REPORT.html",
+        "synthetic/BUILD_REPORT.html",
+        "unreachable/BUILD_REPORT.html",
+    ]
+    for a in links:
+        assert (project_dir / "artifacts" / a.attrs["href"]).is_file()
+        assert a.box[2] > 0

@@ -18,6 +18,7 @@ from xdnaforge.config.matrix import Cell
 from xdnaforge.config.recipe import Recipe
 from xdnaforge.hardware.bench import HIGHER_IS_BETTER
 from xdnaforge.planning.cell_verdict import AS_EXPECTED, UNVERIFIED, Outcome, judge
+from xdnaforge.report.svgchart import Limits, history_svg
 from xdnaforge.stages.matrix import gates_seen
 
 
@@ -59,6 +60,7 @@ class Entry:
     failed_gates: tuple[str, ...]
     diagnosis: Mapping[str, str] | None
     kernel_note: str | None
+    chart: str = ""  # the host's benchmark history of this cell as SVG ("" with no history)
 
     @property
     def label(self) -> str:
@@ -193,7 +195,31 @@ def entry_for(records: HostRecords, cell: Cell, recipe: Recipe | None) -> Entry:
         failed_gates=failed,
         diagnosis=diagnosis,
         kernel_note=kernel_note,
+        chart=_chart(records, recipe, cell.name),
     )
+
+
+def _limits(recipe: Recipe | None) -> dict[str, Limits]:
+    """Each figure's baseline and threshold, as the recipe states them."""
+    if recipe is None:
+        return {}
+    thresholds, baseline = recipe.validation.thresholds, recipe.validation.baseline
+    bounds = {
+        "gemm_tops": thresholds.gemm_tops_min,
+        "latency_us": thresholds.latency_us_max,
+        "throughput_ops": thresholds.throughput_ops_min,
+    }
+    return {
+        name: Limits(baseline=getattr(baseline, name, None), threshold=bound)
+        for name, bound in bounds.items()
+    }
+
+
+def _chart(records: HostRecords, recipe: Recipe | None, cell: str) -> str:
+    if not records.history:
+        return ""
+    title = f"benchmark history of {cell} on {records.host}"
+    return history_svg(records.history, _limits(recipe), title)
 
 
 def build_model(

@@ -24,9 +24,10 @@ from xdnaforge.diagnosis.classify import diagnose
 from xdnaforge.errors import StageFailed
 from xdnaforge.host import HostFacts
 from xdnaforge.planning.cell_verdict import NOT_ATTEMPTED, GateSeen, Outcome, Verdict, judge
+from xdnaforge.report import matrix_grid
 from xdnaforge.stages.report import write_report
 from xdnaforge.state.paths import Workspace
-from xdnaforge.state.records import read_record, write_record
+from xdnaforge.state.records import read_record, write_atomic, write_record
 
 # a build: the recipe's name -> the stage that failed, None when every stage passed
 Build = Callable[[str], str | None]
@@ -278,6 +279,11 @@ def _record(
             },
         )
         write_report(recipe, space)
+    # the whole run as an HTML grid beside the targets' reports (artifacts/MATRIX.html)
+    if rows:
+        artifacts = workspace(rows[0].recipe).artifacts_dir
+        page = matrix_grid.page([r.as_record() for r in rows], host, now)
+        write_atomic(artifacts / "MATRIX.html", page)
 
 
 def _judged(row: Row, verdict: CompatVerdict | None, placement: str) -> Row:
