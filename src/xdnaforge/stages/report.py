@@ -10,6 +10,7 @@ from xdnaforge import __version__
 from xdnaforge.compat.here import verdict_here
 from xdnaforge.config.project import Project
 from xdnaforge.planning.plan import Plan
+from xdnaforge.report import html_report
 from xdnaforge.report.build_report import build_model, render_markdown
 from xdnaforge.state.failure import retire_outdated
 from xdnaforge.state.paths import Workspace
@@ -27,12 +28,30 @@ def write_report(target: str, space: Workspace) -> str:
             previous = None  # a damaged previous report only loses the change list
     generated = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
     model = build_model(target, records, previous, generated, __version__)
+    history = _history(space)
+    model["history_chart"] = "bench-history.svg" if history else ""
     markdown = render_markdown(model)
     write_atomic(space.records / "BUILD_REPORT.md", markdown)
     write_atomic(twin, json.dumps(model, indent=2, sort_keys=True) + "\n")
+    # the pictures: the benchmark history as SVG (linked from the Markdown) and the HTML page
+    if history:
+        write_atomic(space.records / "bench-history.svg", html_report.chart(model, history))
+    write_atomic(space.records / "BUILD_REPORT.html", html_report.render_html(model, history))
     # the newest report of any target, where a user looks first
     write_atomic(space.artifacts_dir / "BUILD_REPORT.md", markdown)
     return markdown
+
+
+def _history(space: Workspace) -> list[dict[str, Any]]:
+    """bench/history.jsonl (stages/validate.py appends it; a torn last line is skipped)."""
+    path = space.records / "bench" / "history.jsonl"
+    entries = []
+    for line in path.read_text().splitlines() if path.is_file() else []:
+        try:
+            entries.append(json.loads(line))
+        except ValueError:
+            continue
+    return entries
 
 
 def record_host_compat(project: Project, plan: Plan, space: Workspace) -> None:
