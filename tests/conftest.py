@@ -34,8 +34,6 @@ TOOL_PACKAGES = {
     "dpkg-repack": "dpkg-repack",
     "git": "git",
     "gpg": "gnupg",
-    "gpgv": "gpgv",
-    "mmdebstrap": "mmdebstrap",
     "lava_common": "lava-common",  # a Python package (Debian's), not a program
     "Python.h": "python3-dev",  # the running interpreter's C headers, not a program
     "xz": "xz-utils",

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import require_tool
 from tests.debs import plugin, xrt_base, xrt_npu
 from tests.fakes.fixture import FakeTools
 from tests.integration.apt import (
@@ -177,7 +176,6 @@ def test_synthetic_build_publishes_installs_and_rolls_back(
 def test_publish_ships_the_buildinfo_signed_beside_the_repository(
     project_dir: Path, tmp_path: Path
 ) -> None:
-    require_tool("gpgv")
     fleet_site(project_dir, tmp_path / "gnupg", free_port())
     records = project_dir / "artifacts" / TARGET
     digests = write_built(records, TARGET, specs())
