@@ -199,7 +199,8 @@ def _choose(
         kind="rootfs",
         origin="default",
         reason=f"this host runs {host[0]} {host[1]}: a {distro} {release} root made with "
-        f"debootstrap from {mirror or 'no known archive'} (no site.yaml entry for {distro}-"
+        f"mmdebstrap (or debootstrap) from {mirror or 'no known archive'} (no site.yaml entry "
+        f"for {distro}-"
         f"{release})",
         suite=suite,
         mirror=mirror,
