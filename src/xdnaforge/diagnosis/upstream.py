@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -47,10 +48,20 @@ class Message:
     function: str
     template: str
     regex: str
-    commits: tuple[str, ...]
+    seen: str  # the sources that print it, as index ranges ("0-2,5")
     family: str = ""  # from the reviewed source table (source_families.yaml)
-    releases: tuple[str, ...] = ()  # labels of the releases that print it, oldest first
     caller: bool = False  # a caller passing up its callee's failure (source_families.yaml)
+    # the catalogue's sources, shared by every message: (commit, "XRT 2.19") per index
+    sources: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def commits(self) -> tuple[str, ...]:
+        return tuple(self.sources[i][0] for i in expand(self.seen))
+
+    @property
+    def releases(self) -> tuple[str, ...]:
+        """Labels of the releases that print it, in the catalogue's order of sources."""
+        return tuple(self.sources[i][1] for i in expand(self.seen))
 
     @property
     def pattern(self) -> re.Pattern[str]:
@@ -121,23 +132,22 @@ def _specific(template: str) -> bool:
 def parse_catalogue(text: str) -> Catalogue:
     data = json.loads(text)
     sources = data["sources"]
+    # one pair per source, shared by the messages that name it (memory: 4,000 messages)
+    shared = tuple((s["commit"], f"{s['repo'].split('/')[-1]} {s['label']}") for s in sources)
     messages = []
     for item in data["messages"]:
-        seen = expand(item["seen"]) if "seen" in item else ()
         messages.append(
             Message(
-                component=item["component"],
-                level=item["level"],
-                file=item["file"],
-                function=item["function"],
+                component=sys.intern(item["component"]),
+                level=sys.intern(item["level"]),
+                file=sys.intern(item["file"]),
+                function=sys.intern(item["function"]),
                 template=item["template"],
                 regex=item["pattern"],
-                commits=tuple(item.get("commits") or (sources[i]["commit"] for i in seen)),
-                family=item.get("family", ""),
+                seen=item["seen"],
+                family=sys.intern(item.get("family", "")),
                 caller=bool(item.get("caller", False)),
-                releases=tuple(
-                    f"{sources[i]['repo'].split('/')[-1]} {sources[i]['label']}" for i in seen
-                ),
+                sources=shared,
             )
         )
     by_function: dict[str, list[tuple[str, Message]]] = {}
