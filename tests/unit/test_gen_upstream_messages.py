@@ -124,3 +124,34 @@ def test_a_header_without_message_calls_is_read_in_bounded_time() -> None:
         + "int getopt(int argc, char *const argv[]);\n"
     )
     assert generator().extract(header) == []
+
+
+def gen_script() -> ModuleType:
+    path = REPO / "scripts/gen_upstream_messages.py"
+    spec = importlib.util.spec_from_file_location("gen_upstream_messages", path)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_release_ranges_are_compacted_and_expanded_back() -> None:
+    script = gen_script()
+    assert script.compact([5, 0, 1, 2, 7, 8]) == "0-2,5,7-8"
+    assert script.expand("0-2,5,7-8") == [0, 1, 2, 5, 7, 8]
+
+
+def test_which_files_of_each_repository_are_read() -> None:
+    script = gen_script()
+    assert script._xrt_file("src/runtime_src/core/common/module_loader.cpp")
+    assert script._xrt_file("build/build.sh")
+    assert not script._xrt_file("src/runtime_src/core/tools/xbtracer/src/app/getopt.h")
+    assert not script._xrt_file("src/runtime_src/core/edge/user/shim.cpp")
+    assert script._flm_file("src/server/server.cpp")
+    assert not script._flm_file("src/include/minja/minja.hpp")
+    assert script._lemonade_file("src/cpp/server/backends/fastflowlm/fastflowlm_server.cpp")
+    assert not script._lemonade_file("src/cpp/tray/tray_app.cpp")
+    assert script._component("amd/xdna-driver", "drivers/accel/amdxdna/aie2_pci.c") == "amdxdna"
+    assert script._component("Xilinx/XRT", "src/runtime_src/core/tools/xbutil2/x.cpp") == "xrt-smi"
+    assert script._component("Xilinx/XRT", "build/build.sh") == "build"
