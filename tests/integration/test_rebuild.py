@@ -304,4 +304,7 @@ def test_other_pins_and_a_newer_environment_are_said(
             "the nearest it has",
         }
     ]
-    assert "the environment differed in 1 package(s)" in str(record["verdict"])
+    assert str(record["verdict"]).endswith(
+        f"; the environment differed in 1 package(s) (built with cmake {DEPENDS['cmake']} "
+        "for 3.0.0-1)"
+    )

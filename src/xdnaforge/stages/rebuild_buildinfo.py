@@ -159,6 +159,14 @@ def offered_versions(plan: Plan, space: Workspace, names: list[str]) -> dict[str
     return apt.parse_madison(result.stdout)
 
 
+def _environment_said(environment: list[dict[str, str]]) -> str:
+    """The verdict's half about the environment: the recorded one, or how it differed."""
+    if not environment:
+        return "; in an environment with the recorded build dependencies"
+    used = ", ".join(f"{e['package']} {e['used']} for {e['recorded']}" for e in environment)
+    return f"; the environment differed in {len(environment)} package(s) (built with {used})"
+
+
 def _verdict(item: dict[str, Any]) -> str:
     if item["identical"]:
         return "same digest"
@@ -228,11 +236,7 @@ def check(
             "environment_differences": environment,
             "reproducible": same,
             "verdict": ("same digests" if same else "packages differ")
-            + (
-                f"; the environment differed in {len(environment)} package(s)"
-                if environment
-                else "; in an environment with the recorded build dependencies"
-            ),
+            + _environment_said(environment),
             "compared": f"the {len(packages)} packages the .buildinfo lists, by sha256",
             "packages": packages,
         },
