@@ -297,3 +297,32 @@ def test_the_man_page_renders_every_task(elsewhere: Path, tmp_path: Path) -> Non
         pytest.skip("man is not installed (package man-db)")
     for task in TASKS:
         assert f"\n   {task}\n" in rendered.stdout
+
+
+def test_check_jsonschema_accepts_the_shipped_files_with_the_published_schemas(
+    tmp_path: Path,
+) -> None:
+    tool = Path(sys.executable).parent / "check-jsonschema"
+    for name, pattern in (("recipe", "recipes"), ("matrix", "matrices")):
+        files = [str(p) for p in sorted((REPO / pattern).glob("*.yaml"))]
+        schema = REPO / f"schemas/{name}.schema.json"
+        done = subprocess.run(
+            [str(tool), "--schemafile", str(schema), *files],
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+    # and it refuses what the loader refuses: an unknown key
+    broken = tmp_path / "broken.yaml"
+    broken.write_text((REPO / "recipes/ubuntu26-compat.yaml").read_text() + "patchs: []\n")
+    refused = subprocess.run(
+        [str(tool), "--schemafile", str(REPO / "schemas/recipe.schema.json"), str(broken)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert refused.returncode == 1
+    assert "patchs" in refused.stdout
