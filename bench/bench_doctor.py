@@ -163,6 +163,10 @@ def corpus_report() -> None:
         f"knowledge that cites no such thread: {score(unseen).describe()}"
     )
     print(confusion_table(unseen))
+    dates = field_dates(REPO / "tests/fixtures/field")
+    for cutoff in ("2025-01-01", "2025-06-01", "2026-03-01"):  # how much the cut-off matters
+        other = time_split(cases, dates, cutoff)
+        print(f"  cut-off {cutoff}: {len(other)} unseen logs, {score(other).describe()}")
 
 
 def speed(size_mb: int, repeat: int) -> None:

@@ -35,6 +35,7 @@ PLATFORM = "src/runtime_src/core/tools/common/reports/platform/ReportRyzenPlatfo
 _LABELLED_RE = re.compile(r'boost::format\("((?:[^"\\]|\\.)*)"\)\s*%\s*"([^"]+)"')
 _TEST_HEADER_RE = re.compile(r'boost::format\("(Test %d \[%s\][^"]*)"\)')
 _TEST_LINE_RE = re.compile(r'boost::format\("((?:[^"\\]|\\.)*)"\)\s*%\s*test_desc\b')
+_NO_DEVICES_RE = re.compile(r'"(\s*0 devices found)"')
 _DEVICE_LIST_RE = re.compile(r'"(Devices present|Device\(s\) Present)\\n"')
 
 
@@ -56,11 +57,13 @@ def layout(snap: Snapshot, commit: str) -> dict[str, object] | None:
     header = _TEST_HEADER_RE.search(validate)
     test_line = _TEST_LINE_RE.search(validate)
     devices = _DEVICE_LIST_RE.search(texts.get(HOST, ""))
+    none = _NO_DEVICES_RE.search(texts.get(HOST, ""))
     return {
         "lines": [{"format": fmt, "label": label} for fmt, label in lines],
         "test_header": header.group(1) if header else "",
         "test_line": test_line.group(1).replace("\\n", "\n") if test_line else "",
         "device_list": devices.group(1).replace("\\(", "(") if devices else "",
+        "no_devices": none.group(1).strip() if none else "",
     }
 
 

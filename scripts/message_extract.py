@@ -63,6 +63,8 @@ _SHELL_VAR_RE = re.compile(r"\$(?:\{[^}]*\}|\(\([^)]*\)\)|\([^)]*\)|\w+|[@*#?0-9
 _STREAM_RE = re.compile(
     r'std::(?:cout|cerr)\s*<<\s*"((?:ERROR|Error|TEST FAILED|FAILED)[^"\\]*(?:\\.[^"\\]*)*)"'
 )
+# a report that found no device says so in its text, not through an error call
+_NO_DEVICES_RE = re.compile(r'<<\s*"(\s*0 devices? found[^"\\]*)"')
 _LITERAL_RE = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
 _FUNCTION_RE = re.compile(
     r"^(?!\s)(?:[\w<>:,~]+[ \t\n\*&]+)*?([A-Za-z_~][\w:~]*)\s*\(([^;{}]*?)\)\s*"
@@ -216,6 +218,8 @@ def extract(text: str) -> list[tuple[str, str, str, bool]]:
         if template:
             level = "error" if args[1] == '"Error"' else "warning"
             messages.append((level, template, function_at(match.start()), False))
+    for match in _NO_DEVICES_RE.finditer(text):  # ReportHost: "  0 devices found"
+        messages.append(("error", match.group(1).strip(), function_at(match.start()), False))
     for match in _STREAM_RE.finditer(text):
         template = _unescape(match.group(1)).strip()
         messages.append(("error", template, function_at(match.start()), False))

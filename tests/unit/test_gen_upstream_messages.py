@@ -155,3 +155,10 @@ def test_which_files_of_each_repository_are_read() -> None:
     assert script._component("amd/xdna-driver", "drivers/accel/amdxdna/aie2_pci.c") == "amdxdna"
     assert script._component("Xilinx/XRT", "src/runtime_src/core/tools/xbutil2/x.cpp") == "xrt-smi"
     assert script._component("Xilinx/XRT", "build/build.sh") == "build"
+
+
+def test_a_reports_no_device_line_is_a_message() -> None:
+    text = 'void ReportHost::writeReport()\n{\n  _output << "  0 devices found" << std::endl;\n}\n'
+    assert generator().extract(text) == [
+        ("error", "0 devices found", "ReportHost::writeReport", False)
+    ]

@@ -111,6 +111,8 @@ class Classifier:
         specific = tuple(self.specific[at] for at in sorted(set(matched)))
         failure = looks_failed(line)
         wanted = failure or _driver_line(line) or NPU_RE.search(line) is not None
+        if line.startswith("xdnaforge: "):
+            wanted = False  # a reader's finding: no upstream printed it
         located = catalogue().locate(line) if wanted else None
         driver_problem = located is not None and located.component == "amdxdna"
         if located is not None and located.level == "error" and located.family != "notes":

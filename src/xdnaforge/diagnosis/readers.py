@@ -16,7 +16,10 @@ base stays the one place that names causes and fixes.
 from __future__ import annotations
 
 import contextlib
+import functools
+import json
 import re
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from xdnaforge.diagnosis.knowledge import ANNOTATION, looks_failed
@@ -27,6 +30,7 @@ if TYPE_CHECKING:
 # xdnaforge.tools.xrt_smi (its parsers) is imported by the readers that parse tool output,
 # when a log has some: a journal has none, and its start-up is part of doctor's time there
 
+LAYOUTS = Path(__file__).resolve().parent / "data" / "report_layouts.json"
 # FastFlowLM's floors (its `flm validate`: firmware major.minor >= 1.1, amdxdna DRM >= 0.6)
 FLM_FIRMWARE_FLOOR = (1, 1)
 FLM_DRIVER_FLOOR = (0, 6)
@@ -74,6 +78,11 @@ def findings(text: str) -> list[str]:
                 "xdnaforge: FastFlowLM runs on XDNA2 NPUs only; this log shows an XDNA1 NPU "
                 f"({xdna1.group(0)})"
             )
+    empty = _no_devices(body)
+    if empty is not None:
+        lines.append(
+            f"xdnaforge: xrt-smi examine failed to find a device: no devices found ({empty})"
+        )
     stuck = degenerate(body)
     if stuck is not None:
         lines.append(f"xdnaforge: degenerate generation, one token repeated: {stuck[:120]}")
@@ -114,6 +123,26 @@ class ProbeWatch:
 
     def evidence(self) -> str | None:
         return self.probed or self.retried
+
+
+@functools.cache
+def _empty_device_lists() -> re.Pattern[str]:
+    """Each release's device-list heading followed by its "0 devices found", from the
+    layouts generated from XRT's sources (data/report_layouts.json)."""
+    layouts = json.loads(LAYOUTS.read_text("utf-8"))["layouts"]
+    pairs = {(x["device_list"], x["no_devices"]) for x in layouts if x["device_list"]}
+    return re.compile(
+        "|".join(rf"^{re.escape(head)}\s*\n\s*{re.escape(none)}" for head, none in sorted(pairs)),
+        re.M,
+    )
+
+
+def _no_devices(body: str) -> str | None:
+    """ "Device(s) Present / 0 devices found" when examine listed no device."""
+    if "devices found" not in body:
+        return None
+    match = _empty_device_lists().search(body)
+    return " / ".join(part.strip() for part in match.group(0).splitlines()) if match else None
 
 
 def _validation(body: str) -> Validation:

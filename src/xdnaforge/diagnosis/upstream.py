@@ -13,7 +13,7 @@ import functools
 import json
 import re
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 DATA_FILE = Path(__file__).resolve().parent / "data" / "upstream_messages.json"
@@ -52,7 +52,7 @@ class Message:
     family: str = ""  # from the reviewed source table (source_families.yaml)
     caller: bool = False  # a caller passing up its callee's failure (source_families.yaml)
     # the catalogue's sources, shared by every message: (commit, "XRT 2.19") per index
-    sources: tuple[tuple[str, str], ...] = ()
+    sources: tuple[tuple[str, str], ...] = field(default=(), repr=False, compare=False)
 
     @property
     def commits(self) -> tuple[str, ...]:
@@ -121,12 +121,7 @@ class Catalogue:
 def _specific(template: str) -> bool:
     """Enough literal text to say where a line comes from without the function's name:
     three words or more ("Error code:" or "Supported models:" could be anyone's)."""
-    literal = _CONVERSION_RE.sub(" ", template)
-    return (
-        len(_INDEX_WORD_RE.findall(literal.lower()))
-        + len(re.findall(r"\b[a-z]{2,3}\b", literal.lower()))
-        >= 3
-    )
+    return len(re.findall(r"[A-Za-z0-9]+", _CONVERSION_RE.sub(" ", template))) >= 3
 
 
 def parse_catalogue(text: str) -> Catalogue:

@@ -137,3 +137,15 @@ def test_fastflowlm_on_an_xdna1_npu_is_this_npu_not_supported_first() -> None:
     # the same failure on an XDNA2 NPU is the context's
     other = judge(text.replace("1502_00", "17f0_10"))
     assert "flm-xdna1-unsupported" not in [d.code for d in other.diagnoses]
+
+
+def test_an_examine_listing_no_device_is_a_finding_even_after_the_driver_probed() -> None:
+    text = (
+        "[   10.209216] [drm] Initialized amdxdna_accel_driver 0.0.0 for 0000:10:00.1 on minor 0\n"
+        "\nDevice(s) Present\n  0 devices found\n"
+    )
+    verdict = judge(text)
+    assert verdict.status == FAILURE
+    assert verdict.diagnoses[0].family == "device-access"
+    # 2.17's heading too (each release's, from the generated layouts)
+    assert judge(text.replace("Device(s) Present", "Devices present")).status == FAILURE
