@@ -18,7 +18,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import PurePath
-from typing import TextIO
+from typing import Any, TextIO
 
 INTERVAL_S = 30.0  # elsewhere than a terminal: one line this often
 LIVE_REFRESH_S = 1.0  # on a terminal: the clock moves this often
@@ -159,3 +159,31 @@ def ticking(argv: list[str], stream: TextIO | None = None) -> Iterator[None]:
             progress.done(outcome)
         else:
             progress.clear()
+
+
+class RootPhases(Progress):
+    """A root file system being made: debootstrap's and mmdebstrap's phases, with how many
+    packages each per-package phase has reached (`retrieving 57 packages: libc6`)."""
+
+    VERBS = ("Retrieving", "Validating", "Extracting", "Unpacking", "Configuring", "Installing")
+
+    def __init__(self, label: str, stream: TextIO | None = None, **kwargs: Any) -> None:
+        super().__init__(label, stream, **kwargs)
+        self.counts: dict[str, int] = {}
+
+    def update(self, line: str) -> None:
+        self.doing = self.phase(line) or self.doing
+        self.tick()
+
+    def phase(self, line: str) -> str | None:
+        """What a line of the tool's output says it is doing; None for other lines."""
+        text = line.strip()
+        if not text.startswith(("I: ", "W: ", "E: ")):
+            return None
+        words = text[3:].split()
+        if len(words) >= 2 and words[0] in self.VERBS and not words[1][0].isupper():
+            # a package's line: `I: Retrieving libc6 2.41-12`
+            verb = words[0].lower()
+            self.counts[verb] = self.counts.get(verb, 0) + 1
+            return f"{verb} {self.counts[verb]} packages: {words[1].rstrip('.')}"
+        return text[3:].rstrip(".")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import time
 
-from xdnaforge.process.progress import Progress, command_label, status_line, ticker
+from xdnaforge.process.progress import Progress, RootPhases, command_label, status_line, ticker
 
 
 class Clock:
@@ -55,3 +55,24 @@ def test_the_ticker_moves_the_clock_while_nothing_is_printed() -> None:
 def test_a_command_is_named_by_its_program_and_subcommand() -> None:
     assert command_label(["/usr/bin/git", "-c", "x=y", "fetch", "origin"]) == "git fetch"
     assert command_label(["debootstrap", "--variant=minbase", "forky", "/r"]) == "debootstrap forky"
+
+
+def test_a_root_s_phases_count_the_packages_each_has_reached() -> None:
+    out, clock = io.StringIO(), Clock()
+    phases = RootPhases("env ubuntu-26.04", out, now=clock)
+    for line in (
+        "I: Retrieving InRelease",
+        "I: Retrieving libc6 2.41-12",
+        "I: Retrieving zlib1g 1:1.3",
+        "some other output",
+        "I: Extracting libc6...",
+    ):
+        clock.now += 31
+        phases.update(line)
+    assert out.getvalue().splitlines() == [
+        "[env ubuntu-26.04 00:31] Retrieving InRelease",
+        "[env ubuntu-26.04 01:02] retrieving 1 packages: libc6",
+        "[env ubuntu-26.04 01:33] retrieving 2 packages: zlib1g",
+        "[env ubuntu-26.04 02:04] retrieving 2 packages: zlib1g",
+        "[env ubuntu-26.04 02:35] extracting 1 packages: libc6",
+    ]
