@@ -33,7 +33,8 @@ from xdnaforge.environments.root_tools import (
     sources_list,
 )
 from xdnaforge.install.consent import require
-from xdnaforge.process.run import CommandFailed, run
+from xdnaforge.process.progress import RootPhases
+from xdnaforge.process.run import CommandFailed, child_environment, run, run_streaming
 from xdnaforge.process.sandbox import admin_argv
 from xdnaforge.state.records import write_record
 from xdnaforge.state.storage import swap_in
@@ -243,9 +244,21 @@ def _make(
         new.mkdir(parents=True)
         where.log.write_text("")
         made_with = _tool_version(boot[0], where.log)
+        # minutes of work: its phases and package counts, live or every 30 s (process/progress)
+        phases = RootPhases(f"env {spec.name}")
         try:
-            run(boot, cwd=new, timeout=3600, log_file=where.log)
+            run_streaming(
+                boot,
+                cwd=new,
+                timeout=3600,
+                env=child_environment({}, os.environ),
+                log_file=where.log,
+                on_line=phases.update,
+                contain=False,  # it mounts and chroots as root: no PID namespace of ours
+            )
+            phases.done("root made")
         except CommandFailed as error:
+            phases.done("failed")
             # wget's own words (404, connection refused) are only in debootstrap's log
             inner = new / "root/debootstrap/debootstrap.log"
             detail = inner.read_text(errors="replace") if inner.is_file() else ""
