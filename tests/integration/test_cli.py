@@ -326,3 +326,13 @@ def test_check_jsonschema_accepts_the_shipped_files_with_the_published_schemas(
     )
     assert refused.returncode == 1
     assert "patchs" in refused.stdout
+
+
+def test_doit_help_task_is_the_task_s_page(project_dir: Path) -> None:
+    helped = run_doit(project_dir, "help", "rebuild-check")
+    asked = run_doit(project_dir, "rebuild-check", "--help")
+    assert helped.rc == 0, helped.output
+    assert helped.stdout == asked.stdout
+    assert "exit codes:" in helped.stdout
+    # doit's own help still answers for its commands
+    assert "PURPOSE\n    run tasks" in run_doit(project_dir, "help", "run").stdout

@@ -17,11 +17,13 @@ from doit.cmd_clean import Clean as _Clean
 from doit.cmd_completion import TabCompletion as _TabCompletion
 from doit.cmd_dumpdb import DumpDB as _DumpDB
 from doit.cmd_forget import Forget as _Forget
+from doit.cmd_help import Help as _Help
 from doit.cmd_ignore import Ignore as _Ignore
 from doit.cmd_info import Info as _Info
 from doit.cmd_resetdep import ResetDep as _ResetDep
 from doit.cmd_strace import Strace as _Strace
 
+from xdnaforge.actions import command
 from xdnaforge.cli.refused import refusal
 from xdnaforge.errors import EXIT_CONFIG
 
@@ -84,3 +86,16 @@ class DumpDB(_DumpDB):  # type: ignore[misc]
         if dodo.is_file() and "xdnaforge" in dodo.read_text(errors="replace"):
             return _refuse("dumpdb")
         return super().execute(opt_values, pos_args)
+
+
+class Help(_Help):  # type: ignore[misc]
+    """`doit help TASK`: for xdnaforge's tasks the same page as `doit TASK --help` (options,
+    two examples, exit codes, the doc page) instead of doit's three lines."""
+
+    def _execute(self, pos_args: Any) -> Any:
+        tasks = {t.name: t for t in self.task_list}
+        task = tasks.get(pos_args[0])
+        if task is not None and any(p.get("name") == "help" for p in task.params):
+            print(command.page(task), end="")
+            return True
+        return super()._execute(pos_args)
