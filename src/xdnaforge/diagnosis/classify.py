@@ -198,6 +198,10 @@ class Tally:
             for f in found
             if f.entry.code in self._specific_codes or f.entry.family not in specific
         ]
+        # a caller's report ("start npu failed, ret -22") says nothing its callee's
+        # diagnosis does not: it stands only when nothing else was found
+        if any(not f.caller for f in kept):
+            kept = [f for f in kept if not f.caller]
         return [f.diagnosis for f in self._ordered(kept)]
 
     def _ordered(self, kept: list[_Found]) -> list[_Found]:

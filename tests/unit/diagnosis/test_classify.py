@@ -1,0 +1,35 @@
+"""Classifying lines by the catalogue: a template's family from where it is thrown, the ioctl
+a wrapper line names, and callers that only pass their callee's failure up."""
+
+from __future__ import annotations
+
+from xdnaforge.diagnosis.classify import diagnose
+from xdnaforge.diagnosis.ioctls import ioctl_family
+
+SMU = "amdxdna 0000:c6:00.1: [drm] *ERROR* aie2_smu_init: Access power failed, ret -22\n"
+CALLER = "amdxdna 0000:c6:00.1: [drm] *ERROR* aie2_init: start npu failed, ret -22\n"
+
+
+def test_a_callers_report_is_dropped_beside_its_callees_diagnosis() -> None:
+    codes = [d.code for d in diagnose(SMU + CALLER)]
+    assert codes == ["smu-init-failed"]  # the SMU entry; "start npu failed" adds nothing
+
+
+def test_a_callers_report_alone_still_names_its_family() -> None:
+    (only,) = diagnose(CALLER)
+    assert only.family == "firmware"
+
+
+def test_the_ioctl_a_wrapper_line_names_decides_its_family() -> None:
+    line = "[ERROR]  Failed to load model: DRM_IOCTL_AMDXDNA_CREATE_HWCTX IOCTL failed (err=-22)"
+    assert ioctl_family(line) == "hwctx"
+    assert ioctl_family("DRM_IOCTL_AMDXDNA_SYNC_BO IOCTL failed (err=-5)") == "memory"
+    assert ioctl_family("no ioctl here") == ""
+    assert [d.family for d in diagnose(line + "\n")] == ["hwctx"]
+
+
+def test_a_templated_userspace_line_without_a_failure_word_is_a_failure() -> None:
+    # XRT's loader (module_loader.cpp) throws it; nothing in the line says "error"
+    (found,) = diagnose("  what():  No such library '/opt/xilinx/xrt/lib/libxrt_core.so.2'\n")
+    assert found.family == "device-access"
+    assert "module_loader.cpp" in found.source
