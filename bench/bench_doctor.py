@@ -2,7 +2,10 @@
 
 1. The corpus of issue 26 (tests/fixtures/corpus: real public logs the knowledge was not
    written from) judged leave-one-source-out: the score of the tuning and the held-out
-   half and the per-family confusion table (the suite prints the same).
+   half and the per-family confusion table (the suite prints the same); then the time
+   split (issue 33): the logs of threads opened from evaluate.CUTOFF on, judged with the
+   knowledge that cites none of them, with their confusion table, and the same split at
+   three other cut-offs.
 2. Speed on what a real journal looks like: --size-mb MB in which about 1 % of the lines
    are the real NPU lines of tests/fixtures (field and corpus, as kernel lines) and the
    rest ordinary kernel, systemd and application lines (numbers vary, so no two are
