@@ -175,5 +175,6 @@ def test_doctor_json_on_an_unwritable_path_is_a_clear_error(
     log.write_text("[xrt-smi] ERROR: No devices found.\n")
     outcome = run_doit(project_dir, "doctor", f"--log={log}", f"--json={log}/x.json")
     assert outcome.rc == 1
-    assert "cannot write" in outcome.output
+    assert f"refusing to write through {log}: it is not a directory" in outcome.output
+    assert "move that file aside" in outcome.output  # never "remove it": it is the user's log
     assert "Traceback" not in outcome.output

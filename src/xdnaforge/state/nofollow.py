@@ -75,7 +75,11 @@ def _walk(path: Path, *, create: bool, mode: int, below: Path | None) -> int:
                 done = done[:-1] if name == ".." else [*done, name]
                 continue
             if not stat.S_ISLNK(found.st_mode):
-                raise _refuse(where, "it is not a directory", "remove it and rerun")
+                raise _refuse(
+                    where,
+                    "it is not a directory",
+                    "give a path whose directories are directories, or move that file aside",
+                )
             if strict:
                 raise _refuse(
                     where,
