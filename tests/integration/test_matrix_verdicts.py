@@ -4,6 +4,7 @@ fails differently, passes unexpectedly, not judged here; in the table and in the
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from tests.fakes.fixture import FakeTools
@@ -168,6 +169,11 @@ def test_the_matrix_page_is_a_grid_coloured_by_verdict_linked_to_each_report(
     )
     outcome = matrix(project_dir, fake_tools, cells)
     assert outcome.rc == 1, outcome.output  # said-broken passes its audit: news
+    # two cells share synthetic: it is built once, and each build says which and how long
+    assert outcome.stdout.count("== [matrix 1/2] synthetic (cell fine)") == 1
+    assert outcome.stdout.count("build-xrt synthetic: ") == 1
+    assert re.search(r"== \[matrix 1/2 \d\d:\d\d\] synthetic: built", outcome.stdout)
+    assert re.search(r"== \[matrix 2/2 \d\d:\d\d\] unreachable: failed at fetch", outcome.stdout)
     page = rendered(project_dir / "artifacts/MATRIX.html", tmp_path / "profile")
     rows = {e.attrs["data-cell"]: e for e in page if e.tag == "tr" and "data-cell" in e.attrs}
     assert list(rows) == ["fine", "said-broken", "stale-mirror"]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +25,7 @@ from xdnaforge.diagnosis.classify import diagnose
 from xdnaforge.errors import StageFailed
 from xdnaforge.host import HostFacts
 from xdnaforge.planning.cell_verdict import NOT_ATTEMPTED, GateSeen, Outcome, Verdict, judge
+from xdnaforge.process.progress import clock
 from xdnaforge.report import matrix_grid
 from xdnaforge.stages.report import write_report
 from xdnaforge.state.paths import Workspace
@@ -308,10 +310,17 @@ def run_matrix(
     """`compat`: the running driver's and the firmware's facts, which place this host in a
     cell by its DRM driver version and say whether each recipe's driver contract holds."""
     failed: dict[str, str | None] = {}
+    recipes = list(dict.fromkeys(c.recipe for c in cells))
     for cell in cells:
         if cell.recipe not in failed:
-            print(f"== {cell.recipe} (cell {cell.name})", flush=True)
+            # each recipe once, however many cells share it; which one of how many, how long
+            started = time.monotonic()
+            place = f"{recipes.index(cell.recipe) + 1}/{len(recipes)}"
+            print(f"== [matrix {place}] {cell.recipe} (cell {cell.name})", flush=True)
             failed[cell.recipe] = build(cell.recipe)
+            outcome = "built" if failed[cell.recipe] is None else f"failed at {failed[cell.recipe]}"
+            spent = clock(time.monotonic() - started)
+            print(f"== [matrix {place} {spent}] {cell.recipe}: {outcome}", flush=True)
     inside, moved = host_cells(cells, host, compat)
     applying = {c.name for c in inside}
     verdict = (
