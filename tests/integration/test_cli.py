@@ -200,6 +200,13 @@ def test_an_unknown_task_option_is_exit_3(project_dir: Path) -> None:
     outcome = run_doit(project_dir, "build", "--tagret", "ubuntu26-compat")
     assert outcome.rc == 3
     assert "Traceback" not in outcome.output
+    assert outcome.stderr == (
+        "ERROR: doit build: unknown option --tagret; its options: --target, --stop-stale, "
+        "--help (`doit build --help` lists them)\n"
+    )
+    typed = run_doit(project_dir, "prove", "--timeout", "soon")
+    assert typed.rc == 3
+    assert typed.stderr == "ERROR: option --timeout takes a whole number, got 'soon'\n"
 
 
 @pytest.mark.parametrize(

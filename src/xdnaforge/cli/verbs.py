@@ -21,9 +21,12 @@ from doit.cmd_help import Help as _Help
 from doit.cmd_ignore import Ignore as _Ignore
 from doit.cmd_info import Info as _Info
 from doit.cmd_resetdep import ResetDep as _ResetDep
+from doit.cmd_run import Run as _Run
 from doit.cmd_strace import Strace as _Strace
+from doit.cmdparse import CmdParseError
 
 from xdnaforge.actions import command
+from xdnaforge.cli.parse_errors import plain
 from xdnaforge.cli.refused import refusal
 from xdnaforge.errors import EXIT_CONFIG
 
@@ -99,3 +102,16 @@ class Help(_Help):  # type: ignore[misc]
             print(command.page(task), end="")
             return True
         return super()._execute(pos_args)
+
+
+class Run(_Run):  # type: ignore[misc]
+    """doit's run, with a wrong option said in one plain line (doit's message is a repr)."""
+
+    def execute(self, params: Any, args: Any) -> Any:
+        try:
+            return super().execute(params, args)
+        except CmdParseError as error:
+            if self.loader.load_doit_config().get("backend") != BACKEND:
+                raise
+            task = next((a for a in args if not a.startswith("-")), None)
+            raise CmdParseError(plain(str(error), task, command.program())) from None
