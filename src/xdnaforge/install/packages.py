@@ -391,7 +391,15 @@ def rollback(project: Project, plan: Plan, space: Workspace, root: Path, yes: bo
     require_root(root, f"rollback --target {plan.target}")
     _refuse_links_to_records(space)
     with private.workdir(space) as work:
-        commands = _restore(root, items, work)
+        try:
+            commands = _restore(root, items, work)
+        except CommandFailed as error:
+            # one line: what failed and the root's state; dpkg's own words are in the log
+            raise StageFailed(
+                f"rollback failed: {_first_error(error)}; {root} is left partly rolled back "
+                f"(`dpkg --root {root} --audit` lists it); install.json still records the install",
+                hint=f"dpkg's output is in the full log: {work.shown_log}",
+            ) from None
         versions = query_installed(
             [i["package"] for i in items],
             cwd=work.path,
