@@ -35,7 +35,7 @@ from xdnaforge.environments.root_tools import (
 from xdnaforge.install.consent import require
 from xdnaforge.process.progress import RootPhases
 from xdnaforge.process.run import CommandFailed, child_environment, run, run_streaming
-from xdnaforge.process.sandbox import admin_argv
+from xdnaforge.process.sandbox import PATH_INSIDE, admin_argv
 from xdnaforge.state.records import write_record
 from xdnaforge.state.storage import swap_in
 from xdnaforge.tools.dpkg import parse_installed
@@ -104,8 +104,14 @@ def os_release(spec: EnvironmentSpec, base: str) -> str:
 
 
 def _inside(bwrap: str, root: Path, argv: Sequence[str], log: Path, timeout: float) -> str:
+    # argv is looked up inside the root, on the root's PATH (the host's may name directories
+    # the root does not have)
     result = run(
-        [*admin_argv(bwrap, root), *argv], cwd=Path("/"), timeout=timeout, log_file=log, env=APT_ENV
+        [*admin_argv(bwrap, root), *argv],
+        cwd=Path("/"),
+        timeout=timeout,
+        log_file=log,
+        env={**APT_ENV, "PATH": PATH_INSIDE},
     )
     return result.stdout
 

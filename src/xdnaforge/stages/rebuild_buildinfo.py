@@ -27,7 +27,7 @@ from xdnaforge.debs.debfile import DebError, read_deb
 from xdnaforge.errors import StageFailed, UsageError
 from xdnaforge.planning.plan import Plan
 from xdnaforge.process.run import CommandFailed, run
-from xdnaforge.process.sandbox import WORK_INSIDE, admin_argv
+from xdnaforge.process.sandbox import PATH_INSIDE, WORK_INSIDE, admin_argv
 from xdnaforge.stages import buildinfo as stage_buildinfo
 from xdnaforge.stages.rebuild import StageBody, _causes, _second_build
 from xdnaforge.stages.report import write_report
@@ -151,6 +151,7 @@ def offered_versions(plan: Plan, space: Workspace, names: list[str]) -> dict[str
         result = run(
             [*admin_argv(bwrap, root), *apt.madison_argv(names)],
             cwd=Path("/"),
+            env={"PATH": PATH_INSIDE},  # apt-cache is the root's
             timeout=300,
             ok_codes=(0, 100),
         )
