@@ -439,10 +439,12 @@ def test_a_keyring_without_the_named_key_says_which_key_and_where_it_comes_from(
 
 
 def test_an_archive_signed_by_another_key_is_refused(
-    project_dir: Path, tmp_path: Path, key: Key
+    project_dir: Path, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory, key: Key
 ) -> None:
     require_tool("apt-get")
-    stranger = make_signing_key(tmp_path / "stranger")
+    # gpg-agent's socket lives in GNUPGHOME, and a Unix socket's path is at most 108 bytes:
+    # this test's own tmp_path (its long name, under an xdist worker's folder) is too long
+    stranger = make_signing_key(tmp_path_factory.mktemp("k"))
     folder = tmp_path / "archive"
     try:
         make_archive(folder, specs(), key=stranger)
