@@ -178,3 +178,22 @@ def test_doctor_json_on_an_unwritable_path_is_a_clear_error(
     assert f"refusing to write through {log}: it is not a directory" in outcome.output
     assert "move that file aside" in outcome.output  # never "remove it": it is the user's log
     assert "Traceback" not in outcome.output
+
+
+def test_doctor_with_an_unknown_target_exits_3_naming_the_targets(
+    project_dir: Path, fake_tools: FakeTools
+) -> None:
+    npu_host(project_dir / "sysroot")
+    replay(fake_tools, "healthy-npu4")
+    outcome = run_doit(
+        project_dir,
+        "doctor",
+        "--target",
+        "nope",
+        env={**fake_tools.env, "XDNAFORGE_PASS_ENV": "FAKE_SCENARIO FAKE_CALLS"},
+    )
+    assert outcome.rc == 3, outcome.output
+    assert "unknown target 'nope'" in outcome.output
+    assert "targets: " in outcome.output
+    assert "PASS host" not in outcome.stdout
+    assert "Traceback" not in outcome.output

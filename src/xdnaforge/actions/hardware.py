@@ -49,6 +49,8 @@ def doctor(project: Project, target: str, log: list[str], json: str = "") -> Non
         resolved = resolve(project, target or None, host=host)
         plan = resolved.plan
     except UsageError:
+        if target:
+            raise  # an unknown --target is the user's mistake (exit 3), not this host's
         # any host deserves a diagnosis
         cells, _ = host_cells(project.cells(), host, _running_driver(project, host))
         if cells:
