@@ -68,7 +68,8 @@ def _kind(directory: bool) -> str:
 def path_findings(
     deb: DebContents, policy: Policy, links: Mapping[str, str]
 ) -> Iterable[tuple[str, str, str]]:
-    """PATH-001 (not admitted), PATH-002 (lands outside through links), PATH-003 (name).
+    """PATH-001 (not admitted), PATH-002 (lands outside through links), PATH-003 (name),
+    PATH-004 (a set-user-id or set-group-id file).
     A directory that is not admitted is named only when nothing named lies below it (the
     file under etc/modprobe.d/ is the finding, not etc/modprobe.d/ too)."""
     architecture = deb.control.get("Architecture", "")
@@ -85,6 +86,9 @@ def path_findings(
         if not layout.admits(path, directory):
             into.append(("PATH-001", path, f"{entry.kind}: outside the stack's layout"))
             continue
+        if entry.kind in ("file", "hardlink") and entry.mode & 0o6000:
+            # anyone who runs it runs it as its owner (root): a way to modprobe for everyone
+            into.append(("PATH-004", path, f"{entry.kind} with mode {entry.mode:04o}"))
         for landed in dict.fromkeys(admit.landings(path, links)):
             if landed is None:
                 into.append(("PATH-002", path, "its directories' symlinks loop"))

@@ -49,6 +49,8 @@ MERGED_USR = {
     "lib64": "usr/lib64",
     "libx32": "usr/libx32",
 }
+# dpkg's package name syntax, plus the underscore of AMD's xrt_plugin-amdxdna (dpkg -i takes it)
+_PACKAGE_NAME = re.compile(r"[a-z0-9][a-z0-9+._-]*")
 SYMLOOP_MAX = 40  # the kernel's limit on links followed in one lookup
 # the stack's own shared and static libraries in the multiarch directory (Debian forky's
 # libxrt2, libxrt-npu2, libxrt-alveo2 and libxrt-dev at 2.25.0)
@@ -166,11 +168,14 @@ def triplets(architecture: str) -> tuple[str, ...]:
 def layout(package: str, architecture: str, extra: tuple[Entry, ...] = ()) -> Layout:
     """The compiled layout for one package: the stack's entries and the recipe's."""
     chosen = [*LAYOUT, *(e for e in extra if e.package in (None, package))]
+    # a name dpkg would not accept is no pattern: `*` or `{a,b}` in Package must not widen
+    # "usr/share/doc/{package}/**" to every package's documentation
+    own = package if _PACKAGE_NAME.fullmatch(package) else "(not a package name)"
     regexes = []
     directories: dict[str, None] = {}
     for entry in chosen:
         for triplet in triplets(architecture):
-            text = entry.pattern.replace("{package}", package).replace("{triplet}", triplet)
+            text = entry.pattern.replace("{package}", own).replace("{triplet}", triplet)
             for pattern in _alternatives(text):
                 regexes.append((re.compile(_regex(pattern)), entry))
                 directories.update(dict.fromkeys(_regex(p) for p in _prefixes(pattern)))

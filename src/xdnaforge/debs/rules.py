@@ -67,6 +67,12 @@ RULES = {
             "rename the file to letters, digits and ._+@~,:=%-",
         ),
         Rule(
+            "PATH-004",
+            BLOCK,
+            "a set-user-id or set-group-id file (it runs as its owner for whoever runs it)",
+            "drop the set-id bits: the stack's programs run as the user who starts them",
+        ),
+        Rule(
             "CTRL-001",
             BLOCK,
             "a control member dpkg and debhelper do not write",

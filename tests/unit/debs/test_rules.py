@@ -25,6 +25,7 @@ from tests.debs import (
     xrt_base,
     xrt_npu,
 )
+from xdnaforge.debs import admit
 from xdnaforge.debs.admit import Entry
 from xdnaforge.debs.debfile import TEXT_LIMIT, read_deb_stream
 from xdnaforge.debs.policy import Policy, ScriptWaiver, Waiver
@@ -512,3 +513,26 @@ def test_an_unknown_scripts_line_is_shown_bounded() -> None:
     assert finding.evidence.startswith("line 3: xxx")
     assert "... (100000 characters): not a known generator's output" in finding.evidence
     assert len(finding.evidence) < 300
+
+
+def test_a_set_id_program_in_the_layout_blocks() -> None:
+    data = tar_entry("./", b"5") + tar_entry("./opt/xilinx/xrt/bin/", b"5")
+    data += tar_entry("./opt/xilinx/xrt/bin/xrt-smi", data=b"\x7fELF", mode=0o4755)
+    data += tar_entry("./opt/xilinx/xrt/bin/xbutil", data=b"\x7fELF", mode=0o2755)
+    data += tar_entry("./opt/xilinx/xrt/bin/xbmgmt", data=b"\x7fELF", mode=0o755) + TAR_END
+    deb = read_deb_stream(
+        io.BytesIO(hand_deb(control_tar(Spec(package="xrt-base").control()), data)), "s.deb"
+    )
+    assert {(f.rule, f.path, f.evidence) for f in audit(deb).findings} == {
+        ("PATH-004", "opt/xilinx/xrt/bin/xrt-smi", "file with mode 4755"),
+        ("PATH-004", "opt/xilinx/xrt/bin/xbutil", "file with mode 2755"),
+    }
+
+
+def test_a_package_name_that_is_a_pattern_admits_no_one_elses_documentation() -> None:
+    for name in ("*", "{kmod,xrt}", "x/../kmod"):
+        layout = admit.layout(name, "amd64")
+        assert not layout.admits("usr/share/doc/kmod/copyright"), name
+    assert admit.layout("xrt_plugin-amdxdna", "amd64").admits(
+        "usr/share/doc/xrt_plugin-amdxdna/copyright"
+    )
