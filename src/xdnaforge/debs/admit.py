@@ -187,10 +187,11 @@ def summary() -> str:
     return ", ".join(e.pattern for e in LAYOUT)
 
 
-def _walk(path: str, links: Mapping[str, str]) -> str | None:
+def _walk(path: str, links: Mapping[str, str], follow_last: bool = False) -> str | None:
     """Where `path` lands when every link on the way is followed, as the kernel does: a
-    component is resolved before `..` leaves it. None: it loops or climbs out of the root
-    more than SYMLOOP_MAX times."""
+    component is resolved before `..` leaves it; the last one only with `follow_last` (dpkg
+    writes an entry at a link's place; opening a path follows it). None: links loop, more
+    than SYMLOOP_MAX of them."""
     pending = [p for p in path.split("/") if p not in ("", ".")]
     done: list[str] = []
     followed = 0
@@ -202,7 +203,7 @@ def _walk(path: str, links: Mapping[str, str]) -> str | None:
             continue
         here = "/".join([*done, part])
         target = links.get(here)
-        if target is None or not pending:
+        if target is None or (not pending and not follow_last):
             done.append(part)
             continue
         followed += 1
@@ -223,9 +224,9 @@ def landings(path: str, links: Mapping[str, str]) -> tuple[str | None, ...]:
 def link_targets(path: str, target: str, links: Mapping[str, str]) -> tuple[str | None, ...]:
     """Where a symlink at `path` pointing to `target` leads, on both kinds of target."""
     joined = target if target.startswith("/") else "/".join([*path.split("/")[:-1], target])
-    full = [*landings(joined, links)]
     # the last component is followed too: a link to a link into a kernel tree
-    return tuple(_walk(p, {**MERGED_USR, **links}) if p is not None else None for p in full)
+    merged, split = {**MERGED_USR, **links}, dict(links)
+    return (_walk(joined, merged, follow_last=True), _walk(joined, split, follow_last=True))
 
 
 def outside(

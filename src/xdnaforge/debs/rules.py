@@ -88,7 +88,11 @@ RULES = {
             "module loading configuration (modprobe.d, modules-load.d, depmod.d, etc/modules)",
         ),
         Rule("KMOD-005", BLOCK, "a kernel module recognised by its content (any name)"),
-        Rule("KMOD-006", BLOCK, "a symlink into a kernel tree (modules, firmware, boot, config)"),
+        Rule(
+            "KMOD-006",
+            BLOCK,
+            "a symlink into a kernel tree (modules, firmware, boot, config) or to a module tool",
+        ),
         Rule("LOAD-001", BLOCK, "runs commands as root at boot, kernel install or initramfs build"),
         Rule("LOAD-002", BLOCK, "a systemd unit, udev rule or apt hook that runs commands"),
         Rule("DEV-001", BLOCK, "a device node, or device access for everyone"),
@@ -154,6 +158,7 @@ MODULE_TOOLS = frozenset(
         "dkms_driver.sh",
     }
 )
+_LINKED_TOOLS = MODULE_TOOLS | {"kmod"}  # kmod is what modprobe, insmod ... link to
 _KO_RE = re.compile(r"\.ko(\.(gz|xz|zst))?$")
 _UDEV_PATH_RE = re.compile(r"(/etc|/lib|/usr/lib|/run)/udev/rules\.d\b")
 _WRITE_RE = re.compile(r"(>>?|\btee\b|\bcp\b|\binstall\b|\bln\b|\bmv\b|\bsed\s+-i)")
@@ -515,6 +520,11 @@ def _together_findings(deb: DebContents, links: dict[str, str]) -> Iterable[tupl
             for where in admit.link_targets(entry.path, entry.link, links):
                 if where is not None and _in_kernel_tree(where):
                     yield "KMOD-006", entry.path, f"-> {entry.link} ({kernel_tree(where)})"
+                    break
+                if where is not None and _name(where) in _LINKED_TOOLS:
+                    # `usr/bin/xrt-smi -> /usr/sbin/modprobe`: root running the stack's
+                    # program would run the module tool
+                    yield "KMOD-006", entry.path, f"-> {entry.link} (a module tool)"
                     break
         for landed in admit.landings(entry.path, links):
             if (

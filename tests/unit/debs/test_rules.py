@@ -536,3 +536,19 @@ def test_a_package_name_that_is_a_pattern_admits_no_one_elses_documentation() ->
     assert admit.layout("xrt_plugin-amdxdna", "amd64").admits(
         "usr/share/doc/xrt_plugin-amdxdna/copyright"
     )
+
+
+def test_a_program_of_the_stack_that_links_to_a_module_tool_blocks() -> None:
+    data = tar_entry("./", b"5") + tar_entry("./usr/bin/", b"5")
+    data += tar_entry("./usr/bin/xrt-smi", b"2", link="/usr/sbin/modprobe")
+    data += tar_entry("./usr/bin/xbutil", b"2", link="../../bin/kmod")
+    data += tar_entry("./usr/bin/xbmgmt", b"2", link="xrt-smi") + TAR_END
+    deb = read_deb_stream(
+        io.BytesIO(hand_deb(control_tar(Spec(package="libxrt-utils").control()), data)), "t.deb"
+    )
+    found = {(f.rule, f.path) for f in audit(deb).findings}
+    assert found == {
+        ("KMOD-006", "usr/bin/xrt-smi"),
+        ("KMOD-006", "usr/bin/xbutil"),
+        ("KMOD-006", "usr/bin/xbmgmt"),  # through xrt-smi, the package's own link
+    }
