@@ -1,7 +1,8 @@
 """The JSON records every stage writes: atomic write, schema version, read.
 
 A record is replaced with a temp file + fsync + rename, so a killed stage leaves the
-previous good record in place; an interrupted stage adds only an `interrupted` entry.
+previous good record in place; an interrupted stage adds only an `interrupted` entry. A record
+is checked against its kind's shape (state/record_shapes.py) before it is written.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from typing import Any
 
 from xdnaforge import __version__
 from xdnaforge.errors import StageFailed
-from xdnaforge.state import nofollow
+from xdnaforge.state import nofollow, record_shapes
+from xdnaforge.state.record_shapes import SCHEMA
 
 # the records of a target, in the order the report reads them
 RECORDS = (
@@ -36,8 +38,6 @@ RECORDS = (
     "hostcompat",
     "pyxrt",
 )
-
-SCHEMA = 1
 
 
 def _umask() -> int:
@@ -100,8 +100,10 @@ def write_atomic(path: Path, text: str, *, below: Path | None = None) -> None:
 def write_record(
     path: Path, kind: str, body: Mapping[str, Any], *, below: Path | None = None
 ) -> None:
-    """Write `body` as record `kind` with the schema and tool version fields."""
+    """Write `body` as record `kind` with the schema and tool version fields; a body that is
+    not the kind's documented shape is a bug (RecordShapeError), and nothing is written."""
     data = {"schema": SCHEMA, "kind": kind, "xdnaforge": __version__, **body}
+    record_shapes.check(kind, data)
     write_atomic(path, json.dumps(data, indent=2, sort_keys=False) + "\n", below=below)
 
 
@@ -153,4 +155,7 @@ def mark_interrupted(
     }
     body = {k: v for k, v in (record or {}).items() if k not in ("schema", "kind", "xdnaforge")}
     kind = str((record or {}).get("kind", path.stem))
-    write_record(path, kind, {**body, "interrupted": entry})
+    with contextlib.suppress(record_shapes.RecordShapeError):
+        # a record another version wrote in another shape stays as it was: the note is only
+        # information, and a signal's handling is no place to fail
+        write_record(path, kind, {**body, "interrupted": entry})

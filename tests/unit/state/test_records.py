@@ -19,7 +19,9 @@ def test_a_link_at_the_record_is_replaced_not_written_through(tmp_path: Path) ->
     target.write_text("root:x:0:0\n")
     record = tmp_path / "install.json"
     record.symlink_to(target)
-    write_record(record, "install", {"state": "installed"})
+    write_record(
+        record, "install", {"target": "T", "root": "/", "state": "installed", "installed": []}
+    )
     assert not record.is_symlink()
     assert (read_record(record) or {})["state"] == "installed"
     assert target.read_text() == "root:x:0:0\n"
