@@ -1,11 +1,17 @@
-"""What a build log's first real error names: the package behind a missing header, the
-library behind an undefined symbol.
+"""What a build log's first real error names: the package behind a missing header, a
+CMake package or a `std::` name, the library behind an undefined symbol.
 
-Pure. Knowledge entries for build failures capture the header (`{header}`) or symbol
-(`{symbol}`) a compiler or linker line names; `provider` says which library or package
-ships it, so a diagnosis reads "boost/process/search_path.hpp: Boost" instead of
-"compilation failed". The table is by path prefix (headers) and name prefix (symbols),
-longest match first; what it does not know is left unnamed.
+Pure. Knowledge entries for build failures capture the header (`{header}`), symbol
+(`{symbol}`) or CMake package (`{package}`) a compiler, linker or CMake line names;
+`provider` says which library or package ships it, so a diagnosis reads
+"boost/process/search_path.hpp: Boost" instead of "compilation failed". The tables are by
+path prefix (headers) and name prefix (symbols), longest match first, and say where each
+fact was read; what they do not know is said to be unknown, never guessed.
+
+Sources: Debian/Ubuntu package names from Debian's package file lists; the rows marked
+`dpkg -S` were checked on a Debian 13 machine (`dpkg -S /usr/include/<header>`).
+The standard headers of `std::` names and the standard that added a header: cppreference,
+https://en.cppreference.com/w/cpp/header.
 """
 
 from __future__ import annotations
@@ -15,21 +21,106 @@ HEADERS = (
     ("boost/", "Boost (libboost-dev); a newer Boost may have moved or dropped it"),
     ("CL/", "the OpenCL headers (opencl-headers / ocl-icd-opencl-dev)"),
     ("pybind11/", "pybind11 (pybind11-dev or pip pybind11)"),
-    ("Python.h", "the CPython headers (python3-dev)"),
-    ("linux/", "the kernel headers of the running kernel (linux-headers-$(uname -r))"),
+    ("Python.h", "the CPython headers (python3-dev; dpkg -S: libpython3.X-dev)"),
+    (
+        "linux/",
+        "the kernel's headers: linux-libc-dev for a program (dpkg -S), "
+        "linux-headers-$(uname -r) for a kernel module",
+    ),
     ("drm/", "libdrm or the kernel's DRM uapi headers (libdrm-dev)"),
-    ("openssl/", "OpenSSL (libssl-dev)"),
+    ("openssl/", "OpenSSL (libssl-dev; dpkg -S)"),
+    ("zlib.h", "zlib (zlib1g-dev; dpkg -S)"),
+    ("libxml/", "libxml2 (libxml2-dev; dpkg -S)"),
+    ("yaml.h", "libyaml (libyaml-dev; dpkg -S)"),
+    ("curl/", "libcurl (libcurl4-openssl-dev or libcurl4-gnutls-dev)"),
     ("gtest/", "GoogleTest (libgtest-dev)"),
     ("yaml-cpp/", "yaml-cpp (libyaml-cpp-dev)"),
     ("rapidjson/", "RapidJSON (rapidjson-dev)"),
-    ("elf.h", "the C library headers (libc6-dev)"),
+    ("elf.h", "the C library headers (libc6-dev; dpkg -S)"),
     ("libelf", "libelf (libelf-dev)"),
     ("gelf.h", "libelf (libelf-dev)"),
-    ("ncurses", "ncurses (libncurses-dev)"),
-    ("curses.h", "ncurses (libncurses-dev)"),
-    ("uuid/", "libuuid (uuid-dev)"),
+    ("ncurses", "ncurses (libncurses-dev; dpkg -S)"),
+    ("curses.h", "ncurses (libncurses-dev; dpkg -S)"),
+    ("uuid/", "libuuid (uuid-dev; dpkg -S)"),
+    (
+        "sys/endian.h",
+        "a BSD C library: glibc has <endian.h> instead (libbsd-dev ships <bsd/sys/endian.h>)",
+    ),
     ("sys/", "the C library headers of this platform (libc6-dev)"),
 )
+# CMake package name -> who provides it (find_package's first argument)
+PACKAGES = (
+    ("Boost", "Boost (libboost-dev, and libboost-<component>-dev for each component)"),
+    ("boost_", "a Boost component (libboost-<component>-dev); Boost 1.89 dropped boost_system"),
+    (
+        "pybind11",
+        "pybind11 (pybind11-dev, whose pybind11Config.cmake CMake reads, or pip pybind11)",
+    ),
+    ("GTest", "GoogleTest (libgtest-dev)"),
+    ("OpenSSL", "OpenSSL (libssl-dev)"),
+    ("OpenCL", "the OpenCL loader and headers (ocl-icd-opencl-dev, opencl-headers)"),
+    ("PkgConfig", "pkg-config (pkgconf; dpkg -S /usr/bin/pkg-config)"),
+    ("Python", "CPython (python3-dev for its Development component)"),
+    ("ZLIB", "zlib (zlib1g-dev)"),
+    ("LibXml2", "libxml2 (libxml2-dev)"),
+    ("CURL", "libcurl (libcurl4-openssl-dev)"),
+    ("Protobuf", "Protocol Buffers (libprotobuf-dev, protobuf-compiler)"),
+    ("RapidJSON", "RapidJSON (rapidjson-dev)"),
+    ("yaml-cpp", "yaml-cpp (libyaml-cpp-dev)"),
+)
+# a std:: name -> the standard header that declares it (cppreference)
+STD_NAMES = {
+    **dict.fromkeys(
+        (
+            "out_of_range",
+            "runtime_error",
+            "logic_error",
+            "invalid_argument",
+            "length_error",
+            "range_error",
+            "overflow_error",
+            "domain_error",
+        ),
+        "stdexcept",
+    ),
+    **dict.fromkeys(
+        ("unique_ptr", "shared_ptr", "weak_ptr", "make_unique", "make_shared"), "memory"
+    ),
+    **dict.fromkeys(
+        (
+            "uint8_t",
+            "uint16_t",
+            "uint32_t",
+            "uint64_t",
+            "int8_t",
+            "int16_t",
+            "int32_t",
+            "int64_t",
+            "uintptr_t",
+            "intptr_t",
+        ),
+        "cstdint",
+    ),
+    "function": "functional",
+    "numeric_limits": "limits",
+    "optional": "optional",
+    "string_view": "string_view",
+    "variant": "variant",
+    "thread": "thread",
+    **dict.fromkeys(("mutex", "lock_guard", "unique_lock"), "mutex"),
+    **dict.fromkeys(("ostringstream", "istringstream", "stringstream"), "sstream"),
+    "array": "array",
+    "setw": "iomanip",
+}
+# standard headers added after C++11, with their standard (cppreference)
+STD_HEADERS_SINCE = {
+    **dict.fromkeys(
+        ("optional", "variant", "any", "string_view", "filesystem", "charconv"), "C++17"
+    ),
+    **dict.fromkeys(("version", "span", "format", "ranges", "concepts", "bit", "numbers"), "C++20"),
+    **dict.fromkeys(("expected", "print", "stacktrace"), "C++23"),
+}
+UNKNOWN = "a package xdnaforge's table does not name (apt-file search {name} says which)"
 # symbol prefix -> the library that defines it
 SYMBOLS = (
     ("xrt::", "XRT's libxrt_coreutil (link with -lxrt_coreutil after the objects)"),
@@ -49,12 +140,25 @@ SYMBOLS = (
 )
 
 
-def provider(header: str = "", symbol: str = "") -> str:
-    """Who provides `header` or `symbol`; "" when the table does not know."""
+def provider(header: str = "", symbol: str = "", package: str = "") -> str:
+    """Who provides `header`, `symbol` or the CMake `package`; "" when the tables do not
+    know (a header they do not know is said to be unknown: unknown_provider)."""
     if header:
         name = header.strip("<>\"' ")
         for prefix, who in sorted(HEADERS, key=lambda item: -len(item[0])):
             if name.startswith(prefix) or f"/{prefix}" in name:
+                return who
+        if "/" not in name and "." not in name:  # <version>, <cstdint>: the C++ library
+            since = STD_HEADERS_SINCE.get(name)
+            if since is None:
+                return "the C++ standard library (libstdc++, with g++)"
+            return (
+                f"the C++ standard library (libstdc++, with g++); <{name}> is a {since} "
+                f"header, which a compiler or a -std older than {since} does not have"
+            )
+    if package:
+        for prefix, who in sorted(PACKAGES, key=lambda item: -len(item[0])):
+            if package.startswith(prefix):
                 return who
     if symbol:
         name = symbol.strip("`'\u2018\u2019\" ")
@@ -62,3 +166,13 @@ def provider(header: str = "", symbol: str = "") -> str:
             if name.startswith(prefix):
                 return who
     return ""
+
+
+def unknown_provider(name: str) -> str:
+    """What a diagnosis says of a header or package the tables do not know."""
+    return UNKNOWN.format(name=name)
+
+
+def std_header(name: str) -> str:
+    """The standard header that declares `std::name` ("" when the table does not know)."""
+    return STD_NAMES.get(name.removeprefix("std::"), "")

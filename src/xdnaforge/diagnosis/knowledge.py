@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from xdnaforge.diagnosis.build_log import provider
+from xdnaforge.diagnosis.build_log import provider, std_header, unknown_provider
 from xdnaforge.diagnosis.errnos import NAMES, decode
 from xdnaforge.diagnosis.ioctls import describe_ioctl
 from xdnaforge.diagnosis.signature import Signature, alternation, compile_signature
@@ -264,10 +264,15 @@ def _fields(entry: Entry, evidence: str) -> _Fields:
         if match:
             found.update({k: v for k, v in match.groupdict().items() if v})
             break
+    if "stdname" in found and "header" not in found:  # `std::out_of_range` -> <stdexcept>
+        found["header"] = std_header(found["stdname"]) or "the standard header that declares it"
     if "provider" not in found:
-        named = provider(found.get("header", ""), found.get("symbol", ""))
+        header, package = found.get("header", ""), found.get("package", "")
+        named = provider(header, found.get("symbol", ""), package)
         if named:
             found["provider"] = named
+        elif header or package:
+            found["provider"] = unknown_provider(header or package)
     return found
 
 

@@ -271,6 +271,10 @@ def _scan(
     for extra, finding in enumerate(findings(body), start=number + 1):
         tally.add(extra, finding, classifier.classify(finding))
     diagnoses = tally.diagnoses()
+    if any("{compiler}" in d.cause or "{compiler}" in d.fix for d in diagnoses):
+        from xdnaforge.diagnosis.build_errors import complete  # build logs only
+
+        diagnoses = complete(diagnoses, body)  # the compiler the build log names
     skipped = skipped_messages(body)
     if skipped:  # the tests validate skipped while the others passed: warnings
         diagnoses = [

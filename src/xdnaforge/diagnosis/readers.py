@@ -65,12 +65,14 @@ def findings(text: str) -> list[str]:
     body = _body(text)
     if not body:
         return []
+    from xdnaforge.diagnosis.build_errors import findings as build_findings
     from xdnaforge.tools.llm_servers import degenerate
     from xdnaforge.tools.test_runners import summaries
     from xdnaforge.tools.xrt_smi import parse_flm_validate
 
     flm = parse_flm_validate(body)
     lines = [f"xdnaforge: {s.describe()}" for s in summaries(body) if s.failed]
+    lines += build_findings(body)  # CMake's find_package blocks, kbuild's two compilers
     if _FLM_RE.search(body):
         xdna1 = _XDNA1_RE.search(body)
         if xdna1:

@@ -73,7 +73,13 @@ def test_the_deferred_probe_is_a_note_not_a_failure() -> None:
         ("c038", "build-undefined-symbol", "PyThread_tss_get is defined by libpython"),
         ("c034", "build-library-not-found", "no libtest_utils"),
         ("c041", "build-werror", "-Wint-to-pointer-cast, which -Werror turns"),
-        ("c050", "build-werror", "-Wimplicit-function-declaration"),
+        # the function without a declaration first, the -Werror that made it fatal after
+        ("c050", "build-implicit-function", "kfree is called where no header declared it"),
+        ("c094", "build-std-header-missing", "std::out_of_range is declared in <stdexcept>"),
+        ("c095", "build-std-header-missing", "std::unique_ptr is declared in <memory>"),
+        ("c096", "build-missing-header", "<version> is a C++20 header"),
+        ("c021", "build-missing-header", "glibc has <endian.h> instead"),
+        ("c040", "build-cmake-find-package", "find_package(pybind11 2.10.4) in python/"),
         ("c022", "build-kernel-headers-missing", "kernel 5.16.0-kali7-amd64 are not installed"),
         ("c068", "build-dkms-module-failed", "do not build for kernel 6.17.2-2-pve"),
         # the module a ctest needs comes first, the failed ctest after it

@@ -1,0 +1,217 @@
+"""Build logs read by the tools' own formats across lines: the compiler a log names,
+CMake's find_package blocks and kbuild's compiler check; and the first real error of
+each kind named with the fix that follows from it.
+
+Inputs are short excerpts of real logs from public threads (each URL beside it), all from
+threads opened before evaluate.CUTOFF, so the time split stays unseen.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from xdnaforge.diagnosis.build_errors import cmake_errors, compiler, findings, kbuild_compilers
+from xdnaforge.diagnosis.evaluate import CUTOFF
+from xdnaforge.diagnosis.log_verdict import FAILURE, judge
+
+# https://github.com/m-tsudo/pt3/issues/19 (opened 2023-06-30): a DKMS make.log
+KBUILD_DIFFERS = """make -C /lib/modules/6.4.0-060400-generic/build M=`pwd` V=0 modules
+make[1]: Entering directory '/usr/src/linux-headers-6.4.0-060400-generic'
+warning: the compiler differs from the one used to build the kernel
+  The kernel was built by: x86_64-linux-gnu-gcc-12 (Ubuntu 12.3.0-1ubuntu1) 12.3.0
+  You are using:           gcc-12 (Ubuntu 12.1.0-2ubuntu1~22.04) 12.1.0
+  CC [M]  /var/lib/dkms/pt3_drv/0.0.1/build/pt3_pci.o
+"""
+# https://github.com/atar-axis/xpadneo/issues/143 (the load that followed such a build)
+RELOCATION = """modprobe: ERROR: could not insert 'hid_xpadneo': Exec format error
+[142076.283167] module: x86/modules: Skipping invalid relocation target, existing value \
+is nonzero for type 1, loc 000000006152724f, val ffffffffc081da7d
+"""
+# https://github.com/ClangBuiltLinux/linux/issues/1572 (opened 2022-01-26)
+CLANG_KERNEL_GCC_MODULE = """make[1]: Entering directory '/home/felix/kernel/5.16/linux-5.16.2'
+warning: the compiler differs from the one used to build the kernel
+  The kernel was built by: Debian clang version 13.0.1-+rc1-1~exp4
+  You are using:           gcc (Debian 11.2.0-14) 11.2.0
+  CC [M]  /var/lib/dkms/v4l2loopback/0.12.5/build/v4l2loopback.o
+gcc: error: unrecognized command-line option \u2018-mretpoline-external-thunk\u2019
+make[2]: *** [scripts/Makefile.build:287: /var/lib/dkms/v4l2loopback/0.12.5/build/\
+v4l2loopback.o] Error 1
+"""
+# https://github.com/google-coral/edgetpu/issues/228 (opened 2020-10-05)
+MODPOST = """  MODPOST 2 modules
+ERROR: modpost: "__stack_chk_guard" [/var/lib/dkms/gasket/1.0/build/apex.ko] undefined!
+make[1]: *** [scripts/Makefile.modpost:99: __modpost] Error 1
+"""
+# https://github.com/starfive-tech/linux/issues/64 (opened 2022-07-06)
+MODPOST_LICENSE = (
+    "ERROR: modpost: missing MODULE_LICENSE() in "
+    "drivers/dma/dw-axi-dmac-starfive/starfive_dmaengine_memcpy.o\n"
+)
+# https://github.com/tomtom-international/cpp-dependencies/issues/67 (opened 2023-11-07)
+FPHSA = """CMake Error at \
+/usr/share/cmake-3.22/Modules/FindPackageHandleStandardArgs.cmake:230 (message):
+  Could NOT find Boost (missing: Boost_INCLUDE_DIR filesystem system)
+Call Stack (most recent call first):
+  /usr/share/cmake-3.22/Modules/FindPackageHandleStandardArgs.cmake:594 (_FPHSA_FAILURE_MESSAGE)
+  /usr/share/cmake-3.22/Modules/FindBoost.cmake:2360 (find_package_handle_standard_args)
+  CMakeLists.txt:76 (find_package)
+"""
+# https://github.com/CoatiSoftware/Sourcetrail/issues/1032 (opened 2020-06-03)
+FPHSA_FOUND = """CMake Error at \
+/usr/share/cmake-3.16/Modules/FindPackageHandleStandardArgs.cmake:146 (message):
+  Could NOT find Boost (missing: system program_options filesystem date_time)
+  (found suitable version "1.73.0", minimum required is "1.67")
+Call Stack (most recent call first):
+  CMakeLists.txt:120 (find_package)
+"""
+# https://github.com/ara-software/AraSim/issues/5 (opened 2019-11-07)
+PIC = (
+    "/usr/bin/ld: Efficiencies.o: relocation R_X86_64_32 against .rodata can not be used "
+    "when making a shared object; recompile with -fPIC\n"
+)
+# gcc -Werror inside the OpenCL ICD headers (the shape of Xilinx/XRT#9163, opened
+# 2025-08-18: GCC 15.2.1 on Fedora 42), with CMake's compiler identification
+GCC15_OPENCL = """-- The CXX compiler identification is GNU 15.2.1
+[ 45%] Building CXX object core_common_objects.dir/api/xrt_kernel.cpp.o
+In file included from /usr/include/CL/cl_ext.h:29,
+/usr/include/CL/cl_icd.h:1247:33: error: 'pfn' declared here [-Werror=unused-parameter]
+cc1plus: all warnings being treated as errors
+make[2]: *** [core_common_objects.dir/build.make:76: xrt_kernel.cpp.o] Error 1
+"""
+
+
+def test_the_inputs_come_from_threads_opened_before_the_cut_off() -> None:
+    # the dates in this module's comments; a later thread would tune on the unseen logs
+    import re
+    from pathlib import Path
+
+    dates = re.findall(r"opened (\d{4}-\d\d-\d\d)", Path(__file__).read_text("utf-8"))
+    assert dates
+    assert all(date < CUTOFF for date in dates)
+
+
+def test_kbuild_names_both_compilers_when_they_differ() -> None:
+    assert kbuild_compilers(KBUILD_DIFFERS) == (
+        "gcc-12 (Ubuntu 12.1.0-2ubuntu1~22.04) 12.1.0",
+        "x86_64-linux-gnu-gcc-12 (Ubuntu 12.3.0-1ubuntu1) 12.3.0",
+    )
+    assert kbuild_compilers(MODPOST) is None
+
+
+def test_an_invalid_relocation_after_a_build_by_another_compiler_names_both() -> None:
+    verdict = judge(KBUILD_DIFFERS + RELOCATION)
+    assert verdict.status == FAILURE
+    codes = [d.code for d in verdict.diagnoses]
+    # the mismatch first, the refused load it explains after it
+    assert codes[0] == "module-compiler-differs"
+    assert set(codes[1:]) == {"module-relocation", "module-insert-failed"}
+    assert "x86_64-linux-gnu-gcc-12 (Ubuntu 12.3.0-1ubuntu1) 12.3.0" in verdict.diagnoses[0].cause
+    relocation = next(d for d in verdict.diagnoses if d.code == "module-relocation")
+    assert "the compiler differs" in relocation.fix
+
+
+def test_a_module_compiled_by_another_compiler_than_a_clang_kernel() -> None:
+    verdict = judge(CLANG_KERNEL_GCC_MODULE)
+    codes = [d.code for d in verdict.diagnoses]
+    assert codes[0] == "module-compiler-differs"
+    assert "build-unrecognized-option" in codes
+    assert "make-target-failed" not in codes  # make's messenger: its cause is named
+    assert "Debian clang version 13.0.1" in verdict.diagnoses[0].cause
+    unknown = next(d for d in verdict.diagnoses if d.code == "build-unrecognized-option")
+    assert "-mretpoline-external-thunk" in unknown.cause
+
+
+def test_alone_the_compiler_check_is_a_warning() -> None:
+    verdict = judge(KBUILD_DIFFERS)
+    assert [d.severity for d in verdict.diagnoses] == ["warning"]
+
+
+def test_modpost_names_the_symbol_and_the_module() -> None:
+    first = judge(MODPOST).diagnoses[0]
+    assert first.code == "build-modpost-undefined"
+    assert "__stack_chk_guard" in first.cause
+    assert "apex.ko" in first.cause
+    assert judge(MODPOST_LICENSE).diagnoses[0].code == "build-modpost-license"
+
+
+def test_a_required_find_package_names_the_package_its_caller_and_what_is_missing() -> None:
+    assert findings(FPHSA) == [
+        "xdnaforge: CMake: find_package(Boost) failed at CMakeLists.txt:76: "
+        "missing Boost_INCLUDE_DIR filesystem system"
+    ]
+    first = judge(FPHSA).diagnoses[0]
+    assert first.code == "build-cmake-find-package"
+    assert "libboost-dev" in first.cause
+    assert "CMakeLists.txt:76" in first.cause
+
+
+def test_find_package_says_the_version_asked_and_found() -> None:
+    (line,) = findings(FPHSA_FOUND)
+    assert "find_package(Boost 1.67) failed at CMakeLists.txt:120" in line
+    assert "(found version 1.73.0)" in line
+
+
+def test_cmake_blocks_behind_a_prefix_keep_their_message() -> None:
+    prefixed = "".join(f"[2023-06-09T18:42:13.630Z] {line}\n" for line in FPHSA.splitlines())
+    (error,) = cmake_errors(prefixed)
+    assert error.caller == "CMakeLists.txt:76"
+    assert error.message.startswith("Could NOT find Boost")
+
+
+def test_an_optional_package_cmake_did_not_find_is_no_error() -> None:
+    status = "-- Could NOT find GTest (missing: GTEST_LIBRARY GTEST_MAIN_LIBRARY)\n"
+    assert findings(status) == []
+    assert judge(status).diagnoses == ()
+
+
+def test_a_non_pic_object_in_a_shared_object() -> None:
+    first = judge(PIC).diagnoses[0]
+    assert first.code == "build-ld-relocation"
+    assert "R_X86_64_32" in first.cause
+    assert "shared object" in first.cause
+    assert "-fPIC" in first.fix
+
+
+def test_gcc15_werror_in_the_opencl_headers_names_the_compiler() -> None:
+    first = judge(GCC15_OPENCL).diagnoses[0]
+    assert first.code == "build-werror-in-dependency"
+    assert "GCC 15.2.1" in first.cause
+    assert "-Wunused-parameter" in first.cause
+    assert "opencl-headers" in first.cause
+
+
+@pytest.mark.parametrize(
+    ("log", "named"),
+    [
+        ("-- The CXX compiler identification is GNU 13.2.0\n", "GCC 13.2.0"),
+        ("-- The C compiler identification is Clang 18.1.3\n", "Clang 18.1.3"),
+        ("gcc version 14.2.0 (Debian 14.2.0-19)\n", "GCC 14.2.0"),
+        ("cc1plus: all warnings being treated as errors\n", "GCC's C++ compiler (cc1plus)"),
+        ("x.c:1:5: error: unused variable 'x' [-Werror,-Wunused-variable]\n", "Clang"),
+        ("i586-slackware-linux-gcc -O2 -Werror -c -o a.o a.c\n", "i586-slackware-linux-gcc"),
+        ("make: *** [all] Error 2\n", ""),
+    ],
+)
+def test_the_compiler_a_log_names(log: str, named: str) -> None:
+    assert compiler(log).startswith(named)
+
+
+def test_clangs_werror_format_names_the_warning() -> None:
+    line = "src/a.cpp:3:9: error: unused variable 'x' [-Werror,-Wunused-variable]\n"
+    first = judge(line).diagnoses[0]
+    assert first.code == "build-werror"
+    assert "-Wunused-variable" in first.cause
+    assert "Clang" in first.cause
+
+
+def test_a_compiler_the_log_does_not_name_is_said_to_be_unnamed() -> None:
+    line = "src/a.c:3:9: error: unused variable 'x' [-Werror=unused-variable]\n"
+    assert "does not name the compiler" in judge(line).diagnoses[0].cause
+    assert "{compiler}" not in judge(line).diagnoses[0].cause
+
+
+def test_an_error_gcc14_makes_by_default_names_the_release() -> None:
+    line = "a.c:9:12: error: initialization of 'int *' from 'long' [-Wint-conversion]\n"
+    first = judge(line).diagnoses[0]
+    assert first.code == "build-error-by-default"
+    assert "GCC 14" in first.cause
