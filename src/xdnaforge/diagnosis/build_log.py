@@ -9,7 +9,10 @@ path prefix (headers) and name prefix (symbols), longest match first, and say wh
 fact was read; what they do not know is said to be unknown, never guessed.
 
 Sources: Debian/Ubuntu package names from Debian's package file lists; the rows marked
-`dpkg -S` were checked on a Debian 13 machine (`dpkg -S /usr/include/<header>`).
+`dpkg -S` were checked on a Debian 13 machine (`dpkg -S /usr/include/<header>`). A header
+a release moved names the thread that showed it and the release (Boost.Process v1 under
+boost/process/v1/ from 1.88: Xilinx/XRT#8982, and the `BOOST_VERSION >= 108800` guards of
+downstream ports).
 The standard headers of `std::` names and the standard that added a header: cppreference,
 https://en.cppreference.com/w/cpp/header.
 """
@@ -18,6 +21,11 @@ from __future__ import annotations
 
 # header path prefix -> who provides it (Debian/Ubuntu package names in brackets)
 HEADERS = (
+    (
+        "boost/process/",
+        "Boost (libboost-dev); Boost 1.88 made Boost.Process v2 the default, and v1's headers "
+        "(search_path.hpp, child.hpp, ...) are under boost/process/v1/ (Xilinx/XRT#8982)",
+    ),
     ("boost/", "Boost (libboost-dev); a newer Boost may have moved or dropped it"),
     ("CL/", "the OpenCL headers (opencl-headers / ocl-icd-opencl-dev)"),
     ("pybind11/", "pybind11 (pybind11-dev or pip pybind11)"),
@@ -123,6 +131,21 @@ STD_HEADERS_SINCE = {
 UNKNOWN = "a package xdnaforge's table does not name (apt-file search {name} says which)"
 # symbol prefix -> the library that defines it
 SYMBOLS = (
+    # libstdc++'s manual: std::filesystem needs -lstdc++fs before GCC 9, and a library
+    # built with the other _GLIBCXX_USE_CXX11_ABI has std::__cxx11 names the caller lacks
+    # (https://gcc.gnu.org/onlinedocs/libstdc++/manual/using.html, using_dual_abi.html)
+    ("std::filesystem::", "libstdc++'s filesystem library (-lstdc++fs with GCC 8 and older)"),
+    (
+        "std::__cxx11::",
+        "libstdc++ with the other C++ ABI (a library built with another "
+        "_GLIBCXX_USE_CXX11_ABI or another compiler)",
+    ),
+    ("testing::", "GoogleTest's libgtest (-lgtest, libgtest-dev)"),
+    ("google::protobuf::", "Protocol Buffers' libprotobuf (-lprotobuf, libprotobuf-dev)"),
+    *(
+        (prefix, "the OpenCL ICD loader's libOpenCL (-lOpenCL, ocl-icd-opencl-dev)")
+        for prefix in ("clGet", "clCreate", "clEnqueue", "clRelease", "clBuildProgram")
+    ),
     ("xrt::", "XRT's libxrt_coreutil (link with -lxrt_coreutil after the objects)"),
     ("xrt_core::", "XRT's libxrt_core / libxrt_coreutil"),
     ("xcl", "XRT's libxrt_core (the shim)"),

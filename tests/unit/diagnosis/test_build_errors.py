@@ -215,3 +215,35 @@ def test_an_error_gcc14_makes_by_default_names_the_release() -> None:
     first = judge(line).diagnoses[0]
     assert first.code == "build-error-by-default"
     assert "GCC 14" in first.cause
+
+
+def test_a_header_a_release_moved_names_the_release() -> None:
+    # Xilinx/XRT#8982 (c015): boost/process/search_path.hpp after Boost 1.88
+    line = (
+        "xrt/a.cpp:20:10: fatal error: boost/process/search_path.hpp: No such file or directory\n"
+    )
+    cause = judge(line).diagnoses[0].cause
+    assert "Boost 1.88" in cause
+    assert "boost/process/v1/" in cause
+
+
+@pytest.mark.parametrize(
+    ("symbol", "library"),
+    [
+        ("std::filesystem::__cxx11::path::_M_split_cmpts()", "-lstdc++fs"),
+        ("std::__cxx11::basic_string<char>::_M_create(unsigned long&, unsigned long)", "ABI"),
+        ("clGetPlatformIDs", "libOpenCL"),
+        ("testing::internal::AssertHelper::~AssertHelper()", "libgtest"),
+    ],
+)
+def test_an_undefined_reference_names_its_library(symbol: str, library: str) -> None:
+    line = f"/usr/bin/ld: main.o: in function `main': undefined reference to `{symbol}'\n"
+    first = judge(line).diagnoses[0]
+    assert first.code == "build-undefined-symbol"
+    assert library in first.cause
+
+
+def test_a_header_no_table_knows_is_said_to_be_unknown() -> None:
+    cause = judge("a.c:1:10: fatal error: frobnicate.h: No such file or directory\n")
+    assert "table does not name" in cause.diagnoses[0].cause
+    assert "{provider}" not in cause.diagnoses[0].cause
