@@ -247,3 +247,23 @@ def test_a_header_no_table_knows_is_said_to_be_unknown() -> None:
     cause = judge("a.c:1:10: fatal error: frobnicate.h: No such file or directory\n")
     assert "table does not name" in cause.diagnoses[0].cause
     assert "{provider}" not in cause.diagnoses[0].cause
+
+
+def test_a_werror_of_a_leveled_warning_names_it() -> None:
+    # GCC writes a warning with levels as -Werror=overloaded-virtual= (its '=' kept)
+    line = "a.h:80:30: error: 'virtual void f()' was hidden [-Werror=overloaded-virtual=]\n"
+    first = judge(line).diagnoses[0]
+    assert first.code == "build-werror"
+    assert "-Woverloaded-virtual," in first.cause
+    inside = judge("/usr/include/CL/cl_icd.h:10:3: error: hidden [-Werror=overloaded-virtual=]\n")
+    assert inside.diagnoses[0].code == "build-werror-in-dependency"
+
+
+def test_a_tail_with_only_gccs_werror_summary_says_where_the_warning_is() -> None:
+    verdict = judge("cc1plus: all warnings being treated as errors\nmake[2]: *** [x.o] Error 1\n")
+    first = verdict.diagnoses[0]
+    assert first.code == "build-werror-unnamed"
+    assert "GCC's C++ compiler (cc1plus)" in first.cause
+    # beside the warning's own line it only follows it
+    codes = [d.code for d in judge(GCC15_OPENCL).diagnoses]
+    assert codes.index("build-werror-in-dependency") < codes.index("build-werror-unnamed")

@@ -121,6 +121,7 @@ def test_every_entry_is_exercised_by_a_log() -> None:
         "module-compiler-differs",
         "build-cmake-find-package",  # build_errors: CMake's blocks (c040, read by judge)
         "build-error-by-default",
+        "build-werror-unnamed",
         "build-unrecognized-option",
         "build-ld-relocation",
         "build-modpost-undefined",
