@@ -4,15 +4,25 @@ that differs is named with its cause."""
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
+import shutil
+import subprocess
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import require_tool
+from tests.debs import Spec, build_deb
 from tests.fakes.fixture import FakeTools
+from tests.integration.apt import aptly_serve, export_keyring, free_port, make_key, stop_agent
 from tests.integration.conftest import DEPENDS, Outcome, build, run_doit
+from tests.integration.envroot import make_environment
 from tests.integration.upstream import XRT_BUILD_SH, Upstream, write_recipe
 from xdnaforge.debs.normalize import data_files
 from xdnaforge.state import buildinfo
+from xdnaforge.tools.dpkg import parse_status
 
 PACKAGED = 'cp ../src/CMake/boostUtil.cmake "$root/opt/xilinx/xrt/lib/build-config-$component.txt"'
 
@@ -307,4 +317,168 @@ def test_other_pins_and_a_newer_environment_are_said(
     assert str(record["verdict"]).endswith(
         f"; the environment differed in 1 package(s) (built with cmake {DEPENDS['cmake']} "
         "for 3.0.0-1)"
+    )
+
+
+# --- rebuild-check --buildinfo in a rootfs: the recorded build dependencies in its own view
+
+ENV = "testdistro-1"
+ENV_SITE = (
+    "environments:\n  testdistro-1:\n    kind: rootfs\n    suite: testing\n"
+    "    mirror: http://archive.invalid/testdistro\n"
+)
+TESTDEP, OTHER = "xdnaforge-testdep", "xdnaforge-other"
+SEEN = "opt/xilinx/xrt/lib/testdep-base.txt"
+
+
+def in_rootfs(project: Path) -> None:
+    """The synthetic recipe built in testdistro 1 (a root of the test's own)."""
+    recipe = project / "recipes/synthetic.yaml"
+    text = recipe.read_text().replace(
+        "build:\n  steps:", 'build:\n  environment: {distro: testdistro, release: "1"}\n  steps:'
+    )
+    recipe.write_text(text.replace("    ubuntu-26.04: [cmake", f"    {ENV}: [cmake"))
+    (project / "site.yaml").write_text(ENV_SITE)
+
+
+def archive(tmp_path: Path, home: Path, key: str) -> Path:
+    """A signed aptly archive (suite testing) with two versions of each test build
+    dependency; its aptly configuration."""
+    debs = tmp_path / "archive-debs"
+    debs.mkdir()
+    files = [
+        build_deb(debs, Spec(name, version, "all", files={f"usr/share/{name}/version": version}))
+        for name in (TESTDEP, OTHER)
+        for version in ("1.0-1", "2.0-1")
+    ]
+    config = tmp_path / "aptly.conf"
+    config.write_text(json.dumps({"rootDir": str(tmp_path / "aptly"), "gpgProvider": "gpg"}))
+    env = {"GNUPGHOME": str(home), "PATH": "/usr/bin:/bin"}
+    for argv in (
+        ["repo", "create", "-distribution=testing", "-component=main", "deps"],
+        ["repo", "add", "deps", *map(str, files)],
+        ["publish", "repo", "-batch", f"-gpg-key={key}", "-architectures=amd64,all", "deps"],
+    ):
+        done = subprocess.run(
+            ["aptly", f"-config={config}", *argv], env=env, capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+    return config
+
+
+def apt_root(base: Path, packages: dict[str, str], url: str, keyring: Path) -> Path:
+    """build/envs/testdistro-1 whose apt follows the test archive, signed by the test key."""
+    base.parent.mkdir(parents=True, exist_ok=True)
+    make_environment(base.parent.parent, ENV, packages)
+    root = base / "root"
+    for sub in (
+        "etc/apt/keyrings",
+        "etc/apt/apt.conf.d",
+        "etc/apt/preferences.d",
+        "etc/apt/sources.list.d",
+        "var/lib/apt/lists/partial",
+        "var/cache/apt/archives/partial",
+        "var/log/apt",
+        "var/lib/dpkg/triggers",
+    ):
+        (root / sub).mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(keyring, root / "etc/apt/keyrings/test.gpg")
+    (root / "etc/apt/sources.list").write_text(
+        f"deb [signed-by=/etc/apt/keyrings/test.gpg] {url} testing main\n"
+    )
+    (root / "etc/apt/apt.conf.d/50test").write_text('Acquire::Languages "none";\n')
+    return root
+
+
+def tree_state(root: Path) -> dict[str, tuple[int, int, str]]:
+    """Every entry below root (not through its links): mode, size, and a file's sha256."""
+    state = {}
+    for path in sorted(root.rglob("*")):
+        info = path.lstat()
+        digest = hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else ""
+        state[str(path.relative_to(root))] = (info.st_mode, info.st_size, digest)
+    return state
+
+
+def mounted_below(base: Path) -> list[str]:
+    lines = Path("/proc/self/mountinfo").read_text().splitlines()
+    return [f.split(" ")[4] for f in lines if f.split(" ")[4].startswith(str(base))]
+
+
+@pytest.mark.tools("aptly", "gpg", "apt-get", "bwrap")
+def test_the_rebuild_gets_the_recorded_build_dependencies_in_its_own_view(
+    setup: Path, upstream: Upstream, fake_tools: FakeTools, tmp_path: Path
+) -> None:
+    """Built with xdnaforge-testdep 1.0-1 and xdnaforge-other 1.5-1; the other machine's root
+    has 2.0-1 of both and its archive 1.0-1 and 2.0-1: the rebuild installs testdep 1.0-1 and
+    the nearest other, 1.0-1, into its own view, and the shared root is unchanged."""
+    assert Path("/usr/share", TESTDEP).exists() is False
+    embed(upstream, setup, f'cat /usr/share/{TESTDEP}/version > "$root/{SEEN}" || echo absent')
+    in_rootfs(setup)
+    recorded = {**DEPENDS, TESTDEP: "1.0-1", OTHER: "1.5-1"}
+    make_environment(setup / "build", ENV, recorded)
+    path = built_with_buildinfo(setup, fake_tools)
+    assert dict(buildinfo.parse(path.read_text()).installed_build_depends)[OTHER] == "1.5-1"
+
+    home = tmp_path / "gnupg"
+    key = make_key(home)
+    env = machine_b(tmp_path)
+    other = tmp_path / "machine-b"
+    (other / "site.yaml").write_text((other / "site.yaml").read_text() + ENV_SITE)
+    config = archive(tmp_path, home, key)
+    port = free_port()
+    try:
+        with aptly_serve(config, port) as url:
+            shared = apt_root(
+                other / "build/envs" / ENV,
+                {**DEPENDS, TESTDEP: "2.0-1", OTHER: "2.0-1"},
+                url,
+                export_keyring(home, tmp_path / "keyring.gpg"),
+            )
+            before = tree_state(shared)
+            outcome, record = rebuild_elsewhere(setup, fake_tools, env, str(path))
+    finally:
+        stop_agent(home)
+    assert outcome.rc == 0, outcome.output
+    assert tree_state(shared) == before  # the shared root is not written
+    assert not Path("/usr/share", TESTDEP).exists()  # nor the host's /usr under it
+    view = other / "build/rebuild/envs" / ENV
+    assert mounted_below(other) == []  # the view is unmounted at the end
+    if os.geteuid() != 0:
+        assert "the build dependencies are not made to match: making the rebuild's view" in (
+            outcome.output
+        )
+        assert "needs root" in outcome.output
+        assert "the build dependencies were not made to match (" in str(record["verdict"])
+        return
+    out = outcome.stdout
+    assert f"own copy-on-write view of {ENV} ({view / 'root'}); the shared root" in out
+    assert f"  environment: {TESTDEP} 1.0-1: installing {TESTDEP}=1.0-1" in out
+    assert (
+        f"  environment: {OTHER} 1.5-1: the archive no longer has 1.5-1; installing the "
+        f"nearest, {OTHER}=1.0-1" in out
+    )
+    # what was installed is in the view's upper layers, the shared root keeps 2.0-1
+    status = (view / "layers/upper/var/lib/dpkg/status").read_text()
+    assert f"Package: {TESTDEP}\nStatus: install ok installed" in status
+    assert parse_status(status)[TESTDEP] == "1.0-1"
+    assert parse_status(status)[OTHER] == "1.0-1"
+    assert parse_status((shared / "var/lib/dpkg/status").read_text())[TESTDEP] == "2.0-1"
+    # the rebuild's steps ran in the view: the build saw the recorded version
+    [rebuilt] = (other / "build/rebuild/artifacts/synthetic/debs").glob("xrt_*-base.deb")
+    assert data_files(rebuilt.read_bytes(), {SEEN})[SEEN] == b"1.0-1"
+    assert record["environment_differences"] == [
+        {
+            "package": OTHER,
+            "recorded": "1.5-1",
+            "used": "1.0-1",
+            "archive": "the archive no longer has 1.5-1; the nearest it has is 1.0-1",
+            "note": f"{OTHER} 1.5-1 could not be had (the archive no longer has 1.5-1; the "
+            "nearest it has is 1.0-1); built with 1.0-1",
+        }
+    ]
+    assert f"  environment: {OTHER} 1.5-1 could not be had (" in out
+    assert str(record["verdict"]).endswith(
+        f"; the recorded build dependencies were installed into the rebuild's own view of {ENV} "
+        f"but for 1 package(s) that could not be had (built with {OTHER} 1.0-1 for 1.5-1)"
     )

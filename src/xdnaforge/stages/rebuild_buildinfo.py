@@ -4,16 +4,19 @@ say for each of its packages whether the rebuild has the same digest, or what di
 Edge module. The .buildinfo is a path or a URL (http(s):// or file://; a URL the site mirrors
 is read from the mirror). Its pins (source commit, submodules, patches) must be the recipe's:
 otherwise nothing is built and the message lists each difference. Its Installed-Build-Depends
-are compared with the environment the rebuild runs in: a version this environment does not
-have is named with the one used instead, and the verdict says the environment differed. The
-rebuild is rebuild-check's second build (a fresh tree, its own empty ccache); the .deb files
-beside the .buildinfo, when they are there, say why a package differs.
+are made to hold in a rootfs environment: the rebuild runs in its own copy-on-write view of
+the root (environments/rebuild_view.py) with `pkg=version` installed for each recorded version
+the root's apt can find, the nearest where it cannot; the shared root is never written.
+Each recorded version the rebuild could not have is named with the one used instead, and the
+verdict says so; where no view can be made (not root, no rootfs) the build dependencies are
+not made to match, and the message and the verdict say that. The rebuild is rebuild-check's
+second build (a fresh tree, its own empty ccache); the .deb files beside the .buildinfo, when
+they are there, say why a package differs.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import functools
 import shutil
 import urllib.error
 import urllib.request
@@ -24,12 +27,15 @@ from typing import Any
 from xdnaforge.config.project import Project
 from xdnaforge.debs.compare import Cause, compare_package
 from xdnaforge.debs.debfile import DebError, read_deb
+from xdnaforge.environments import rebuild_view
+from xdnaforge.environments.local import read_env_record
+from xdnaforge.environments.rebuild_view import nearest
 from xdnaforge.errors import StageFailed, UsageError
 from xdnaforge.planning.plan import Plan
 from xdnaforge.process.run import CommandFailed, run
 from xdnaforge.process.sandbox import PATH_INSIDE, WORK_INSIDE, admin_argv
 from xdnaforge.stages import buildinfo as stage_buildinfo
-from xdnaforge.stages.rebuild import StageBody, _causes, _second_build
+from xdnaforge.stages.rebuild import StageBody, _causes, _second_build, second_workspace
 from xdnaforge.stages.report import write_report
 from xdnaforge.state import buildinfo
 from xdnaforge.state.paths import Workspace
@@ -92,18 +98,6 @@ def pin_differences(info: buildinfo.BuildInfo, plan: Plan) -> list[str]:
     return found
 
 
-def nearest(recorded: str, offered: list[str]) -> str | None:
-    """The recorded version if offered, else the newest older one, else the oldest newer
-    one (dpkg's ordering); None when nothing is offered. Pure."""
-    if recorded in offered:
-        return recorded
-    older = [v for v in offered if apt.compare_versions(v, recorded) < 0]
-    if older:
-        return apt.newest(older)
-    newer = sorted(offered, key=functools.cmp_to_key(apt.compare_versions))
-    return newer[0] if newer else None
-
-
 def environment_differences(
     info: buildinfo.BuildInfo,
     installed: dict[str, str],
@@ -160,12 +154,117 @@ def offered_versions(plan: Plan, space: Workspace, names: list[str]) -> dict[str
     return apt.parse_madison(result.stdout)
 
 
-def _environment_said(environment: list[dict[str, str]]) -> str:
+@dataclasses.dataclass
+class Matched:
+    """How the rebuild's build dependencies were made to match the .buildinfo's."""
+
+    differences: list[dict[str, str]]
+    view: rebuild_view.View | None = None  # the rebuild's own view of the root
+    not_matched: str | None = None  # why they were not made to match
+
+
+def _environment_said(environment: list[dict[str, str]], how: Matched | None = None) -> str:
     """The verdict's half about the environment: the recorded one, or how it differed."""
+    used = ", ".join(f"{e['package']} {e['used']} for {e['recorded']}" for e in environment)
+    if how is not None and how.view is not None:
+        name = how.view.spec.name
+        if not environment:
+            return (
+                "; in an environment with the recorded build dependencies (installed into the "
+                f"rebuild's own view of {name})"
+            )
+        return (
+            f"; the recorded build dependencies were installed into the rebuild's own view of "
+            f"{name} but for {len(environment)} package(s) that could not be had (built with "
+            f"{used})"
+        )
     if not environment:
         return "; in an environment with the recorded build dependencies"
-    used = ", ".join(f"{e['package']} {e['used']} for {e['recorded']}" for e in environment)
-    return f"; the environment differed in {len(environment)} package(s) (built with {used})"
+    said = f"; the environment differed in {len(environment)} package(s) (built with {used})"
+    if how is not None and how.not_matched:
+        return f"; the build dependencies were not made to match ({how.not_matched}){said}"
+    return said
+
+
+def match_environment(
+    project: Project, plan: Plan, space: Workspace, info: buildinfo.BuildInfo
+) -> Matched:
+    """The rebuild's own view of a rootfs environment with the recorded versions installed;
+    where none can be made, today's environment and why (the shared root is never written)."""
+    installed = stage_buildinfo.installed(plan, space)
+    changed = [n for n, v in info.installed_build_depends if installed.get(n) != v]
+    spec = plan.environment
+    if not changed:
+        return Matched([])
+    status = stage_buildinfo.environment_status(space, spec.name) if spec else None
+    bwrap = shutil.which("bwrap")
+    why: str | None = None
+    if spec is None or spec.kind != "rootfs":
+        why = "the build runs on the host or in an image, whose packages are not changed"
+    elif status is None or bwrap is None:
+        why = f"environment {spec.name} has no root here" if bwrap else "bwrap is not installed"
+    else:
+        shared = status.parents[3]
+        base = second_workspace(project, plan.target).build_dir / "envs" / spec.name
+        try:
+            view = rebuild_view.open_view(spec, shared, base, bwrap)
+        except rebuild_view.ViewRefused as refused:
+            why = str(refused)
+        else:
+            try:
+                return _fill(project, info, view, installed, changed)
+            except BaseException:
+                view.close()
+                raise
+    print(f"  environment: the build dependencies are not made to match: {why}")
+    return Matched(
+        environment_differences(info, installed, offered_versions(plan, space, changed)),
+        not_matched=why,
+    )
+
+
+def _fill(
+    project: Project,
+    info: buildinfo.BuildInfo,
+    view: rebuild_view.View,
+    installed: dict[str, str],
+    changed: list[str],
+) -> Matched:
+    print(
+        f"  environment: the rebuild gets its own copy-on-write view of {view.spec.name} "
+        f"({view.root}); the shared root is not changed"
+    )
+    stale = view.update()
+    if stale:
+        print(f"  environment: {stale}; the root's own package lists are used")
+    choices = rebuild_view.choose(info.installed_build_depends, installed, view.offered(changed))
+    wanted = [(c.package, c.version) for c in choices if c.version is not None]
+    for choice in choices:
+        print(f"  environment: {choice.package} {choice.recorded}: {choice.note}")
+    failed = view.install(wanted)
+    view.write_record(read_env_record(project.site, view.spec) or {})
+    found = rebuild_view.differences(
+        info.installed_build_depends, view.installed(), choices, failed
+    )
+    return Matched(found, view=view)
+
+
+def _in_view(
+    body: Callable[[str, Plan], StageBody], build_dir: Path
+) -> Callable[[str, Plan], StageBody]:
+    """The stage bodies with the site's environments looked up under `build_dir` (where the
+    view is), so every step of the second build runs in the view."""
+
+    def chosen(name: str, plan: Plan) -> StageBody:
+        inner = body(name, plan)
+
+        def in_view(project: Project, second: Plan, space: Workspace) -> None:
+            site = dataclasses.replace(project.site, build_dir=build_dir)
+            inner(dataclasses.replace(project, site=site), second, space)
+
+        return in_view
+
+    return chosen
 
 
 def _verdict(item: dict[str, Any]) -> str:
@@ -196,13 +295,18 @@ def check(
             hint="check out the recipe and patches of that build (its X-Xdnaforge-Recipe-Sha256 "
             f"is {info.recipe_sha256 or 'not recorded'})",
         )
-    installed = stage_buildinfo.installed(plan, space)
-    changed = [n for n, v in info.installed_build_depends if installed.get(n) != v]
-    offered = offered_versions(plan, space, changed)
-    environment = environment_differences(info, installed, offered)
+    matched = match_environment(project, plan, space, info)
+    environment = matched.differences
     for difference in environment:
         print(f"  environment: {difference['note']}")
-    other, ccache = _second_build(project, plan, body)
+    try:
+        if matched.view is not None:
+            body = _in_view(body, matched.view.base.parents[1])
+        other, ccache = _second_build(project, plan, body)
+    finally:
+        stuck = matched.view.close() if matched.view is not None else []
+    for point in stuck:
+        print(f"  environment: the view's {point} would not unmount; unmount it by hand")
     rebuilt = read_record(other.record("packages")) or {}
     ours = {e["package"]: e for e in rebuilt.get("packages", [])}
     trees = [info.build_path, str(other.work.resolve()), str(WORK_INSIDE)]
@@ -237,7 +341,7 @@ def check(
             "environment_differences": environment,
             "reproducible": same,
             "verdict": ("same digests" if same else "packages differ")
-            + _environment_said(environment),
+            + _environment_said(environment, matched),
             "compared": f"the {len(packages)} packages the .buildinfo lists, by sha256",
             "packages": packages,
         },
