@@ -133,7 +133,16 @@ def mount_argv(lower: Path, upper: Path, work: Path, merged: Path) -> list[str]:
 def install_argv(versions: Sequence[tuple[str, str]]) -> list[str]:
     """apt-get install of exact versions, downgrades allowed (the recorded ones are older)."""
     pinned = [f"{name}={version}" for name, version in versions]
-    return ["apt-get", "install", "-y", "--no-install-recommends", "--allow-downgrades", *pinned]
+    # --no-remove: a version that needs packages removed is not had, never at their expense
+    return [
+        "apt-get",
+        "install",
+        "-y",
+        "--no-install-recommends",
+        "--allow-downgrades",
+        "--no-remove",
+        *pinned,
+    ]
 
 
 def mounts_below(mountinfo: str, base: Path) -> list[Path]:

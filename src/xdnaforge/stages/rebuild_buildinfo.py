@@ -17,6 +17,7 @@ they are there, say why a package differs.
 from __future__ import annotations
 
 import dataclasses
+import os
 import shutil
 import urllib.error
 import urllib.request
@@ -187,7 +188,7 @@ def _environment_said(environment: list[dict[str, str]], how: Matched | None = N
 
 
 def match_environment(
-    project: Project, plan: Plan, space: Workspace, info: buildinfo.BuildInfo
+    project: Project, plan: Plan, space: Workspace, info: buildinfo.BuildInfo, source: str
 ) -> Matched:
     """The rebuild's own view of a rootfs environment with the recorded versions installed;
     where none can be made, today's environment and why (the shared root is never written)."""
@@ -216,6 +217,11 @@ def match_environment(
             except BaseException:
                 view.close()
                 raise
+    if os.geteuid() != 0 and spec is not None and spec.kind == "rootfs":
+        print(
+            "  environment: to build with them: sudo .venv/bin/doit rebuild-check "
+            f"--target {plan.target} --buildinfo {source}"
+        )
     print(f"  environment: the build dependencies are not made to match: {why}")
     return Matched(
         environment_differences(info, installed, offered_versions(plan, space, changed)),
@@ -295,7 +301,7 @@ def check(
             hint="check out the recipe and patches of that build (its X-Xdnaforge-Recipe-Sha256 "
             f"is {info.recipe_sha256 or 'not recorded'})",
         )
-    matched = match_environment(project, plan, space, info)
+    matched = match_environment(project, plan, space, info, source)
     environment = matched.differences
     for difference in environment:
         print(f"  environment: {difference['note']}")

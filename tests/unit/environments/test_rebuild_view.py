@@ -6,6 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+from xdnaforge.config.envspec import EnvironmentSpec
+from xdnaforge.environments import rebuild_view
 from xdnaforge.environments.rebuild_view import (
     Choice,
     choose,
@@ -94,6 +98,7 @@ def test_the_overlay_and_the_install_argv() -> None:
         "-y",
         "--no-install-recommends",
         "--allow-downgrades",
+        "--no-remove",
         "cmake=4.2.3-1",
     ]
 
@@ -114,3 +119,13 @@ def test_the_mounts_below_the_view_deepest_first() -> None:
         Path("/b/rebuild/envs/x/root/var"),
     ]
     assert mounts_below(MOUNTINFO, Path("/elsewhere")) == []
+
+
+def test_without_root_no_view_is_made_and_nothing_is_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("os.geteuid", lambda: 1000)
+    spec = EnvironmentSpec(distro="testdistro", release="1", kind="rootfs", origin="t", reason="t")
+    with pytest.raises(rebuild_view.ViewRefused, match=r"needs root \(mount -t overlay\)"):
+        rebuild_view.open_view(spec, tmp_path / "shared", tmp_path / "view", "/usr/bin/bwrap")
+    assert list(tmp_path.iterdir()) == []
