@@ -217,12 +217,12 @@ def match_environment(
             except BaseException:
                 view.close()
                 raise
+    print(f"  environment: the build dependencies are not made to match: {why}")
     if os.geteuid() != 0 and spec is not None and spec.kind == "rootfs":
         print(
             "  environment: to build with them: sudo .venv/bin/doit rebuild-check "
             f"--target {plan.target} --buildinfo {source}"
         )
-    print(f"  environment: the build dependencies are not made to match: {why}")
     return Matched(
         environment_differences(info, installed, offered_versions(plan, space, changed)),
         not_matched=why,
