@@ -97,7 +97,18 @@ def _entry(reader: ConfigReader, value: Any, path: KeyPath, origin: str) -> Envi
         if key != "kind" and key not in allowed[kind]:
             reader.problem((*path, key), f"does not apply to kind {kind}")
     if kind in ("podman", "docker") and "image" not in table:
-        reader.problem(path, f"kind {kind} needs an image (e.g. docker.io/library/ubuntu:24.04)")
+        reader.problem(
+            path, f"kind {kind} needs an image (e.g. docker.io/library/ubuntu@sha256:<digest>)"
+        )
+    image = reader.string(table, "image", path)
+    if image is not None and not image.startswith("localhost/") and "@sha256:" not in image:
+        # xdnaforge verifies the archives it reads by signature; an image the engine pulls is
+        # verified by the engine against a digest, and only if one is named (a tag moves)
+        reader.problem(
+            (*path, "image"),
+            "a registry image must be pinned by digest (NAME@sha256:...), which the engine "
+            "checks the image against; a tag can move. An image built here is localhost/NAME",
+        )
     compilers: tuple[tuple[str, str], ...] = ()
     if "compilers" in table:
         found = reader.mapping(table["compilers"], (*path, "compilers"), optional=("CC", "CXX"))
@@ -127,7 +138,7 @@ def _entry(reader: ConfigReader, value: Any, path: KeyPath, origin: str) -> Envi
         twin=twin,
         compilers=compilers,
         packages=reader.strings(table, "packages", path),
-        image=reader.string(table, "image", path),
+        image=image,
         keyring=(
             parse_keyring(reader, table["keyring"], (*path, "keyring"))
             if "keyring" in table

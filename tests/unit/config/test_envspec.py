@@ -22,10 +22,13 @@ TWIN = """environments:
     packages: [gcc-15, g++-15]
   ubuntu-24.04:
     kind: podman
-    image: docker.io/library/ubuntu:24.04
+    image: docker.io/library/ubuntu@sha256:DIGESTHEX
   debian-12:
     kind: host
-"""
+""".replace("DIGESTHEX", "a" * 64)
+
+
+DIGEST = "sha256:" + "a" * 64
 
 
 def site_with(tmp_path: Path, text: str) -> tuple[EnvironmentSpec, ...]:
@@ -48,7 +51,7 @@ def test_site_entries_are_read(tmp_path: Path) -> None:
     assert (
         twin.describe() == "ubuntu-26.04 (twin: rootfs of forky from http://deb.debian.org/debian)"
     )
-    assert (image.kind, image.image) == ("podman", "docker.io/library/ubuntu:24.04")
+    assert (image.kind, image.image) == ("podman", f"docker.io/library/ubuntu@{DIGEST}")
     assert host.kind == "host"
 
 
@@ -124,3 +127,21 @@ def test_the_site_names_an_environments_keys_and_the_recipe_fills_in(tmp_path: P
     host = choose_environment(("ubuntu", "26.04"), ("ubuntu", "26.04"), (), recipe_key)
     assert host.kind == "host"
     assert host.keyring is None
+
+
+def test_a_registry_image_is_taken_only_by_digest(tmp_path: Path) -> None:
+    (tmp_path / "site.yaml").write_text(
+        "environments:\n  ubuntu-24.04:\n    kind: docker\n"
+        "    image: docker.io/library/ubuntu:24.04\n"
+    )
+    with pytest.raises(ConfigError) as caught:
+        load_site(tmp_path, {})
+    text = str(caught.value)
+    assert "site.yaml:4:5: environments.ubuntu-24.04.image: a registry image must be pinned" in text
+    assert "ubuntu:24.04" not in text.replace("environments.ubuntu-24.04", "")
+    # an image built here is the user's own
+    (tmp_path / "site.yaml").write_text(
+        "environments:\n  ubuntu-24.04:\n    kind: podman\n    image: localhost/ubuntu-build:1\n"
+    )
+    [spec] = load_site(tmp_path, {}).environments
+    assert spec.image == "localhost/ubuntu-build:1"
