@@ -6,7 +6,8 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any
 
-from xdnaforge.stages.rebuild_buildinfo import environment_differences, nearest, pin_differences
+from xdnaforge.environments.rebuild_view import nearest
+from xdnaforge.stages.rebuild_buildinfo import environment_differences, pin_differences
 from xdnaforge.state.buildinfo import BuildInfo
 
 C, D = "c" * 40, "d" * 40
