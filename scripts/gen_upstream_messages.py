@@ -36,6 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from message_extract import extract_any, template_pattern
 
 from xdnaforge.diagnosis.source_families import family_of, rule_for
+from xdnaforge.diagnosis.upstream import FIELDS, rows
 
 # the xdna-driver commits the recipes pin (recipes/*.yaml)
 XDNA_PINS = {
@@ -273,7 +274,7 @@ def main() -> int:
     elif options.output.exists():  # carry the in-tree templates over
         old = json.loads(options.output.read_text())
         old_sources = old["sources"]
-        for item in old["messages"]:
+        for item in rows(old):
             commits = item.get("commits") or [
                 old_sources[i]["commit"] for i in expand(item.get("seen", ""))
             ]
@@ -316,16 +317,28 @@ def main() -> int:
         seen = message["seen"]
         assert isinstance(seen, list)
         message["seen"] = compact(seen)
-    document = {
-        "schema": 2,
-        "generated_by": "scripts/gen_upstream_messages.py",
-        "families_from": "src/xdnaforge/diagnosis/data/source_families.yaml",
-        "sources": sources,
-        "messages": messages,
-    }
-    options.output.write_text(json.dumps(document, indent=0, sort_keys=True) + "\n")
+    options.output.write_text(render(sources, messages))
     print(f"{len(messages)} message templates from {len(sources)} sources -> {options.output}")
     return 0
+
+
+def render(sources: list[dict[str, str]], messages: list[dict[str, object]]) -> str:
+    """Schema 3: each message a row of FIELDS (plus `true` for a caller) on a line of its own."""
+    head = {
+        "schema": 3,
+        "generated_by": "scripts/gen_upstream_messages.py",
+        "families_from": "src/xdnaforge/diagnosis/data/source_families.yaml",
+        "fields": list(FIELDS),
+        "sources": sources,
+    }
+    lines = []
+    for message in messages:
+        row = [message.get(name, "") for name in FIELDS]
+        if message.get("caller"):
+            row.append(True)
+        lines.append(json.dumps(row, ensure_ascii=False))
+    text = json.dumps(head, indent=0, sort_keys=True)
+    return text[:-2] + ',\n"messages": [\n' + ",\n".join(lines) + "\n]}\n"
 
 
 def expand(seen: str) -> list[int]:

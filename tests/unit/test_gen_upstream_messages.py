@@ -162,3 +162,32 @@ def test_a_reports_no_device_line_is_a_message() -> None:
     assert generator().extract(text) == [
         ("error", "0 devices found", "ReportHost::writeReport", False)
     ]
+
+
+def test_the_written_catalogue_reads_back_as_the_messages_given() -> None:
+    from xdnaforge.diagnosis.upstream import parse_catalogue
+
+    sources = [{"repo": "Xilinx/XRT", "commit": "a1", "label": "2.19"}]
+    given = [
+        {
+            "component": "xrt",
+            "level": "error",
+            "file": "core/common/module_loader.cpp",
+            "function": "module_path",
+            "template": 'No such library "%s"',
+            "pattern": 'No such library ".*?"',
+            "seen": "0",
+            "family": "device-access",
+            "caller": True,
+        }
+    ]
+    text = gen_script().render(sources, given)
+    # a message is one line, not one line per key
+    assert '"module_path", "No such library' in text.splitlines()[-2]
+    [message] = parse_catalogue(text).messages
+    assert (message.template, message.regex, message.family, message.caller) == (
+        'No such library "%s"',
+        'No such library ".*?"',
+        "device-access",
+        True,
+    )

@@ -15,6 +15,7 @@ import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 DATA_FILE = Path(__file__).resolve().parent / "data" / "upstream_messages.json"
 _PREFIX_RE = re.compile(r"\b([A-Za-z_]\w+): ")
@@ -124,13 +125,27 @@ def _specific(template: str) -> bool:
     return len(re.findall(r"[A-Za-z0-9]+", _CONVERSION_RE.sub(" ", template))) >= 3
 
 
+# schema 3 writes each message as one row of these fields, in this order (a line each in
+# the file, so that a diff shows a message; keys repeated 4,000 times made it over 1 MiB)
+FIELDS = ("component", "level", "file", "function", "template", "pattern", "seen", "family")
+CALLER = "caller"  # a ninth column, true only for a caller passing up its callee's failure
+
+
+def rows(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """The messages as mappings, from schema 3's rows or schema 2's objects."""
+    if data.get("schema", 2) < 3:
+        return list(data["messages"])
+    fields = (*data["fields"], CALLER)
+    return [dict(zip(fields, row, strict=False)) for row in data["messages"]]
+
+
 def parse_catalogue(text: str) -> Catalogue:
     data = json.loads(text)
     sources = data["sources"]
     # one pair per source, shared by the messages that name it (memory: 4,000 messages)
     shared = tuple((s["commit"], f"{s['repo'].split('/')[-1]} {s['label']}") for s in sources)
     messages = []
-    for item in data["messages"]:
+    for item in rows(data):
         messages.append(
             Message(
                 component=sys.intern(item["component"]),

@@ -34,3 +34,25 @@ def test_the_shipped_catalogue_knows_userspace_throw_sites() -> None:
     assert message is not None
     assert message.family == "device-access"
     assert message.releases
+
+
+ROWS = """{"schema": 3, "fields": ["component", "level", "file", "function", "template",
+ "pattern", "seen", "family"],
+ "sources": [{"repo": "Xilinx/XRT", "commit": "a1", "label": "2.19"},
+ {"repo": "Xilinx/XRT", "commit": "b2", "label": "2.20"}],
+"messages": [
+["xrt", "error", "core/common/module_loader.cpp", "module_path", "No such library '%s'",
+ "No such library '.*?'", "0-1", "device-access"],
+["flm", "error", "src/main.cpp", "main", "Error code:", "Error code:", "1", "command", true]
+]}
+"""
+
+
+def test_schema_3_rows_read_as_the_same_messages_as_schema_2_objects() -> None:
+    rows, objects = parse_catalogue(ROWS), parse_catalogue(ONE)
+    assert [m.template for m in rows.messages] == [m.template for m in objects.messages]
+    assert [(m.family, m.seen, m.regex) for m in rows.messages] == [
+        (m.family, m.seen, m.regex) for m in objects.messages
+    ]
+    # the ninth column marks a caller; a row without it is not one
+    assert [m.caller for m in rows.messages] == [False, True]
