@@ -1,24 +1,49 @@
 """Checking plain YAML data against what a loader expects, collecting every problem.
 
+Messages describe a refused value by its type and size and never repeat what the file says:
+a recipe or site.yaml may be a link to a file that holds a secret, and what a message prints
+lands in terminals and CI logs. So a value is "a string of 7 characters", an unknown key is
+named only when it looks like an identifier (yamlfile.shown_key), and a did-you-mean names
+only the known choice it suggests.
+
 Pure: takes a Document and returns values plus Problems; knows no recipe or matrix field.
 """
 
 from __future__ import annotations
 
+import datetime
 import difflib
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from xdnaforge.errors import ConfigError, Problem
-from xdnaforge.yamlfile import Document, KeyPath, format_path
+from xdnaforge.yamlfile import Document, KeyPath, describe, format_path, shown_key
 
 COMMIT_RE = re.compile(r"^[0-9a-f]{40}$")
 SHA256_RE = re.compile(r"^[0-9a-f]{64}$")
+_HEX = re.compile(r"[0-9a-f]*")
+# values YAML makes of unquoted text that was meant as a string (ref: 1.6, ref: no)
+_UNQUOTED = (
+    (bool, "a boolean"),
+    (int, "an integer"),
+    (float, "a number"),
+    (datetime.date, "a date"),
+)
 
 
-def _article(noun: str) -> str:
-    return f"an {noun}" if noun[0] in "aeiou" else f"a {noun}"
+def did_you_mean(value: str, choices: Iterable[str]) -> str:
+    """` (did you mean 'order'?)` when a known choice is close to `value`, else ``."""
+    close = difflib.get_close_matches(value, list(choices), n=1, cutoff=0.6)
+    return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+def not_hex(value: str, length: int) -> str:
+    """Why `value` is not `length` lowercase hex characters, without showing it."""
+    text = describe(value)
+    if len(value) != length:
+        return text
+    return f"{text}, not all of them 0-9 or a-f" if not _HEX.fullmatch(value) else text
 
 
 class Reader:
@@ -50,15 +75,7 @@ class Reader:
             raise ConfigError(self.problems)
 
     def _describe(self, value: Any, path: KeyPath) -> str:
-        kind = {bool: "bool", int: "int", float: "float"}.get(type(value), type(value).__name__)
-        if value is None:
-            return "nothing (null)"
-        if isinstance(value, dict):
-            return "a mapping"
-        if isinstance(value, list):
-            return "a list"
-        written = self.document.scalars.get(path, str(value))
-        return f"{kind} {written}"
+        return describe(value, self.document.scalars.get(path))
 
     def mapping(
         self,
@@ -83,12 +100,11 @@ class Reader:
                     hint="quote the key",
                 )
             elif not free_keys and key not in known:
-                close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
-                suggestion = f" (did you mean '{close[0]}'?)" if close else ""
+                suggestion = did_you_mean(key, known)
                 self.problem(
                     (*path, key),
-                    f"unknown key '{key}'{suggestion}",
-                    hint=None if close else f"known keys here: {', '.join(sorted(known))}",
+                    f"unknown key {shown_key(key)}{suggestion}",
+                    hint=None if suggestion else f"known keys here: {', '.join(sorted(known))}",
                 )
         for key in required:
             if key not in value:
@@ -109,16 +125,9 @@ class Reader:
                 self.problem(path, "must not be empty")
                 return None
             return value
-        if isinstance(value, bool | int | float):
-            written = self.document.scalars.get(path, str(value))
-            self.problem(
-                path,
-                f"expected a string, got {self._describe(value, path)}",
-                hint=f"YAML read the unquoted text as {_article(type(value).__name__)}; "
-                f'quote it: "{written}"',
-            )
-            return None
-        self.problem(path, f"expected a string, got {self._describe(value, path)}")
+        kind = next((kind for made, kind in _UNQUOTED if isinstance(value, made)), None)
+        hint = f"YAML read the unquoted text as {kind}; quote it" if kind else None
+        self.problem(path, f"expected a string, got {self._describe(value, path)}", hint=hint)
         return None
 
     def commit(self, parent: Mapping[str, Any], key: str, path: KeyPath) -> str | None:
@@ -129,12 +138,30 @@ class Reader:
         if not COMMIT_RE.match(value):
             self.problem(
                 (*path, key),
-                f"'{value}' is not a full commit id (40 lowercase hex characters)",
+                f"expected a full commit id (40 lowercase hex), got {not_hex(value, 40)}",
                 hint="a branch, tag or short hash can move or collide; "
                 "pin the full id, e.g. from `git rev-parse <ref>`",
             )
             return None
         return value
+
+    def sha256(
+        self,
+        parent: Mapping[str, Any],
+        key: str,
+        path: KeyPath,
+        *,
+        unpinned: str | None = None,
+        hint: str | None = None,
+    ) -> str | None:
+        """A sha256 in 64 lowercase hex characters (or the word `unpinned`, where allowed)."""
+        value = self.string(parent, key, path)
+        if value is None or value == unpinned or SHA256_RE.match(value):
+            return value
+        self.problem(
+            (*path, key), f"expected a sha256 (64 lowercase hex), got {not_hex(value, 64)}", hint
+        )
+        return None
 
     def integer(
         self,
@@ -154,7 +181,7 @@ class Reader:
             )
             return None
         if minimum is not None and value < minimum:
-            self.problem((*path, key), f"must be at least {minimum}, got {value}")
+            self.problem((*path, key), f"must be at least {minimum}")
             return None
         return value
 
@@ -189,11 +216,10 @@ class Reader:
         value = self.string(parent, key, path)
         options = tuple(choices)
         if value is not None and value not in options:
-            close = difflib.get_close_matches(value, options, n=1, cutoff=0.6)
-            suggestion = f" (did you mean '{close[0]}'?)" if close else ""
             self.problem(
                 (*path, key),
-                f"'{value}' is not one of {', '.join(options)}{suggestion}",
+                f"expected one of {', '.join(options)}, got {describe(value)}"
+                f"{did_you_mean(value, options)}",
             )
             return None
         return value

@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from xdnaforge.config.keyring import ArchiveKeyring, parse_keyring
-from xdnaforge.config.reader import ConfigReader
+from xdnaforge.schema import Reader
 from xdnaforge.yamlfile import KeyPath
 
 KINDS = ("host", "rootfs", "podman", "docker")
@@ -80,7 +80,7 @@ class EnvironmentSpec:
         return f"{self.name} ({self.kind} image {self.image})"
 
 
-def _entry(reader: ConfigReader, value: Any, path: KeyPath, origin: str) -> EnvironmentSpec | None:
+def _entry(reader: Reader, value: Any, path: KeyPath, origin: str) -> EnvironmentSpec | None:
     name = str(path[-1])
     distro, _, release = name.partition("-")
     if not distro or not release:
@@ -147,7 +147,7 @@ def _entry(reader: ConfigReader, value: Any, path: KeyPath, origin: str) -> Envi
     )
 
 
-def parse_environments(reader: ConfigReader, data: dict[str, Any]) -> tuple[EnvironmentSpec, ...]:
+def parse_environments(reader: Reader, data: dict[str, Any]) -> tuple[EnvironmentSpec, ...]:
     """The site's `environments:` mapping, keyed by `<distro>-<release>`."""
     if "environments" not in data:
         return ()

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from xdnaforge.config.reader import ConfigReader
+from xdnaforge.schema import Reader
 
 KEYS = ("signing_key", "gnupg_home", "apt_url", "results_url", "xdnaforge_url", "docker_image")
 
@@ -34,7 +34,7 @@ NONE = FleetSettings(
 )
 
 
-def parse_fleet(reader: ConfigReader, value: Any, base: Path) -> FleetSettings:
+def parse_fleet(reader: Reader, value: Any, base: Path) -> FleetSettings:
     """`fleet:` from site.yaml; relative gnupg_home is relative to the site file."""
     data = reader.mapping(value, ("fleet",), optional=KEYS)
     if data is None:
@@ -54,7 +54,7 @@ def parse_fleet(reader: ConfigReader, value: Any, base: Path) -> FleetSettings:
     )
 
 
-def _url(reader: ConfigReader, data: dict[str, Any], key: str) -> str | None:
+def _url(reader: Reader, data: dict[str, Any], key: str) -> str | None:
     url = reader.string(data, key, ("fleet",))
     if url is not None and "://" not in url:
         reader.problem(("fleet", key), "is not a URL", hint="e.g. https://lab.example/apt")

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from xdnaforge.config.reader import ConfigReader
+from xdnaforge.schema import Reader
 from xdnaforge.yamlfile import KeyPath
 
 FINGERPRINT_RE = re.compile(r"^[0-9A-F]{40}$")
@@ -32,7 +32,7 @@ class ArchiveKeyring:
         return f"{', '.join(self.fingerprints)} from {self.file}"
 
 
-def parse_keyring(reader: ConfigReader, value: Any, path: KeyPath) -> ArchiveKeyring | None:
+def parse_keyring(reader: Reader, value: Any, path: KeyPath) -> ArchiveKeyring | None:
     """`keyring: {file, fingerprints: [...], from}`; None (and a problem) when it is not one."""
     table = reader.mapping(value, path, required=KEYS)
     if table is None:

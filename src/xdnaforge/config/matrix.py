@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from xdnaforge.config.kernel import KernelRange
-from xdnaforge.config.reader import ConfigReader, did_you_mean
 from xdnaforge.config.recipe import GATES, Npu
 from xdnaforge.config.recipe_build import NAME_RE
 from xdnaforge.config.recipe_parse import parse_distro, parse_kernel, parse_npu
 from xdnaforge.host import AMD_VENDOR, NPU_GENERATIONS, HostFacts, npu_generation
+from xdnaforge.schema import Reader, did_you_mean
 from xdnaforge.yamlfile import Document
 
 EXPECTATIONS = ("supported", "partial", "known-broken", "unverified")
@@ -115,8 +115,8 @@ class Matrix:
     cells: tuple[Cell, ...]
 
 
-def parse_matrix(document: Document, name: str) -> tuple[Matrix | None, ConfigReader]:
-    reader = ConfigReader(document)
+def parse_matrix(document: Document, name: str) -> tuple[Matrix | None, Reader]:
+    reader = Reader(document)
     top = reader.mapping(document.data, (), required=("schema", "cells"), optional=("description",))
     if top is None:
         return None, reader
@@ -138,7 +138,7 @@ def parse_matrix(document: Document, name: str) -> tuple[Matrix | None, ConfigRe
     return Matrix(name=name, origin=document.source, cells=tuple(cells)), reader
 
 
-def _cell(reader: ConfigReader, value: Any, path: tuple[str | int, ...]) -> Cell | None:
+def _cell(reader: Reader, value: Any, path: tuple[str | int, ...]) -> Cell | None:
     cell = reader.mapping(
         value,
         path,
@@ -212,7 +212,7 @@ def _cell(reader: ConfigReader, value: Any, path: tuple[str | int, ...]) -> Cell
     )
 
 
-def _known_npu(reader: ConfigReader, npu: Npu, path: tuple[str | int, ...]) -> None:
+def _known_npu(reader: Reader, npu: Npu, path: tuple[str | int, ...]) -> None:
     """A cell's AMD NPU is a device and revision the driver binds (host.NPU_GENERATIONS)."""
     vendor, _, device = npu.pci.partition(":")
     if vendor != AMD_VENDOR or npu.revision is None:
@@ -254,7 +254,7 @@ def _expectation_positions(
     return keys
 
 
-def _gate_name(reader: ConfigReader, value: str, path: tuple[str | int, ...]) -> bool:
+def _gate_name(reader: Reader, value: str, path: tuple[str | int, ...]) -> bool:
     if value in GATES:
         return True
     reader.problem(path, f"unknown gate{did_you_mean(value, GATES)}", f"gates: {', '.join(GATES)}")
@@ -262,7 +262,7 @@ def _gate_name(reader: ConfigReader, value: str, path: tuple[str | int, ...]) ->
 
 
 def _breakage(
-    reader: ConfigReader, cell: dict[str, Any], path: tuple[str | int, ...], expect: str | None
+    reader: Reader, cell: dict[str, Any], path: tuple[str | int, ...], expect: str | None
 ) -> Breakage | None:
     here = (*path, "fails")
     if expect != "known-broken":
@@ -300,7 +300,7 @@ def _breakage(
 
 
 def _partial(
-    reader: ConfigReader, cell: dict[str, Any], path: tuple[str | int, ...], expect: str | None
+    reader: Reader, cell: dict[str, Any], path: tuple[str | int, ...], expect: str | None
 ) -> PartialSupport | None:
     here = (*path, "gates")
     if expect != "partial":

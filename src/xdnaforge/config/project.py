@@ -16,13 +16,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from xdnaforge.config.matrix import USABLE, Cell, Matrix, parse_matrix
-from xdnaforge.config.reader import did_you_mean
 from xdnaforge.config.recipe import Recipe
 from xdnaforge.config.recipe_parse import parse_recipe
 from xdnaforge.config.series import PatchHeader, parse_header, parse_series
 from xdnaforge.config.site import Site, load_site
 from xdnaforge.diagnosis.knowledge import load_knowledge
 from xdnaforge.errors import ConfigError, Problem
+from xdnaforge.schema import did_you_mean
 from xdnaforge.yamlfile import load, parse, read_config_bytes, read_config_text
 
 

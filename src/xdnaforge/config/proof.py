@@ -15,7 +15,7 @@ import shlex
 from dataclasses import dataclass
 from typing import Any
 
-from xdnaforge.config.reader import ConfigReader
+from xdnaforge.schema import Reader
 from xdnaforge.yamlfile import KeyPath
 
 KINDS = ("dependency", "flag")
@@ -95,7 +95,7 @@ def parse_proof(
 
 
 def parse_compat(
-    reader: ConfigReader, build: dict[str, Any], path: KeyPath, listed: set[str]
+    reader: Reader, build: dict[str, Any], path: KeyPath, listed: set[str]
 ) -> tuple[CompatChange, ...]:
     """`build.compat`: a list of {change, kind, package|flag, proof, proof_error, cwd}."""
     changes = []

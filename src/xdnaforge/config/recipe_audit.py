@@ -12,9 +12,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from xdnaforge.config.reader import ConfigReader, did_you_mean
 from xdnaforge.config.recipe import SCRIPTS, Admitted, Justified, ScriptWaiver
 from xdnaforge.config.recipe_build import parse_justified
+from xdnaforge.schema import Reader, did_you_mean
 from xdnaforge.yamlfile import KeyPath
 
 # one component of an admitted path: these characters, with `*` matching within it
@@ -57,7 +57,7 @@ def path_pattern_problem(pattern: str) -> str | None:
     return None
 
 
-def _admitted(reader: ConfigReader, value: Any, path: KeyPath) -> Admitted | None:
+def _admitted(reader: Reader, value: Any, path: KeyPath) -> Admitted | None:
     item = reader.mapping(value, path, required=("path", "reason"), optional=("package",))
     if item is None:
         return None
@@ -72,7 +72,7 @@ def _admitted(reader: ConfigReader, value: Any, path: KeyPath) -> Admitted | Non
     return Admitted(path=pattern, reason=reason, package=package)
 
 
-def _script(reader: ConfigReader, value: Any, path: KeyPath) -> ScriptWaiver | None:
+def _script(reader: Reader, value: Any, path: KeyPath) -> ScriptWaiver | None:
     item = reader.mapping(value, path, required=("package", "script", "sha256", "justification"))
     if item is None:
         return None
@@ -85,7 +85,7 @@ def _script(reader: ConfigReader, value: Any, path: KeyPath) -> ScriptWaiver | N
     return ScriptWaiver(package=package, script=script, sha256=digest, justification=justification)
 
 
-def _produced(reader: ConfigReader, package: str | None, path: KeyPath, produced: set[str]) -> None:
+def _produced(reader: Reader, package: str | None, path: KeyPath, produced: set[str]) -> None:
     if package is not None and package not in produced:
         reader.problem(
             (*path, "package"),
@@ -94,7 +94,7 @@ def _produced(reader: ConfigReader, package: str | None, path: KeyPath, produced
         )
 
 
-def parse_audit(reader: ConfigReader, value: Any, path: KeyPath, produced: set[str]) -> Audit:
+def parse_audit(reader: Reader, value: Any, path: KeyPath, produced: set[str]) -> Audit:
     """`audit: {waivers, admit, scripts}`; each entry with a problem is left out, and each
     package named must be among `produced`, the packages the recipe makes or takes."""
     audit = reader.mapping(value, path, optional=("waivers", "admit", "scripts"))

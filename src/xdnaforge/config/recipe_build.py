@@ -13,7 +13,6 @@ from typing import Any
 
 from xdnaforge.config.keyring import ArchiveKeyring, parse_keyring
 from xdnaforge.config.proof import CompatChange, parse_compat
-from xdnaforge.config.reader import ConfigReader, did_you_mean
 from xdnaforge.config.recipe import (
     PLACEHOLDERS,
     UNPINNED,
@@ -28,6 +27,7 @@ from xdnaforge.config.recipe import (
     Submodule,
     UnusedSubmodule,
 )
+from xdnaforge.schema import Reader, did_you_mean
 from xdnaforge.yamlfile import KeyPath
 
 _PLACEHOLDER_RE = re.compile(r"\{([^{}]*)\}")
@@ -40,7 +40,7 @@ def leaves_tree(path: str) -> bool:
     return path.startswith(("/", "~")) or ".." in path.replace("\\", "/").split("/")
 
 
-def parse_source(reader: ConfigReader, value: Any, path: KeyPath) -> Source | None:
+def parse_source(reader: Reader, value: Any, path: KeyPath) -> Source | None:
     source = reader.mapping(
         value,
         path,
@@ -95,7 +95,7 @@ def parse_source(reader: ConfigReader, value: Any, path: KeyPath) -> Source | No
     )
 
 
-def parse_prebuilt(reader: ConfigReader, value: Any, path: KeyPath) -> tuple[PrebuiltPackage, ...]:
+def parse_prebuilt(reader: Reader, value: Any, path: KeyPath) -> tuple[PrebuiltPackage, ...]:
     section = reader.mapping(value, path, required=("packages",))
     if section is None:
         return ()
@@ -127,7 +127,7 @@ DEB_VERSION_RE = re.compile(r"^([0-9]+:)?[0-9][A-Za-z0-9.+~:-]*$")
 _PACKAGE_RE = re.compile(r"^[a-z0-9][a-z0-9.+-]+$")
 
 
-def _package_name(reader: ConfigReader, entry: dict[str, Any], path: KeyPath) -> str | None:
+def _package_name(reader: Reader, entry: dict[str, Any], path: KeyPath) -> str | None:
     name = reader.string(entry, "package", path)
     if name is not None and not _PACKAGE_RE.match(name):
         reader.problem(
@@ -138,7 +138,7 @@ def _package_name(reader: ConfigReader, entry: dict[str, Any], path: KeyPath) ->
     return name
 
 
-def parse_distro_stack(reader: ConfigReader, value: Any, path: KeyPath) -> DistroArchive | None:
+def parse_distro_stack(reader: Reader, value: Any, path: KeyPath) -> DistroArchive | None:
     """`distro:` of a distro recipe: the archive, the exact binary packages, what is left out."""
     section = reader.mapping(
         value,
@@ -232,7 +232,7 @@ def parse_distro_stack(reader: ConfigReader, value: Any, path: KeyPath) -> Distr
     )
 
 
-def _step(reader: ConfigReader, value: Any, path: KeyPath) -> BuildStep | None:
+def _step(reader: Reader, value: Any, path: KeyPath) -> BuildStep | None:
     step = reader.mapping(
         value,
         path,
@@ -304,7 +304,7 @@ def _step(reader: ConfigReader, value: Any, path: KeyPath) -> BuildStep | None:
 
 
 def _choose(
-    reader: ConfigReader, step: dict[str, Any], path: KeyPath, produces: tuple[str, ...]
+    reader: Reader, step: dict[str, Any], path: KeyPath, produces: tuple[str, ...]
 ) -> tuple[tuple[str, str], ...]:
     """`choose: {<Package>: <glob>}`: the file to take when several carry one Package."""
     if "choose" not in step:
@@ -327,7 +327,7 @@ def _choose(
     return tuple(sorted(chosen))
 
 
-def parse_justified(reader: ConfigReader, value: Any, path: KeyPath, key: str) -> Justified | None:
+def parse_justified(reader: Reader, value: Any, path: KeyPath, key: str) -> Justified | None:
     item = reader.mapping(value, path, required=(key, "justification"), optional=("package",))
     if item is None:
         return None
@@ -341,7 +341,7 @@ def parse_justified(reader: ConfigReader, value: Any, path: KeyPath, key: str) -
 
 
 def parse_build(
-    reader: ConfigReader, value: Any, path: KeyPath
+    reader: Reader, value: Any, path: KeyPath
 ) -> tuple[
     tuple[BuildStep, ...],
     tuple[tuple[str, tuple[str, ...]], ...],
@@ -385,7 +385,7 @@ def parse_build(
     return tuple(steps), tuple(depends), tuple(failures), compat
 
 
-def parse_environment(reader: ConfigReader, build: Any) -> tuple[str, str] | None:
+def parse_environment(reader: Reader, build: Any) -> tuple[str, str] | None:
     """`build.environment: {distro, release}`: where the build runs (see environments/local.py)."""
     if not isinstance(build, dict) or "environment" not in build:
         return None
@@ -405,7 +405,7 @@ def parse_environment(reader: ConfigReader, build: Any) -> tuple[str, str] | Non
     return distro, release
 
 
-def parse_environment_keyring(reader: ConfigReader, build: Any) -> ArchiveKeyring | None:
+def parse_environment_keyring(reader: Reader, build: Any) -> ArchiveKeyring | None:
     """`build.environment.keyring`: the keys the environment's archive is signed with (a
     site's `environments.<name>.keyring` takes its place; see config/keyring.py)."""
     if not isinstance(build, dict) or not isinstance(build.get("environment"), dict):

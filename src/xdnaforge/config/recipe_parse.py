@@ -11,7 +11,6 @@ import re
 from typing import Any
 
 from xdnaforge.config.kernel import KernelRange, parse_range
-from xdnaforge.config.reader import ConfigReader, did_you_mean
 from xdnaforge.config.recipe import (
     CONTRACT_FIELDS,
     GATES,
@@ -34,15 +33,16 @@ from xdnaforge.config.recipe_build import (
     parse_prebuilt,
     parse_source,
 )
+from xdnaforge.schema import Reader, did_you_mean
 from xdnaforge.yamlfile import Document, KeyPath, shown_key
 
 _PCI_RE = re.compile(r"^[0-9a-f]{4}:[0-9a-f]{4}$")
 _REVISION_RE = re.compile(r"^0x[0-9a-f]{2}$")
 
 
-def parse_recipe(document: Document, digest: str) -> tuple[Recipe | None, ConfigReader]:
+def parse_recipe(document: Document, digest: str) -> tuple[Recipe | None, Reader]:
     """Validate one recipe document; the Reader holds every problem found."""
-    reader = ConfigReader(document)
+    reader = Reader(document)
     declared = document.data.get("kind") if isinstance(document.data, dict) else None
     distro_kind = declared == "distro"
     # a prebuilt recipe names the vendor's files instead of sources and build steps, a
@@ -173,7 +173,7 @@ def parse_recipe(document: Document, digest: str) -> tuple[Recipe | None, Config
     )
 
 
-def parse_npu(reader: ConfigReader, value: Any, path: KeyPath) -> Npu | None:
+def parse_npu(reader: Reader, value: Any, path: KeyPath) -> Npu | None:
     npu = reader.mapping(value, path, required=("pci",), optional=("revision", "name"))
     if npu is None:
         return None
@@ -190,7 +190,7 @@ def parse_npu(reader: ConfigReader, value: Any, path: KeyPath) -> Npu | None:
     return Npu(pci=pci, revision=revision, name=reader.string(npu, "name", path))
 
 
-def parse_distro(reader: ConfigReader, value: Any, path: KeyPath) -> tuple[str, str] | None:
+def parse_distro(reader: Reader, value: Any, path: KeyPath) -> tuple[str, str] | None:
     distro = reader.mapping(value, path, required=("id", "version"))
     if distro is None:
         return None
@@ -201,7 +201,7 @@ def parse_distro(reader: ConfigReader, value: Any, path: KeyPath) -> tuple[str, 
     return distro_id, version
 
 
-def parse_kernel(reader: ConfigReader, parent: dict[str, Any], path: KeyPath) -> KernelRange | None:
+def parse_kernel(reader: Reader, parent: dict[str, Any], path: KeyPath) -> KernelRange | None:
     text = reader.string(parent, "kernel", path)
     if text is None:
         return None
@@ -220,7 +220,7 @@ _IMAGE_RE = re.compile(
 )
 
 
-def _hosts(reader: ConfigReader, value: Any, path: KeyPath) -> HostSpec | None:
+def _hosts(reader: Reader, value: Any, path: KeyPath) -> HostSpec | None:
     hosts = reader.mapping(
         value, path, required=("distro", "kernel", "npu"), optional=("runtime", "runtime_image")
     )
@@ -261,7 +261,7 @@ def _hosts(reader: ConfigReader, value: Any, path: KeyPath) -> HostSpec | None:
     )
 
 
-def _driver(reader: ConfigReader, value: Any, path: KeyPath) -> DriverContract | None:
+def _driver(reader: Reader, value: Any, path: KeyPath) -> DriverContract | None:
     driver = reader.mapping(
         value,
         path,
@@ -301,14 +301,14 @@ def _driver(reader: ConfigReader, value: Any, path: KeyPath) -> DriverContract |
     )
 
 
-def _install(reader: ConfigReader, value: Any, path: KeyPath) -> tuple[str, ...]:
+def _install(reader: Reader, value: Any, path: KeyPath) -> tuple[str, ...]:
     install = reader.mapping(value, path, required=("order",))
     if install is None:
         return ()
     return reader.strings(install, "order", path)
 
 
-def _validation(reader: ConfigReader, value: Any, path: KeyPath) -> Validation | None:
+def _validation(reader: Reader, value: Any, path: KeyPath) -> Validation | None:
     section = reader.mapping(
         value,
         path,

@@ -18,7 +18,6 @@ from typing import Any
 
 from xdnaforge import schema
 from xdnaforge.config.project import load_project
-from xdnaforge.config.reader import ConfigReader
 from xdnaforge.yamlfile import KeyPath
 
 Pattern = tuple[str, ...]
@@ -138,9 +137,8 @@ NOTES: dict[str, Callable[..., None]] = {
 }
 
 
-# the readers the loaders use; each method is noted where the class defines it (ConfigReader
-# overrides some of schema.Reader's and may call them: a note twice is the same note)
-READERS = (schema.Reader, ConfigReader)
+# the reader the loaders use; each method is noted where the class defines it
+READERS = (schema.Reader,)
 
 
 @contextlib.contextmanager

@@ -15,8 +15,8 @@ from xdnaforge.config.envspec import EnvironmentSpec, parse_environments
 from xdnaforge.config.fleet import NONE as NO_FLEET
 from xdnaforge.config.fleet import FleetSettings, parse_fleet
 from xdnaforge.config.mirrors import Found, MirrorRules, read_git_rules, scan_directory
-from xdnaforge.config.reader import ConfigReader
 from xdnaforge.errors import ConfigError, Problem
+from xdnaforge.schema import Reader
 from xdnaforge.yamlfile import load
 
 SITE_ENV = "XDNAFORGE_SITE"
@@ -94,7 +94,7 @@ def _path(root: Path, value: str | None, default: Path) -> Path:
     return path if path.is_absolute() else root / path
 
 
-def _rewrites(reader: ConfigReader, data: Mapping[str, Any], base: Path) -> list[tuple[str, str]]:
+def _rewrites(reader: Reader, data: Mapping[str, Any], base: Path) -> list[tuple[str, str]]:
     """`mirror_rewrites: {URL prefix: replacement}`; a relative local replacement is relative
     to site.yaml, as every path here."""
     if "mirror_rewrites" not in data:
@@ -144,7 +144,7 @@ def load_site(project_root: Path, environ: Mapping[str, str]) -> Site:
         origin = document.source
         base = path.parent
         if document.data is not None:
-            reader = ConfigReader(document)
+            reader = Reader(document)
             checked = reader.mapping(document.data, (), optional=KEYS)
             data = checked or {}
     mirrors: list[tuple[str, str]] = []

@@ -7,15 +7,15 @@ from __future__ import annotations
 from typing import Any
 
 from xdnaforge.config.keyring import parse_keyring
-from xdnaforge.config.reader import ConfigReader
+from xdnaforge.schema import Reader
 from xdnaforge.yamlfile import parse
 
 UBUNTU = "F6ECB3762474EDA9D21B7022871920D1991BC93C"
 
 
-def read(text: str) -> tuple[Any, ConfigReader]:
+def read(text: str) -> tuple[Any, Reader]:
     document = parse(text, "recipes/r.yaml")
-    reader = ConfigReader(document)
+    reader = Reader(document)
     return parse_keyring(reader, document.data["keyring"], ("keyring",)), reader
 
 

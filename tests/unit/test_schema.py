@@ -1,20 +1,20 @@
-"""The configuration Reader's messages describe a refused value, never repeat it."""
+"""schema.Reader: its messages describe a refused value, never repeat it."""
 
 from __future__ import annotations
 
 import pytest
 
-from xdnaforge.config.reader import ConfigReader, did_you_mean, not_hex
+from xdnaforge.schema import Reader, did_you_mean, not_hex
 from xdnaforge.yamlfile import parse
 
 SECRET = "hunter2-s3cret"
 
 
-def _reader(text: str) -> ConfigReader:
-    return ConfigReader(parse(text, "f.yaml"))
+def _reader(text: str) -> Reader:
+    return Reader(parse(text, "f.yaml"))
 
 
-def _messages(reader: ConfigReader) -> list[str]:
+def _messages(reader: Reader) -> list[str]:
     return [p.render() for p in reader.problems]
 
 
