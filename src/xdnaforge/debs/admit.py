@@ -25,7 +25,7 @@ Pure: paths in, answers out.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -182,11 +182,6 @@ def layout(package: str, architecture: str, extra: tuple[Entry, ...] = ()) -> La
     return Layout(tuple(chosen), tuple(regexes), re.compile("|".join(directories) or "(?!)"))
 
 
-def summary() -> str:
-    """The layout in one line, for messages."""
-    return ", ".join(e.pattern for e in LAYOUT)
-
-
 def _walk(path: str, links: Mapping[str, str], follow_last: bool = False) -> str | None:
     """Where `path` lands when every link on the way is followed, as the kernel does: a
     component is resolved before `..` leaves it; the last one only with `follow_last` (dpkg
@@ -227,11 +222,3 @@ def link_targets(path: str, target: str, links: Mapping[str, str]) -> tuple[str 
     # the last component is followed too: a link to a link into a kernel tree
     merged, split = {**MERGED_USR, **links}, dict(links)
     return (_walk(joined, merged, follow_last=True), _walk(joined, split, follow_last=True))
-
-
-def outside(
-    paths: Iterable[tuple[str, bool]], package: str, architecture: str, extra: Sequence[Entry]
-) -> list[str]:
-    """The paths (with whether each is a directory) that the layout does not admit."""
-    admitted = layout(package, architecture, tuple(extra))
-    return [path for path, directory in paths if not admitted.admits(path, directory)]
