@@ -124,8 +124,17 @@ def test_second_build_has_its_own_empty_ccache(
     assert (setup / "build/rebuild/synthetic/ccache/entry-base").exists()
 
 
+# a build date as `date -R` writes it, moved by a random number of seconds: two builds that
+# end in the same second (a fast machine; a PID namespace gives both the same $$) would
+# otherwise embed the same date and match
+EMBED_DATE = (
+    'date -R -d "@$(( $(date +%s) + $(od -An -N2 -tu2 /dev/urandom) + 1 ))"'
+    ' > "$root/opt/xilinx/xrt/lib/when-$component.txt"'
+)
+
+
 def test_embedded_date_is_named(setup: Path, upstream: Upstream, fake_tools: FakeTools) -> None:
-    embed(upstream, setup, 'date -R > "$root/opt/xilinx/xrt/lib/when-$component.txt"')
+    embed(upstream, setup, EMBED_DATE)
     out, record = check(setup, fake_tools)
     assert "reproducible: no (2 files)" in out, out
     assert "xrt-base: opt/xilinx/xrt/lib/when-base.txt: build date: embeds the build time" in out
@@ -145,7 +154,7 @@ def test_diffoscope_reports_the_difference_when_installed(
     setup: Path, upstream: Upstream, fake_tools: FakeTools
 ) -> None:
     require_tool("diffoscope")
-    embed(upstream, setup, 'date -R > "$root/opt/xilinx/xrt/lib/when-$component.txt"')
+    embed(upstream, setup, EMBED_DATE)
     _, record = check(setup, fake_tools)
     reports = {p["package"]: p["diffoscope"] for p in record["packages"]}  # type: ignore[attr-defined]
     assert reports["xrt_plugin-amdxdna"] is None  # identical: nothing to show
