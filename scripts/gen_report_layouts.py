@@ -9,8 +9,13 @@ Run by hand (never at run time, never by a test) on a fetched snapshot:
 
 What is kept per distinct layout: the releases that print it, and its format strings with
 the label each one prints (`boost::format("%-26s: [%s]\\n") % "Validate Device"`), the
-test header's format ("Test %d [%s]") and the examine report's heading of the device list
-("Devices present" in 2.17, "Device(s) Present" later). No code is kept.
+test header's format ("Test %d [%s]"), the examine report's heading of the device list
+("Devices present" in 2.17, "Device(s) Present" later) and the rows of its XRT section that
+are printed from the first enumerated device only (`fill_xrt_versions`: "NPU Firmware
+Version" under `device_class::type::ryzen` from 2.18, "Firmware Version" under
+`!available_devices.empty()` in 2.17), with `npu` true where the source prints the row for an
+NPU only: a report cut off before its device list still shows that XRT found a device. No
+code is kept.
 `tests/unit/diagnosis/test_readers.py` renders a passing report in every layout
 and holds the readers to it.
 """
@@ -32,16 +37,22 @@ VALIDATE = (
 )
 HOST = "src/runtime_src/core/tools/common/reports/ReportHost.cpp"
 PLATFORM = "src/runtime_src/core/tools/common/reports/platform/ReportRyzenPlatform.cpp"
+UTILITIES = "src/runtime_src/core/tools/common/XBUtilities.cpp"
 _LABELLED_RE = re.compile(r'boost::format\("((?:[^"\\]|\\.)*)"\)\s*%\s*"([^"]+)"')
 _TEST_HEADER_RE = re.compile(r'boost::format\("(Test %d \[%s\][^"]*)"\)')
 _TEST_LINE_RE = re.compile(r'boost::format\("((?:[^"\\]|\\.)*)"\)\s*%\s*test_desc\b')
 _NO_DEVICES_RE = re.compile(r'"(\s*0 devices found)"')
 _DEVICE_LIST_RE = re.compile(r'"(Devices present|Device\(s\) Present)\\n"')
+# a row of the XRT section whose value is read from the first enumerated device
+_DEVICE_ROW_RE = re.compile(
+    r'boost::format\("((?:[^"\\]|\\.)*)"\)\s*%\s*"((?:NPU )?Firmware Version)"'
+)
+_GUARD_SPAN = 1200  # the characters before a row in which its condition is written
 
 
 def layout(snap: Snapshot, commit: str) -> dict[str, object] | None:
     texts = {}
-    for path, blob in snap.blobs(commit, lambda p: p in (*VALIDATE, HOST, PLATFORM)):
+    for path, blob in snap.blobs(commit, lambda p: p in (*VALIDATE, HOST, PLATFORM, UTILITIES)):
         texts[path] = snap.read(blob)
     validate = "\n".join(texts.get(path, "") for path in VALIDATE)
     if "Validate Device" not in validate:
@@ -59,12 +70,31 @@ def layout(snap: Snapshot, commit: str) -> dict[str, object] | None:
     devices = _DEVICE_LIST_RE.search(texts.get(HOST, ""))
     none = _NO_DEVICES_RE.search(texts.get(HOST, ""))
     return {
+        "device_rows": device_rows(texts.get(HOST, "") + "\n" + texts.get(UTILITIES, "")),
         "lines": [{"format": fmt, "label": label} for fmt, label in lines],
         "test_header": header.group(1) if header else "",
         "test_line": test_line.group(1).replace("\\n", "\n") if test_line else "",
         "device_list": devices.group(1).replace("\\(", "(") if devices else "",
         "no_devices": none.group(1).strip() if none else "",
     }
+
+
+def device_rows(source: str) -> list[dict[str, object]]:
+    """The XRT section's rows printed only when a device was enumerated: each one's format,
+    label and whether its condition names the NPU's device class (`npu`)."""
+    rows = {}
+    for match in _DEVICE_ROW_RE.finditer(source):
+        before = source[max(0, match.start() - _GUARD_SPAN) : match.start()]
+        if "available_devices" not in before:
+            continue  # not a row of the host report's first device
+        # "Firmware Version" is the else branch of the same condition (other device classes)
+        npu = match.group(2).startswith("NPU ") and "device_class::type::ryzen" in before
+        rows[match.group(2)] = {
+            "format": match.group(1).replace("\\n", "\n"),
+            "label": match.group(2),
+            "npu": npu,
+        }
+    return [rows[label] for label in sorted(rows)]
 
 
 def main() -> int:
