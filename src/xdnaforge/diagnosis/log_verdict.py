@@ -269,7 +269,11 @@ def _scan(
             keep(line)
     body = "\n".join(shape)
     for extra, finding in enumerate(findings(body), start=number + 1):
-        tally.add(extra, finding, classifier.classify(finding))
+        found = classifier.classify(finding)
+        if found.explained:
+            tally.add(extra, finding, found)
+        elif found.failure:  # a reader's finding no entry names is still a failure
+            unexplained.append(Unexplained(finding, found.located))
     diagnoses = tally.diagnoses()
     if any("{compiler}" in d.cause or "{compiler}" in d.fix for d in diagnoses):
         from xdnaforge.diagnosis.build_errors import complete  # build logs only

@@ -85,6 +85,7 @@ def findings(text: str) -> list[str]:
         lines.append(
             f"xdnaforge: xrt-smi examine failed to find a device: no devices found ({empty})"
         )
+    lines += _flm_not_ready(body)
     stuck = degenerate(body)
     if stuck is not None:
         lines.append(f"xdnaforge: degenerate generation, one token repeated: {stuck[:120]}")
@@ -95,6 +96,20 @@ def findings(text: str) -> list[str]:
     if driver is not None and driver < FLM_DRIVER_FLOOR:
         lines.append(f"xdnaforge: amdxdna version {flm.driver_version} is below FastFlowLM's 0.6")
     return lines
+
+
+def _flm_not_ready(body: str) -> list[str]:
+    """`flm validate --json` that said not ready: a line per check that failed, or one line
+    when it named none."""
+    from xdnaforge.tools.llm_servers import FLM_CHECKS, flm_validate_json
+
+    checks = flm_validate_json(body)
+    if checks is None or checks["ready"]:
+        return []
+    failed = [key for key in FLM_CHECKS if checks.get(key) is False]
+    if not failed:
+        return ["xdnaforge: flm validate --json: not ready, no check named (NPU validation failed)"]
+    return [f"xdnaforge: flm validate --json: not ready, {key} is false" for key in failed]
 
 
 class ProbeWatch:
@@ -137,6 +152,53 @@ def _empty_device_lists() -> re.Pattern[str]:
         "|".join(rf"^{re.escape(head)}\s*\n\s*{re.escape(none)}" for head, none in sorted(pairs)),
         re.M,
     )
+
+
+@functools.cache
+def _device_rows() -> re.Pattern[str]:
+    """The XRT section's rows that every release since 2.18 prints from an enumerated NPU
+    only ("NPU Firmware Version", under `device_class::type::ryzen`), as the generated
+    layouts give their format ("  %-20s : %s\n")."""
+    layouts = json.loads(LAYOUTS.read_text("utf-8"))["layouts"]
+    rows = {
+        (row["format"], row["label"])
+        for layout in layouts
+        for row in layout.get("device_rows", ())
+        if row["npu"]
+    }
+    branches = []
+    for fmt, label in sorted(rows):
+        pieces = re.split(r"(%-?\d*s)", fmt.rstrip("\n"))  # text, spec, text, spec, text
+        specs = iter((re.escape(label), r"(\S.*?)"))
+        # spaces as a pasted log keeps them: indentation and padding may be lost
+        branches.append(
+            "".join(
+                next(specs, ".*?") if i % 2 else re.sub(r"(?:\\ )+", r"\\s*", re.escape(text))
+                for i, text in enumerate(pieces)
+            )
+        )
+    return re.compile("|".join(rf"^\s*(?:{b})\s*$" for b in branches))
+
+
+def _enumerated_npu(body: str) -> str | None:
+    """An examine report's XRT section that printed the firmware version of the first NPU
+    XRT enumerated: a device was found even where the report is cut off before its list."""
+    if "Firmware Version" not in body:
+        return None
+    in_xrt = False
+    for line in body.splitlines():
+        text = line.strip()
+        if text == "XRT":
+            in_xrt = True
+        elif in_xrt and text and ":" not in text:
+            in_xrt = False  # the next heading (Device(s) Present)
+        elif in_xrt:
+            match = _device_rows().match(text)
+            if match:
+                value = next(group for group in match.groups() if group is not None)
+                if value.strip().upper() != "N/A":
+                    return value.strip()
+    return None
 
 
 def _no_devices(body: str) -> str | None:
@@ -204,9 +266,17 @@ def healthy_evidence(text: str, probe: ProbeWatch | None = None) -> str | None:
     examine = parse_examine_text(body)
     if examine.devices:
         return f"xrt-smi examine: {', '.join(d.name for d in examine.devices)} present"
+    firmware = _enumerated_npu(body)
+    if firmware is not None:
+        return f"xrt-smi examine: XRT enumerated an NPU (firmware {firmware})"
     flm = parse_flm_validate(body)
     if flm.node and not flm.errors:
         return f"flm validate: NPU {flm.node}, firmware {flm.firmware}"
+    from xdnaforge.tools.llm_servers import flm_validate_json
+
+    checks = flm_validate_json(body)
+    if checks is not None and checks["ready"] and not [v for v in checks.values() if not v]:
+        return f"flm validate --json: ready ({', '.join(k for k in checks if k != 'ready')})"
     decoded = _FLM_DECODED_RE.search(body)
     if decoded:
         return f"FastFlowLM generated on the NPU (decoding {decoded.group(1)} tokens/s)"

@@ -11,12 +11,19 @@ what a degenerate generation looks like. Pure parsers; nothing is run here.
   `LOG(INFO, "Telemetry") << "Inference completed: model=" ... ", tokens=" N " (in=" a ",
   out=" b ")" ...`.
 
+- `flm validate --json`, as Lemonade reads it (src/cpp/server/backends/fastflowlm/
+  fastflowlm_models.cpp, `run_flm_validate`, every tag from v9.4.1 to e385039e; its test
+  test/test_flm_status.py prints the same object): one JSON object whose `ready` is the
+  verdict and whose `amd_device_found`, `all_fw_ok`, `kernel_ok`, `memlock_ok` and
+  `npu_driver_ok` say which check failed.
+
 A generation whose output is one token repeated is degenerate: `degenerate()` finds it.
 """
 
 from __future__ import annotations
 
 import itertools
+import json
 import re
 from dataclasses import dataclass
 
@@ -31,6 +38,9 @@ _TELEMETRY_RE = re.compile(
     r"Inference completed: model=(\S+?), tokens=(\d+) \(in=(\d+), out=(\d+)\)"
 )
 _WORD_RE = re.compile(r"\S+")
+# the object `flm validate --json` prints (one line; a pretty-printed one starts with "{")
+_FLM_JSON_RE = re.compile(r'^\s*(\{[^{}]*"ready"\s*:[^{}]*\})', re.M)
+FLM_CHECKS = ("amd_device_found", "all_fw_ok", "kernel_ok", "memlock_ok", "npu_driver_ok")
 DEGENERATE_RUN = 12  # the same token this many times in a row in a model's answer
 
 
@@ -62,6 +72,25 @@ def lemonade_flm_backend(text: str) -> Backend | None:
 def lemonade_inferences(text: str) -> list[tuple[str, int]]:
     """(model, output tokens) of each inference Lemonade's telemetry reports."""
     return [(m.group(1), int(m.group(4))) for m in _TELEMETRY_RE.finditer(text)]
+
+
+def flm_validate_json(text: str) -> dict[str, bool] | None:
+    """The checks of `flm validate --json` (`ready` and those of FLM_CHECKS it printed), or
+    None when the log has no such object."""
+    match = _FLM_JSON_RE.search(text)
+    if match is None:
+        return None
+    try:
+        data = json.loads(match.group(1))
+    except ValueError:
+        return None
+    if not isinstance(data, dict) or not isinstance(data.get("ready"), bool):
+        return None
+    return {
+        key: value
+        for key, value in data.items()
+        if key in ("ready", *FLM_CHECKS) and isinstance(value, bool)
+    }
 
 
 def degenerate(text: str, run: int = DEGENERATE_RUN) -> str | None:

@@ -149,3 +149,89 @@ def test_an_examine_listing_no_device_is_a_finding_even_after_the_driver_probed(
     assert verdict.diagnoses[0].family == "device-access"
     # 2.17's heading too (each release's, from the generated layouts)
     assert judge(text.replace("Device(s) Present", "Devices present")).status == FAILURE
+
+
+def render_host(layout: dict[str, object], firmware: str) -> str:
+    """The head of an examine report, cut off before its device list, with the XRT
+    section's device rows printed in the layout's own formats."""
+    rows = layout["device_rows"]
+    assert isinstance(rows, list)
+    row_format = "  %-20s : %s\n"  # the host report's own rows, as XRT prints them
+    out = ["System Configuration\n", row_format % ("OS Name", "Linux"), "\n", "XRT\n"]
+    out.append(row_format % ("Version", "2.19.0"))
+    out.append(row_format % ("amdxdna Version", "2.19.0_20250304, 3ec5f9d"))
+    out += [row["format"] % (row["label"], firmware) for row in rows if row["npu"]]
+    return "".join(out)
+
+
+NPU_ROW_LAYOUTS = [x for x in LAYOUTS if any(r["npu"] for r in x.get("device_rows", []))]
+
+
+def test_the_npu_device_rows_come_from_every_release_since_2_18() -> None:
+    labels = {r["label"] for layout in NPU_ROW_LAYOUTS for r in layout["releases"]}
+    assert {"202420.2.18.179", "202510.2.19.194", "2.25.0"} <= labels
+    assert "202410.2.17.319" not in labels  # 2.17 prints "Firmware Version" for any device
+
+
+@pytest.mark.parametrize("layout", NPU_ROW_LAYOUTS, ids=releases)
+def test_an_examine_cut_off_before_its_device_list_shows_an_enumerated_npu(
+    layout: dict[str, object],
+) -> None:
+    verdict = judge(render_host(layout, "1.0.9.128"))
+    assert verdict.status == HEALTHY
+    assert verdict.evidence == "xrt-smi examine: XRT enumerated an NPU (firmware 1.0.9.128)"
+    # pasted without its indentation, and with Windows line ends, it says the same
+    pasted = "\r\n".join(line.strip() for line in render_host(layout, "1.0.9.128").splitlines())
+    assert judge(pasted).status == HEALTHY
+
+
+@pytest.mark.parametrize("layout", NPU_ROW_LAYOUTS, ids=releases)
+def test_an_examine_head_without_a_device_firmware_is_no_evidence(
+    layout: dict[str, object],
+) -> None:
+    assert judge(render_host(layout, "N/A")).status != HEALTHY
+    # the row outside the XRT section (a platform report's own table) is not this row
+    moved = render_host(layout, "1.0.9.128").replace("XRT\n", "Platform\n")
+    assert judge(moved).status != HEALTHY
+
+
+# the object `flm validate --json` prints, as Lemonade's run_flm_validate reads it and its
+# test/test_flm_status.py fakes it (lemonade-sdk/lemonade @ e385039e)
+FLM_READY = (
+    '{"ready":true,"amd_device_found":true,"all_fw_ok":true,"kernel_ok":true,'
+    '"memlock_ok":true,"npu_driver_ok":true}\n'
+)
+
+
+def test_flm_validate_json_ready_is_healthy() -> None:
+    verdict = judge("$ flm validate --json\n" + FLM_READY)
+    assert verdict.status == HEALTHY
+    assert verdict.evidence is not None
+    assert verdict.evidence.startswith("flm validate --json")
+
+
+@pytest.mark.parametrize(
+    ("check", "code", "family"),
+    [
+        ("amd_device_found", "flm-no-npu-found", "device-access"),
+        ("all_fw_ok", "flm-firmware-floor", "versions"),
+        ("kernel_ok", "flm-kernel-unsupported", "versions"),
+        ("memlock_ok", "flm-memlock-too-low", "memory"),
+        ("npu_driver_ok", "flm-driver-floor", "versions"),
+    ],
+)
+def test_flm_validate_json_not_ready_names_the_check(check: str, code: str, family: str) -> None:
+    text = FLM_READY.replace('"ready":true', '"ready":false').replace(
+        f'"{check}":true', f'"{check}":false'
+    )
+    verdict = judge(text)
+    assert verdict.status == FAILURE
+    assert [(d.code, d.family) for d in verdict.diagnoses] == [(code, family)]
+
+
+def test_flm_validate_json_not_ready_without_a_check_is_an_unknown_failure() -> None:
+    verdict = judge('{"ready": false}\n')
+    assert verdict.status == "unknown failure"
+    assert "not ready" in verdict.unexplained[0].line
+    # a "ready" that is not a boolean is no verdict of flm's
+    assert judge('{"ready": "yes"}\n').status != HEALTHY
