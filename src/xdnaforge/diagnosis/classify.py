@@ -110,10 +110,10 @@ class Classifier:
         ]
         specific = tuple(self.specific[at] for at in sorted(set(matched)))
         failure = looks_failed(line)
-        wanted = failure or _driver_line(line) or NPU_RE.search(line) is not None
-        if line.startswith("xdnaforge: "):
-            wanted = False  # a reader's finding: no upstream printed it
-        located = catalogue().locate(line) if wanted else None
+        # every line is looked up, whatever its words: an upstream error template without a
+        # failure word ("No such graph handle", "Query interrupted by user") is an error all
+        # the same; a reader's finding ("xdnaforge: ...") no upstream printed
+        located = None if line.startswith("xdnaforge: ") else catalogue().locate(line)
         driver_problem = located is not None and located.component == "amdxdna"
         if located is not None and located.level == "error" and located.family != "notes":
             failure = True  # an error message without a failure word ("Bad time quantum 5")

@@ -37,7 +37,9 @@ SEVERITIES = ("error", "warning", "info")
 FAILURE_RE = re.compile(
     "|".join(
         (
-            r"\bERROR\b|\*ERROR\*|\b[Ee]rror[:!]|\berror\b|(?i:\bfail(ed|ure|s)?\b)",
+            # "error" as a word, not a piece of a name ("libgpg-error-dev", "-Wno-error=")
+            r"(?<![-\w])ERROR(?![-\w])|\*ERROR\*|\b[Ee]rror[:!]|(?<![-\w])error(?![-\w])",
+            r"(?i:\bfail(ed|ure|s)?\b)",
             r"Error\(s\)\s*: \S|\bfatal\b|Traceback|[Pp]ermission denied|\bret -\d+|\(err=-?\d+\)",
             r"\bInvalid\b|\bincompatible\b|\bnot alive\b|\bis not installed\b|(?i:\btimed? ?out\b)",
             r"not available\. Skipping|\bunable to\b|\b[Cc]annot\b|\bCMake Error\b",

@@ -12,6 +12,7 @@ from xdnaforge.diagnosis.knowledge import (
     known_codes,
     load_families,
     load_knowledge,
+    looks_failed,
     parse_knowledge,
     unexplained_failures,
 )
@@ -318,3 +319,15 @@ def test_generic_families_read_only_the_npu_stack_lines() -> None:
     assert [d.family for d in diagnose(timed_out)] == ["command"]
     build = "/src/driver/amdxdna/amdxdna_gem.c:12:5: error: too few arguments to function 'f'"
     assert [d.code for d in diagnose(build)] == ["build-kernel-api"]
+
+
+def test_error_in_a_name_is_not_a_failure_word() -> None:
+    # apt and dpkg output pasted beside an install of the stack's packages
+    for line in (
+        "Get:7 http://deb.debian.org/debian forky/main amd64 libgpg-error-dev amd64 1.51-4",
+        "Setting up libgpg-error0:amd64 (1.51-4) ...",
+        "CXX_FLAGS: -O2 -Wno-error=deprecated-declarations",
+    ):
+        assert not looks_failed(line), line
+    for line in ("error: 'uint8_t' was not declared", "[ERROR]  No NPU device found.", "ERROR"):
+        assert looks_failed(line), line

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from xdnaforge.diagnosis.upstream import catalogue, expand, parse_catalogue
+import re
+
+from xdnaforge.diagnosis.knowledge import load_knowledge
+from xdnaforge.diagnosis.log_verdict import judge
+from xdnaforge.diagnosis.upstream import Message, catalogue, expand, parse_catalogue
 
 ONE = """{"schema": 2, "sources": [{"repo": "Xilinx/XRT", "commit": "a1", "label": "2.19"},
  {"repo": "Xilinx/XRT", "commit": "b2", "label": "2.20"}],
@@ -56,3 +60,48 @@ def test_schema_3_rows_read_as_the_same_messages_as_schema_2_objects() -> None:
     ]
     # the ninth column marks a caller; a row without it is not one
     assert [m.caller for m in rows.messages] == [False, True]
+
+
+_SPEC_RE = re.compile(r"%[-+ #0]*\d*(?:\.\d+)?(?:ll|l|z|hh|h)?([diuxXpsc])|%\d+%")
+_SAMPLE = {"d": "-22", "i": "-22", "u": "7", "x": "1f", "X": "1F", "p": "0000000012345678"}
+
+
+def printed(message: Message) -> str:
+    """The line a template prints, its conversions given plain values, as the driver prefixes
+    it (`dev_err`: "amdxdna <device>: <function>: ...")."""
+    text = _SPEC_RE.sub(lambda m: _SAMPLE.get(m.group(1) or "", "foo"), message.template)
+    text = text.replace("{}", "foo")
+    if message.component == "amdxdna":
+        return f"amdxdna 0000:c5:00.1: {message.function}: {text}"
+    return text
+
+
+def test_a_line_that_prints_an_error_template_is_never_unknown() -> None:
+    """Every error template of the shipped catalogue, printed: where the line is placed by a
+    template (its own or a longer one it also prints), doctor calls it a failure, in that
+    template's family or a specific entry's; a note is never a failure."""
+    generic = {e.code for e in load_knowledge() if e.generic}
+    judged = 0
+    misses: list[str] = []
+    for message in catalogue().messages:
+        if message.level != "error":
+            continue
+        line = printed(message)
+        located = catalogue().locate(line)
+        if located is None or located.level != "error":
+            continue  # too few words to say whose it is ("Time Out"), or a rendering mismatch
+        judged += 1
+        verdict = judge(line + "\n")
+        errors = [d for d in verdict.diagnoses if d.severity == "error"]
+        if located.family == "notes":
+            if errors:
+                misses.append(f"note called a failure: {line}")
+            continue
+        if not errors:
+            misses.append(f"{verdict.status}: {line}")
+        elif errors[0].code in generic and errors[0].family != located.family:
+            # a specific entry may name another family ("failed to init smu": power);
+            # a generic one speaks for the template's family only
+            misses.append(f"{errors[0].family} instead of {located.family}: {line}")
+    assert judged > 3000
+    assert not misses, "\n".join(misses[:20])
