@@ -1,5 +1,7 @@
 """What a build log's first real error names: the package behind a missing header, a
-CMake package or a `std::` name, the library behind an undefined symbol.
+CMake package, a pkg-config module or a `std::` name, the library behind an undefined
+symbol, the compiler package CMake did not find, and where a command CMake does not know
+comes from.
 
 Pure. Knowledge entries for build failures capture the header (`{header}`), symbol
 (`{symbol}`) or CMake package (`{package}`) a compiler, linker or CMake line names;
@@ -15,6 +17,12 @@ boost/process/v1/ from 1.88: Xilinx/XRT#8982, and the `BOOST_VERSION >= 108800` 
 downstream ports).
 The standard headers of `std::` names and the standard that added a header: cppreference,
 https://en.cppreference.com/w/cpp/header.
+pkg-config modules (`<module>.pc`): Debian's file lists (packages.debian.org/<release>/
+amd64/<package>/filelist) or `dpkg -S '*.pc'` on a Debian 12 machine, as each row says;
+the compilers: `dpkg -S /usr/bin/g++ /usr/bin/gcc` and build-essential's Depends there.
+CMake's commands: the module that defines each (`function(<name>` in Kitware/CMake's
+Modules/ at 03676b05) and the release that added a built-in one (`.. versionadded::` of
+its Help/command/<name>.rst there).
 """
 
 from __future__ import annotations
@@ -161,6 +169,118 @@ SYMBOLS = (
     ("uuid_", "libuuid (-luuid)"),
     ("drm", "libdrm (-ldrm)"),
 )
+
+
+# pkg-config module (the name pkg_check_modules asks for) -> the Debian/Ubuntu package that
+# ships its .pc file, and where that was read
+PKG_CONFIG_MODULES = {
+    "libdrm": "libdrm-dev (apt-file search libdrm.pc, Debian bug #996811)",
+    "OpenCL": "ocl-icd-opencl-dev (Debian's file list: pkgconfig/OpenCL.pc)",
+    "ocl-icd": "ocl-icd-dev (Debian's file list: pkgconfig/ocl-icd.pc)",
+    "libudev": "libudev-dev (Debian's file list: pkgconfig/libudev.pc)",
+    "libelf": "libelf-dev (Debian's file list: pkgconfig/libelf.pc)",
+    **{
+        module: f"{package} (dpkg -S {module}.pc)"
+        for module, package in (
+            ("zlib", "zlib1g-dev"),
+            ("libffi", "libffi-dev"),
+            ("openssl", "libssl-dev"),
+            ("libssl", "libssl-dev"),
+            ("libcrypto", "libssl-dev"),
+            ("libxml-2.0", "libxml2-dev"),
+            ("yaml-0.1", "libyaml-dev"),
+            ("uuid", "uuid-dev"),
+            ("python3", "libpython3-dev"),
+            ("python3-embed", "libpython3-dev"),
+            ("ncurses", "libncurses-dev"),
+            ("ncursesw", "libncurses-dev"),
+            ("libpng", "libpng-dev"),
+            ("sqlite3", "libsqlite3-dev"),
+            ("expat", "libexpat1-dev"),
+            ("readline", "libreadline-dev"),
+            ("liblzma", "liblzma-dev"),
+            ("systemd", "systemd"),
+        )
+    },
+}
+PKG_CONFIG_UNKNOWN = (
+    "a package xdnaforge's table does not name (apt-file search {name}.pc says which)"
+)
+# CMake's language -> (its name, the compiler and the Debian/Ubuntu packages that provide it)
+COMPILERS = {
+    "CXX": ("C++", "g++ (the g++ package, or build-essential, which depends on it; dpkg -S)"),
+    "C": ("C", "gcc (the gcc package, or build-essential, which depends on it; dpkg -S)"),
+}
+# a command one of CMake's own modules defines -> how a CMakeLists makes it known
+CMAKE_MODULE_COMMANDS = {
+    **{
+        name: f"include({module})"
+        for module, names in (
+            ("CheckCXXCompilerFlag", ("check_cxx_compiler_flag",)),
+            ("CheckCCompilerFlag", ("check_c_compiler_flag",)),
+            ("CheckIncludeFile", ("check_include_file",)),
+            ("CheckIncludeFileCXX", ("check_include_file_cxx",)),
+            ("CheckSymbolExists", ("check_symbol_exists",)),
+            ("CheckCXXSourceCompiles", ("check_cxx_source_compiles",)),
+            ("CheckFunctionExists", ("check_function_exists",)),
+            ("CheckLibraryExists", ("check_library_exists",)),
+            ("CheckIPOSupported", ("check_ipo_supported",)),
+            ("CMakeDependentOption", ("cmake_dependent_option",)),
+            (
+                "CMakePackageConfigHelpers",
+                ("write_basic_package_version_file", "configure_package_config_file"),
+            ),
+            ("ExternalProject", ("externalproject_add",)),
+            ("FetchContent", ("fetchcontent_declare", "fetchcontent_makeavailable")),
+            ("GoogleTest", ("gtest_discover_tests", "gtest_add_tests")),
+            ("FindPackageHandleStandardArgs", ("find_package_handle_standard_args",)),
+            ("CPackComponent", ("cpack_add_component",)),
+        )
+        for name in names
+    },
+    # FindPkgConfig defines them: find_package(PkgConfig) (pkg-config itself: pkgconf)
+    "pkg_check_modules": "find_package(PkgConfig)",
+    "pkg_search_module": "find_package(PkgConfig)",
+}
+# a built-in command -> the CMake release that added it
+CMAKE_COMMANDS_SINCE = {
+    "target_sources": "3.1",
+    "include_guard": "3.10",
+    "add_compile_definitions": "3.12",
+    "add_link_options": "3.13",
+    "target_link_options": "3.13",
+    "target_precompile_headers": "3.16",
+    "cmake_language": "3.18",
+    "cmake_path": "3.20",
+    "block": "3.25",
+    "cmake_pkg_config": "3.31",
+}
+
+
+def pkg_config_provider(module: str) -> str:
+    """The package that ships `module`.pc, or that the table does not know it."""
+    return PKG_CONFIG_MODULES.get(module) or PKG_CONFIG_UNKNOWN.format(name=module)
+
+
+def compiler_provider(language: str) -> tuple[str, str]:
+    """(the language's name, the compiler and its packages) for CMake's CMAKE_<LANG>_COMPILER."""
+    return COMPILERS.get(
+        language, (language, f"the {language} compiler (xdnaforge's table names C and C++ only)")
+    )
+
+
+def cmake_command(name: str) -> str:
+    """Where a command CMake did not know comes from, or that the tables do not know it."""
+    key = name.lower()  # CMake's command names are case-insensitive
+    if key in CMAKE_MODULE_COMMANDS:
+        how = CMAKE_MODULE_COMMANDS[key]
+        return f"CMake defines {name} in a module: {how} before the call makes it known"
+    if key in CMAKE_COMMANDS_SINCE:
+        return f"{name} is a command of CMake {CMAKE_COMMANDS_SINCE[key]} and later"
+    return (
+        f"xdnaforge's table does not say where {name} comes from: a CMake module, a "
+        "dependency's CMake files or one of the project's own"
+    )
 
 
 def provider(header: str = "", symbol: str = "", package: str = "") -> str:

@@ -1,16 +1,25 @@
 """Build logs read by the tools' own formats across lines: the compiler a log names,
-CMake's find_package blocks and kbuild's compiler check; and the first real error of
-each kind named with the fix that follows from it.
+CMake's error blocks (find_package, pkg_check_modules, add_subdirectory, policy versions,
+cmake_minimum_required, compilers, unknown commands, a project's message) and kbuild's
+compiler check; and the first real error of each kind named with the fix that follows.
 
 Inputs are short excerpts of real logs from public threads (each URL beside it), all from
-threads opened before evaluate.CUTOFF, so the time split stays unseen.
+threads opened before evaluate.CUTOFF, so the time split stays unseen, or synthetic
+excerpts written from the tools' own message formats (the source file named beside each).
 """
 
 from __future__ import annotations
 
 import pytest
 
-from xdnaforge.diagnosis.build_errors import cmake_errors, compiler, findings, kbuild_compilers
+from xdnaforge.diagnosis.build_errors import (
+    cmake_errors,
+    cmake_version,
+    compiler,
+    findings,
+    kbuild_compilers,
+)
+from xdnaforge.diagnosis.build_log import cmake_command, pkg_config_provider
 from xdnaforge.diagnosis.evaluate import CUTOFF
 from xdnaforge.diagnosis.log_verdict import FAILURE, judge
 
@@ -267,3 +276,293 @@ def test_a_tail_with_only_gccs_werror_summary_says_where_the_warning_is() -> Non
     # beside the warning's own line it only follows it
     codes = [d.code for d in judge(GCC15_OPENCL).diagnoses]
     assert codes.index("build-werror-in-dependency") < codes.index("build-werror-unnamed")
+
+
+# Synthetic CMake error blocks in CMake's own formats (Kitware/CMake 03676b05: the message
+# texts of Source/cm*.cxx and Modules/FindPkgConfig.cmake, laid out by cmMessenger: the
+# header, the message indented by two, preformatted lines by four, then the Call Stack).
+# cmMakefile.cxx ConfigureSubDirectory
+NO_CMAKELISTS = """-- The CXX compiler identification is GNU 13.2.0
+CMake Error at CMakeLists.txt:36 (add_subdirectory):
+  The source directory
+
+    /home/user/XRT/src/runtime_src/core/common/aiebu
+
+  does not contain a CMakeLists.txt file.
+
+
+-- Configuring incomplete, errors occurred!
+"""
+# cmAddSubDirectoryCommand.cxx, the message wrapped at CMake's 77 columns
+NOT_A_DIRECTORY = """CMake Error at src/CMakeLists.txt:12 (add_subdirectory):
+  add_subdirectory given source "third_party/googletest" which is not an
+  existing directory.
+
+
+-- Configuring incomplete, errors occurred!
+"""
+# cmPolicies.cxx (CMake 4.0 on), after `cmake --version`
+POLICY_REMOVED = """cmake version 4.0.2
+
+CMake suite maintained and supported by Kitware (kitware.com/cmake).
+CMake Error at build/_deps/json-src/CMakeLists.txt:1 (cmake_minimum_required):
+  Compatibility with CMake < 3.5 has been removed from CMake.
+
+  Update the VERSION argument <min> value.  Or, use the <min>...<max> syntax
+  to tell CMake that the project requires at least <min> but has been updated
+  to work with policies introduced by <max> or earlier.
+
+  Or, add -DCMAKE_POLICY_VERSION_MINIMUM=3.5 to try configuring anyway.
+
+
+-- Configuring incomplete, errors occurred!
+"""
+# cmCMakeMinimumRequired.cxx
+TOO_OLD = """CMake Error at CMakeLists.txt:4 (cmake_minimum_required):
+  CMake 3.21 or higher is required.  You are running version 3.16.3
+
+
+-- Configuring incomplete, errors occurred!
+"""
+# cmGlobalGenerator.cxx EnableLanguage
+NO_CXX = """-- The CXX compiler identification is unknown
+CMake Error at CMakeLists.txt:2 (project):
+  No CMAKE_CXX_COMPILER could be found.
+
+  Tell CMake where to find the compiler by setting either the environment
+  variable "CXX" or the CMake cache entry CMAKE_CXX_COMPILER to the full path
+  to the compiler, or to the compiler name if it is in the PATH.
+
+
+-- Configuring incomplete, errors occurred!
+"""
+C_NOT_IN_PATH = """CMake Error at CMakeLists.txt:2 (project):
+  The CMAKE_C_COMPILER:
+
+    clang-19
+
+  is not a full path and was not found in the PATH.
+"""
+# FindPkgConfig before 3.28, after pkg-config's --short-errors line (freedesktop pkg-config)
+PKG_BEFORE_328 = """-- Checking for module 'libdrm'
+--   No package 'libdrm' found
+CMake Error at /usr/share/cmake-3.22/Modules/FindPkgConfig.cmake:603 (message):
+  A required package was not found
+Call Stack (most recent call first):
+  /usr/share/cmake-3.22/Modules/FindPkgConfig.cmake:825 (_pkg_check_modules_internal)
+  src/CMake/nativeLnx.cmake:30 (pkg_check_modules)
+  CMakeLists.txt:102 (include)
+"""
+# FindPkgConfig 3.28 on, after pkgconf's lines (the second line of its error has no "-- ")
+PKG_328 = """-- Checking for modules 'libdrm>=2.4.120;frob'
+--   Package dependency requirement 'libdrm >= 2.4.120' could not be satisfied.
+Package 'libdrm' has version '2.4.110', required version is '>= 2.4.120'
+--   Package 'frob', required by 'virtual:world', not found
+CMake Error at /usr/share/cmake-3.28/Modules/FindPkgConfig.cmake:619 (message):
+  The following required packages were not found:
+
+   - libdrm>=2.4.120
+   - frob
+
+Call Stack (most recent call first):
+  /usr/share/cmake-3.28/Modules/FindPkgConfig.cmake:841 (_pkg_check_modules_internal)
+  CMakeLists.txt:20 (pkg_check_modules)
+"""
+PKG_SEARCH = """-- Checking for one of the modules 'libudev'
+CMake Error at /usr/share/cmake-3.25/Modules/FindPkgConfig.cmake:891 (message):
+  None of the required 'libudev' found
+Call Stack (most recent call first):
+  CMakeLists.txt:8 (pkg_search_module)
+"""
+# cmMakefile.cxx ExecuteCommand
+UNKNOWN_MODULE_COMMAND = """CMake Error at CMakeLists.txt:12 (check_cxx_compiler_flag):
+  Unknown CMake command "check_cxx_compiler_flag".
+
+
+-- Configuring incomplete, errors occurred!
+"""
+UNKNOWN_NEWER_COMMAND = """CMake Error at src/CMakeLists.txt:40 (cmake_path):
+  Unknown CMake command "cmake_path".
+Call Stack (most recent call first):
+  /usr/share/cmake-3.16/Modules/CMakeDetermineSystem.cmake:1 (include)
+"""
+# a project's message(FATAL_ERROR): XRT's src/CMake/nativeLnx.cmake text, and one no
+# catalogue knows
+XRT_MESSAGE = """-- Looking for DRM
+CMake Error at src/CMake/nativeLnx.cmake:20 (message):
+  Looking for DRM - not found
+Call Stack (most recent call first):
+  CMakeLists.txt:102 (include)
+
+
+-- Configuring incomplete, errors occurred!
+"""
+OWN_MESSAGE = """CMake Error at cmake/platform.cmake:33 (message):
+  Frobnicator support requires a 64-bit build; configure with
+  -DFROB_ENABLE=OFF
+Call Stack (most recent call first):
+  CMakeLists.txt:9 (include)
+"""
+# CMake's own module's message (CMakeTestCXXCompiler.cmake): no project check
+CMAKE_MODULE_MESSAGE = """CMake Error at \
+/usr/share/cmake-3.28/Modules/CMakeTestCXXCompiler.cmake:60 (message):
+  The C++ compiler
+
+    "/usr/bin/c++"
+
+  is not able to compile a simple test program.
+"""
+
+
+def _first(log: str) -> tuple[str, str, str]:
+    first = judge(log).diagnoses[0]
+    return first.code, first.cause, first.fix
+
+
+@pytest.mark.parametrize(
+    ("log", "directory"),
+    [
+        (NO_CMAKELISTS, "/home/user/XRT/src/runtime_src/core/common/aiebu"),
+        (NOT_A_DIRECTORY, "third_party/googletest"),
+    ],
+)
+def test_a_missing_subdirectory_is_a_submodule_not_checked_out(log: str, directory: str) -> None:
+    code, cause, fix = _first(log)
+    assert code == "build-cmake-subdirectory-missing"
+    assert directory in cause
+    assert "CMakeLists.txt:36" in cause or "src/CMakeLists.txt:12" in cause
+    assert "submodule" in cause
+    assert "git submodule update --init --recursive" in fix
+
+
+def test_cmake4_refuses_a_policy_version_below_3_5_and_names_the_cmake() -> None:
+    (line,) = findings(POLICY_REMOVED)
+    assert "cmake_minimum_required at build/_deps/json-src/CMakeLists.txt:1" in line
+    code, cause, fix = _first(POLICY_REMOVED)
+    assert code == "build-cmake-policy-version-removed"
+    assert "build/_deps/json-src/CMakeLists.txt:1" in cause
+    assert "CMake 4.0.2 (cmake version 4.0.2)" in cause
+    assert "-DCMAKE_POLICY_VERSION_MINIMUM=3.5" in fix
+    assert "CMake 3.x" in fix
+    unnamed = POLICY_REMOVED.split("CMake suite maintained", 1)[1]
+    assert "does not name the CMake version" in _first(unnamed)[1]
+
+
+def test_a_cmake_older_than_the_sources_need_names_both_versions() -> None:
+    code, cause, fix = _first(TOO_OLD)
+    assert code == "build-cmake-too-old"
+    assert "CMakeLists.txt:4" in cause
+    assert "3.21 or higher" in cause
+    assert "3.16.3" in cause
+    assert "3.21" in fix
+
+
+def test_no_cxx_compiler_says_to_install_one() -> None:
+    code, cause, fix = _first(NO_CXX)
+    assert code == "build-cmake-no-compiler"
+    assert "C++" in cause
+    assert "CMAKE_CXX_COMPILER" in cause
+    assert "g++" in cause
+    assert "build-essential" in fix
+    code, cause, _ = _first(C_NOT_IN_PATH)
+    assert code == "build-cmake-no-compiler"
+    assert "clang-19 is not a full path and was not found in the PATH" in cause
+    assert "gcc" in cause
+
+
+def test_pkg_check_modules_names_the_module_its_caller_and_the_package() -> None:
+    assert findings(PKG_BEFORE_328) == [
+        "xdnaforge: CMake: pkg_check_modules at src/CMake/nativeLnx.cmake:30 found no "
+        "pkg-config module libdrm (pkg-config: No package 'libdrm' found); libdrm.pc is in "
+        "libdrm-dev (apt-file search libdrm.pc, Debian bug #996811)"
+    ]
+    code, cause, _ = _first(PKG_BEFORE_328)
+    assert code == "build-cmake-pkg-config"
+    assert "src/CMake/nativeLnx.cmake:30" in cause
+    assert "libdrm-dev" in cause
+
+
+def test_pkg_check_modules_of_cmake_3_28_says_the_versions_and_every_module() -> None:
+    code, cause, _ = _first(PKG_328)
+    assert code == "build-cmake-pkg-config"
+    assert "CMakeLists.txt:20" in cause
+    assert "modules libdrm (pkg-config: Package 'libdrm' has version '2.4.110'" in cause
+    assert "frob (pkg-config: Package 'frob', required by 'virtual:world', not found)" in cause
+    assert "apt-file search frob.pc" in cause  # a module the table does not know
+    code, cause, _ = _first(PKG_SEARCH)
+    assert code == "build-cmake-pkg-config"
+    assert "pkg_search_module in CMakeLists.txt:8" in cause
+    assert "libudev-dev" in cause
+
+
+def test_an_unknown_command_names_it_and_where_it_comes_from() -> None:
+    code, cause, fix = _first(UNKNOWN_MODULE_COMMAND)
+    assert code == "build-cmake-unknown-command"
+    assert "CMakeLists.txt:12 calls check_cxx_compiler_flag" in cause
+    assert "include(CheckCXXCompilerFlag)" in cause
+    assert "check_cxx_compiler_flag" in fix
+    code, cause, _ = _first(UNKNOWN_NEWER_COMMAND)
+    assert "cmake_path is a command of CMake 3.20 and later" in cause
+    assert "CMake 3.16" in cause  # the modules' path names the CMake running
+
+
+def test_a_projects_message_names_where_and_what_and_the_upstream_file() -> None:
+    code, cause, fix = _first(XRT_MESSAGE)
+    assert code == "build-cmake-project-error"
+    assert "src/CMake/nativeLnx.cmake:20" in cause
+    assert '"Looking for DRM - not found"' in cause
+    # the catalogue places XRT's text in the very file that printed it
+    assert "upstream: src/CMake/nativeLnx.cmake" in cause
+    assert "XRT" in cause
+    code, cause, fix = _first(OWN_MESSAGE)
+    assert code == "build-cmake-project-error"
+    assert "cmake/platform.cmake:33" in cause
+    assert "configure with -DFROB_ENABLE=OFF" in cause
+    assert "not in xdnaforge's upstream catalogue" in cause
+    assert "cmake/platform.cmake:33" in fix
+
+
+def test_cmakes_own_module_messages_stay_generic() -> None:
+    assert findings(CMAKE_MODULE_MESSAGE) == []
+    assert _first(CMAKE_MODULE_MESSAGE)[0] == "build-cmake-failed"
+
+
+@pytest.mark.parametrize(
+    "log",
+    [NO_CMAKELISTS, POLICY_REMOVED, TOO_OLD, NO_CXX, PKG_328, UNKNOWN_MODULE_COMMAND, OWN_MESSAGE],
+)
+def test_a_named_cmake_error_leaves_out_the_generic_one(log: str) -> None:
+    verdict = judge(log)
+    assert verdict.status == FAILURE
+    codes = [d.code for d in verdict.diagnoses]
+    assert "build-cmake-failed" not in codes
+    assert all("{" not in d.cause and "{" not in d.fix for d in verdict.diagnoses)
+
+
+def test_cmake_blocks_behind_a_prefix_keep_pkg_configs_lines() -> None:
+    prefixed = "".join(f"[cmake] {line}\n" for line in PKG_BEFORE_328.splitlines())
+    (error,) = cmake_errors(prefixed)
+    assert error.pkg_config == (("libdrm", "No package 'libdrm' found"),)
+    assert error.called(("pkg_check_modules",)) == "src/CMake/nativeLnx.cmake:30"
+
+
+@pytest.mark.parametrize(
+    ("log", "named"),
+    [
+        (POLICY_REMOVED, "CMake 4.0.2"),
+        (TOO_OLD, "CMake 3.16.3"),
+        (PKG_BEFORE_328, "CMake 3.22"),
+        (NO_CXX, ""),
+    ],
+)
+def test_the_cmake_a_log_names(log: str, named: str) -> None:
+    assert cmake_version(log).startswith(named)
+    assert bool(cmake_version(log)) == bool(named)
+
+
+def test_the_tables_say_what_they_do_not_know() -> None:
+    assert pkg_config_provider("libdrm").startswith("libdrm-dev")
+    assert "apt-file search frob.pc" in pkg_config_provider("frob")
+    assert "include(FetchContent)" in cmake_command("FetchContent_Declare")  # any case
+    assert "find_package(PkgConfig)" in cmake_command("pkg_check_modules")
+    assert "does not say where frob_add comes from" in cmake_command("frob_add")

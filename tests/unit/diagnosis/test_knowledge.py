@@ -131,6 +131,15 @@ def test_every_entry_is_exercised_by_a_log() -> None:
         "build-ld-relocation",
         "build-modpost-undefined",
         "build-modpost-license",
+        # build_errors: CMake's own message formats, read by judge (test_build_errors.py's
+        # synthetic blocks, written from Kitware/CMake's sources)
+        "build-cmake-pkg-config",
+        "build-cmake-subdirectory-missing",
+        "build-cmake-policy-version-removed",
+        "build-cmake-too-old",
+        "build-cmake-no-compiler",
+        "build-cmake-unknown-command",
+        "build-cmake-project-error",
     }
     assert {e.code for e in load_knowledge()} == seen | synthetic | GENERIC
 
