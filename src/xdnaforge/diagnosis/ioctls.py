@@ -2,14 +2,20 @@
 (err=-22)`): what each one asks the driver to do, so a failed ioctl reads as the operation
 that failed, next to its errno (diagnosis/errnos.py).
 
-Pure and fixed: the names and their meaning are those of include/uapi/drm/amdxdna_accel.h
-(in-tree, drivers/accel/amdxdna since 6.14) and of the out-of-tree amdxdna's additions
-(WAIT_CMD, GET_ARRAY).
+Pure. The meanings and families below are reviewed by hand, per operation, from
+include/uapi/drm/amdxdna_accel.h (in-tree, drivers/accel/amdxdna since 6.14) and the
+out-of-tree amdxdna's additions (WAIT_CMD, GET_ARRAY, and the early ATTACH_BO, SUBMIT_*).
+Which names the header ever gave an operation is generated (data/ioctls.json, written by
+scripts/gen_ioctls.py from every version of the header): a shim built while CREATE_HWCTX was
+called CREATE_CTX (January-February 2025) prints the other name for the same operation.
 """
 
 from __future__ import annotations
 
+import functools
+import json
 import re
+from pathlib import Path
 
 MEANINGS = {
     "CREATE_HWCTX": "create a hardware context (the firmware reserves columns for it)",
@@ -23,6 +29,11 @@ MEANINGS = {
     "GET_INFO": "query the driver (version, firmware, clocks, contexts, telemetry)",
     "GET_ARRAY": "query an array of driver records (contexts, telemetry)",
     "SET_STATE": "set device state (power mode; needs root on older XRT)",
+    "CREATE_HWCTX_UNSECURE": "create a hardware context (early 2024 headers)",
+    "ATTACH_BO": "attach a buffer object to a hardware context (early 2024 headers)",
+    "DETACH_BO": "detach a buffer object from a hardware context (early 2024 headers)",
+    "SUBMIT_WAIT": "submit a wait on a fence (2024 headers)",
+    "SUBMIT_SIGNAL": "submit a fence signal (2024 headers)",
 }
 # the family of the operation an ioctl asks for: the shim's ioctl wrapper prints one
 # template for all of them, so the ioctl it names decides the family
@@ -38,14 +49,34 @@ FAMILIES = {
     "GET_INFO": "versions",  # a query this driver does not answer: userspace newer than it
     "GET_ARRAY": "versions",
     "SET_STATE": "device-access",
+    "CREATE_HWCTX_UNSECURE": "hwctx",
+    "ATTACH_BO": "memory",
+    "DETACH_BO": "memory",
+    "SUBMIT_WAIT": "command",
+    "SUBMIT_SIGNAL": "command",
 }
 _IOCTL_RE = re.compile(r"\bDRM_IOCTL_AMDXDNA_([A-Z_]+)\b")
+NAMES = Path(__file__).resolve().parent / "data" / "ioctls.json"
+
+
+@functools.cache
+def history() -> dict[str, dict[str, object]]:
+    """The generated names: every one the header's enum had, and the renames."""
+    data: dict[str, dict[str, object]] = json.loads(NAMES.read_text("utf-8"))
+    return data
+
+
+def canonical(name: str) -> str:
+    """The operation's name as the table keys it (CREATE_CTX -> CREATE_HWCTX)."""
+    renamed = history()["renamed"]
+    found = renamed.get(name, name)
+    return found if isinstance(found, str) else name
 
 
 def ioctl_family(line: str) -> str:
     """The family of the amdxdna ioctl `line` names ("" when it names none this table knows)."""
     match = _IOCTL_RE.search(line)
-    return FAMILIES.get(match.group(1), "") if match else ""
+    return FAMILIES.get(canonical(match.group(1)), "") if match else ""
 
 
 def describe_ioctl(line: str) -> str:
@@ -54,5 +85,9 @@ def describe_ioctl(line: str) -> str:
     if match is None:
         return ""
     name = match.group(1)
-    meaning = MEANINGS.get(name, "an amdxdna ioctl this table does not know")
+    meaning = MEANINGS.get(canonical(name), "an amdxdna ioctl this table does not know")
+    if canonical(name) != name:
+        span = history()["names"].get(name, {})
+        when = f" {span['first']} .. {span['last']}" if isinstance(span, dict) and span else ""
+        meaning += f"; {canonical(name)} as the header named it{when}"
     return f"DRM_IOCTL_AMDXDNA_{name} ({meaning})"

@@ -4,7 +4,15 @@ a wrapper line names, and callers that only pass their callee's failure up."""
 from __future__ import annotations
 
 from xdnaforge.diagnosis.classify import diagnose
-from xdnaforge.diagnosis.ioctls import ioctl_family
+from xdnaforge.diagnosis.ioctls import (
+    FAMILIES,
+    MEANINGS,
+    canonical,
+    describe_ioctl,
+    history,
+    ioctl_family,
+)
+from xdnaforge.diagnosis.log_verdict import judge
 
 SMU = "amdxdna 0000:c6:00.1: [drm] *ERROR* aie2_smu_init: Access power failed, ret -22\n"
 CALLER = "amdxdna 0000:c6:00.1: [drm] *ERROR* aie2_init: start npu failed, ret -22\n"
@@ -33,3 +41,19 @@ def test_a_templated_userspace_line_without_a_failure_word_is_a_failure() -> Non
     (found,) = diagnose("  what():  No such library '/opt/xilinx/xrt/lib/libxrt_core.so.2'\n")
     assert found.family == "device-access"
     assert "module_loader.cpp" in found.source
+
+
+def test_every_name_the_uapi_header_ever_gave_an_ioctl_has_a_family() -> None:
+    # data/ioctls.json: every version of amdxdna_accel.h's enum (scripts/gen_ioctls.py)
+    for name in history()["names"]:
+        assert FAMILIES.get(canonical(name)), name
+        assert canonical(name) in MEANINGS, name
+
+
+def test_an_ioctl_by_the_name_it_had_in_early_2025_is_the_same_operation() -> None:
+    line = "what():  DRM_IOCTL_AMDXDNA_CREATE_CTX IOCTL failed (err=28): No space left on device"
+    assert canonical("CREATE_CTX") == "CREATE_HWCTX"
+    assert ioctl_family(line) == "hwctx"
+    assert "CREATE_HWCTX as the header named it 2025-01-15" in describe_ioctl(line)
+    diagnoses = judge(line + "\n").diagnoses
+    assert diagnoses[0].family == "hwctx"
