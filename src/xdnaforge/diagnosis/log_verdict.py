@@ -267,6 +267,8 @@ def _scan(
             unexplained.append(Unexplained(line.strip(), line_class.located))
         if not cut:
             keep(line)
+        elif " kernel: " not in line[:cut] and line[cut - 2 : cut] == ": ":
+            keep(message)  # a service's output in the journal (lemonade-server, flm serve)
     body = "\n".join(shape)
     for extra, finding in enumerate(findings(body), start=number + 1):
         found = classifier.classify(finding)

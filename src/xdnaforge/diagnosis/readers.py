@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 from xdnaforge.diagnosis.knowledge import ANNOTATION, looks_failed
 
 if TYPE_CHECKING:
-    from xdnaforge.tools.xrt_smi import Validation
+    from xdnaforge.tools.xrt_smi import TestResult, Validation
 
 # xdnaforge.tools.xrt_smi (its parsers) is imported by the readers that parse tool output,
 # when a log has some: a journal has none, and its start-up is part of doctor's time there
@@ -219,6 +219,13 @@ def _validation(body: str) -> Validation:
     return validation
 
 
+def _ran_then_cut_off(test: TestResult) -> bool:
+    """A text report's last test with its details but no status line: validate prints a
+    test's log (SubCmdValidate.cpp, pretty_print_test_run: Details, Error(s), then "Test
+    Status") only once the test has run, so a log that ends there was cut off, not hung."""
+    return test.status == "UNKNOWN" and bool(test.details) and not test.errors
+
+
 def skipped_messages(text: str) -> frozenset[str]:
     """What validate said about the tests it skipped, when the others passed: a test whose
     archive or xclbin this install lacks is not a failure of the NPU (its entry becomes a
@@ -249,12 +256,16 @@ def healthy_evidence(text: str, probe: ProbeWatch | None = None) -> str | None:
     from xdnaforge.tools.xrt_smi import parse_examine_text, parse_flm_validate
 
     validation = _validation(body)
-    statuses = [t.status for t in validation.tests]
+    tests = list(validation.tests)
+    cut = ""
+    if tests and _ran_then_cut_off(tests[-1]):
+        tests, cut = tests[:-1], f"; cut off after test {len(tests)}'s details"
+    statuses = [t.status for t in tests]
     passed = [s for s in statuses if s.startswith("PASSED")]
     if passed and not any(s in ("FAILED", "UNKNOWN") for s in statuses):
         skipped = statuses.count("SKIPPED")
         also = f", {skipped} skipped" if skipped else ""
-        return f"xrt-smi validate: {len(passed)} test(s) passed{also}"
+        return f"xrt-smi validate: {len(passed)} test(s) passed{also}{cut}"
     # a JSON report cut off mid-way: count the statuses it did record
     recorded = [s.upper() for s in re.findall(r'"status":\s*"([\w ]+)"', body)]
     if recorded and all(s.startswith("PASSED") for s in recorded):
@@ -295,7 +306,8 @@ def _other_evidence(body: str) -> str | None:
     inferences = [(model, out) for model, out in lemonade_inferences(body) if out > 0]
     if inferences:
         model, out = inferences[0]
-        return f"Lemonade completed {len(inferences)} inference(s) (model {model}, {out} tokens)"
+        named = f"model {model}, " if model else ""
+        return f"Lemonade completed {len(inferences)} inference(s) ({named}{out} tokens)"
     backend = lemonade_flm_backend(body)
     if backend is not None and backend.status == "installed":
         return f"lemonade backends: FastFlowLM NPU backend installed {backend.version}".rstrip()

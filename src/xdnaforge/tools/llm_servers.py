@@ -9,7 +9,9 @@ what a degenerate generation looks like. Pure parsers; nothing is run here.
   Backend, Status, Message/Version, Action): the `flm`/`npu` row and its status;
 - Lemonade's telemetry (src/cpp/server/server.cpp, include/lemon/streaming_proxy.h):
   `LOG(INFO, "Telemetry") << "Inference completed: model=" ... ", tokens=" N " (in=" a ",
-  out=" b ")" ...`.
+  out=" b ")" ...`, and the block `"=== Telemetry ===" ... "Output tokens: " N` that 9.0.2's
+  server.cpp prints with std::cout and later releases at LOG(DEBUG) (its "Model:" line
+  from 10.x on).
 
 - `flm validate --json`, as Lemonade reads it (src/cpp/server/backends/fastflowlm/
   fastflowlm_models.cpp, `run_flm_validate`, every tag from v9.4.1 to e385039e; its test
@@ -37,6 +39,10 @@ _BACKEND_HEADER_RE = re.compile(r"^Recipe\s+Backend\s+Status\s+Message/Version",
 _TELEMETRY_RE = re.compile(
     r"Inference completed: model=(\S+?), tokens=(\d+) \(in=(\d+), out=(\d+)\)"
 )
+_TELEMETRY_BLOCK_RE = re.compile(
+    r"=== Telemetry ===\s*\n(?:.*\n){0,3}?.*?\bOutput tokens: (\d+)", re.M
+)
+_BLOCK_MODEL_RE = re.compile(r"\bModel: +(\S+)")
 _WORD_RE = re.compile(r"\S+")
 # the object `flm validate --json` prints (one line; a pretty-printed one starts with "{")
 _FLM_JSON_RE = re.compile(r'^\s*(\{[^{}]*"ready"\s*:[^{}]*\})', re.M)
@@ -70,8 +76,16 @@ def lemonade_flm_backend(text: str) -> Backend | None:
 
 
 def lemonade_inferences(text: str) -> list[tuple[str, int]]:
-    """(model, output tokens) of each inference Lemonade's telemetry reports."""
-    return [(m.group(1), int(m.group(4))) for m in _TELEMETRY_RE.finditer(text)]
+    """(model, output tokens) of each inference Lemonade's telemetry reports (the model is
+    "" where the block does not name it)."""
+    found = [(m.group(1), int(m.group(4))) for m in _TELEMETRY_RE.finditer(text)]
+    if found:
+        return found
+    blocks = []
+    for block in _TELEMETRY_BLOCK_RE.finditer(text):
+        model = _BLOCK_MODEL_RE.search(block.group(0))
+        blocks.append((model.group(1) if model else "", int(block.group(1))))
+    return blocks
 
 
 def flm_validate_json(text: str) -> dict[str, bool] | None:

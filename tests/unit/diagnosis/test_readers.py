@@ -235,3 +235,42 @@ def test_flm_validate_json_not_ready_without_a_check_is_an_unknown_failure() -> 
     assert "not ready" in verdict.unexplained[0].line
     # a "ready" that is not a boolean is no verdict of flm's
     assert judge('{"ready": "yes"}\n').status != HEALTHY
+
+
+@pytest.mark.parametrize("layout", LAYOUTS, ids=releases)
+def test_a_report_cut_off_after_a_tests_details_is_read_as_cut_off(
+    layout: dict[str, object],
+) -> None:
+    passed = render(layout, "PASSED")
+    second = str(layout["test_line"]) % (str(layout["test_header"]) % (2, BDF), "gemm")
+    details = f"    {'Details':<22}: TOPS: 51.0\n"
+    verdict = judge(passed + second + details)
+    assert verdict.status == HEALTHY
+    assert verdict.evidence == "xrt-smi validate: 1 test(s) passed; cut off after test 2's details"
+    # a test that printed nothing yet may still be running (a hang): no evidence from it
+    assert judge(passed + second).status != HEALTHY
+    # nor one whose log has an error
+    error = f"    {'Error(s)':<22}: Failed to run the test\n"
+    assert judge(passed + second + details + error).status != HEALTHY
+
+
+def test_lemonades_telemetry_block_in_the_journal_is_an_inference() -> None:
+    # 9.0.2's server.cpp prints the block with std::cout; lemonade-server runs under systemd
+    block = (
+        "=== Telemetry ===\nInput tokens:  19\nOutput tokens: 320\nTTFT (s):      1.632\n"
+        "TPS:           10.33\n"
+    )
+    journal = "".join(
+        f"Mar 01 16:46:29 host lemonade-server[32602]: {line}\n" for line in block.splitlines()
+    )
+    verdict = judge(journal)
+    assert verdict.status == HEALTHY
+    assert verdict.evidence == "Lemonade completed 1 inference(s) (320 tokens)"
+    # 10.x adds the model; no output tokens is no inference
+    assert "model qwen3-FLM" in str(
+        judge("=== Telemetry ===\nModel:         qwen3-FLM\n" + block).evidence
+    )
+    assert judge(block.replace("320", "0")).status != HEALTHY
+    # the kernel's lines are never a tool's output
+    kernel = "".join(f"Mar 01 16:46:29 host kernel: {line}\n" for line in block.splitlines())
+    assert judge(kernel).status != HEALTHY
