@@ -36,8 +36,13 @@ FLM_FIRMWARE_FLOOR = (1, 1)
 FLM_DRIVER_FLOOR = (0, 6)
 _NOOP_LATENCY_RE = re.compile(r"Host test average latency: (\d+(?:\.\d+)?) us/iter")
 _NOOP_PASSED_RE = re.compile(r"^TEST PASSED!?\s*$", re.MULTILINE)
-# FastFlowLM (run, serve, bench) reports each generation's speed when it completed one
-_FLM_DECODED_RE = re.compile(r"(?i)\bdecoding speed:\s*([0-9.]+)\s*tokens?/s")
+# FastFlowLM (run, serve, bench) reports each generation's speed when it completed one; its
+# server's API answers carry it in `usage` as "decoding_speed_tps", a field of FastFlowLM's
+# own (Lemonade reads it from FLM only: src/cpp/server/streaming_proxy.cpp, cli/bench.cpp)
+_FLM_DECODED_RE = re.compile(
+    r"(?i)\bdecoding speed:\s*([0-9.]+)\s*tokens?/s"
+    r'|"decoding_speed_tps"\s*:\s*([0-9.]*[1-9][0-9.]*)'
+)
 # the driver's probe in a kernel log ("amdxdna 0000:c5:00.1: ..." or "amdxdna axi:ve2: ...")
 _PROBED_RE = re.compile(r"\[drm\] Initialized amdxdna\S* (\S+) for (\S+) on minor (\d+)")
 _DRIVER_DEVICE_RE = re.compile(r"\bamdxdna ([\w:.-]+): ")
@@ -290,7 +295,8 @@ def healthy_evidence(text: str, probe: ProbeWatch | None = None) -> str | None:
         return f"flm validate --json: ready ({', '.join(k for k in checks if k != 'ready')})"
     decoded = _FLM_DECODED_RE.search(body)
     if decoded:
-        return f"FastFlowLM generated on the NPU (decoding {decoded.group(1)} tokens/s)"
+        speed = decoded.group(1) or decoded.group(2)
+        return f"FastFlowLM generated on the NPU (decoding {speed} tokens/s)"
     return _other_evidence(body) or (probe.evidence() if probe is not None else None)
 
 

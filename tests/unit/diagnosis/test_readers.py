@@ -274,3 +274,11 @@ def test_lemonades_telemetry_block_in_the_journal_is_an_inference() -> None:
     # the kernel's lines are never a tool's output
     kernel = "".join(f"Mar 01 16:46:29 host kernel: {line}\n" for line in block.splitlines())
     assert judge(kernel).status != HEALTHY
+
+
+def test_a_fastflowlm_api_answer_with_its_decoding_speed_is_a_generation() -> None:
+    answer = '"usage":{"prompt_tokens":12,"completion_tokens":20,"decoding_speed_tps":61.16}\n'
+    verdict = judge("[FLM]  WebServer started on port 11441 with 10 I/O threads\n" + answer)
+    assert verdict.status == HEALTHY
+    assert verdict.evidence == "FastFlowLM generated on the NPU (decoding 61.16 tokens/s)"
+    assert judge('"usage":{"decoding_speed_tps":0.0}\n').status != HEALTHY
