@@ -118,6 +118,10 @@ def test_every_entry_is_exercised_by_a_log() -> None:
         "flm-xdna1-unsupported",  # readers: FastFlowLM output beside an XDNA1 NPU
         # readers: `flm validate --json` not ready (test_readers.py, Lemonade's contract)
         "flm-no-npu-found",
+        # ninja's own messages (test_ninjas_messages_name_what_is_missing)
+        "ninja-unknown-target",
+        "ninja-missing-input",
+        "ninja-no-build-file",
         "flm-kernel-unsupported",
         "flm-memlock-too-low",
         "build-werror-in-dependency",  # gcc's format: a -Werror diagnostic in a system header
@@ -340,3 +344,24 @@ def test_error_in_a_name_is_not_a_failure_word() -> None:
         assert not looks_failed(line), line
     for line in ("error: 'uint8_t' was not declared", "[ERROR]  No NPU device found.", "ERROR"):
         assert looks_failed(line), line
+
+
+# what ninja 1.11.1 printed on Debian 13 for a target, an input and a build file it lacked
+NINJA = {
+    "ninja: error: unknown target 'npu_engine_universal'": "ninja-unknown-target",
+    "ninja: error: 'missing.c', needed by 'other', missing and no known rule to make it": (
+        "ninja-missing-input"
+    ),
+    "ninja: error: loading 'build.ninja': No such file or directory": "ninja-no-build-file",
+    "[1/1] false\nFAILED: out.o \nfalse\nninja: build stopped: subcommand failed.": (
+        "make-target-failed"
+    ),
+}
+
+
+@pytest.mark.parametrize(("text", "code"), NINJA.items())
+def test_ninjas_messages_name_what_is_missing(text: str, code: str) -> None:
+    verdict = judge(text + "\n")
+    assert verdict.status == FAILURE
+    assert verdict.diagnoses[0].code == code
+    assert verdict.diagnoses[0].family == "build"
