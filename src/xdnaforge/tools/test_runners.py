@@ -5,7 +5,11 @@ and pytest. Pure parsers; nothing is run here.
 - GoogleTest (googletest/src/gtest.cc, PrettyUnitTestResultPrinter): "[==========] <N> tests
   from <S> test suites ran.", "[  PASSED  ] <N> tests.", "[  FAILED  ] <N> tests, listed below:";
 - pytest (_pytest/terminal.py, the final summary line): "== <n> passed, <m> skipped in 1.2s ==",
-  with "failed" and "error(s)" counts when there are some.
+  with "failed" and "error(s)" counts when there are some;
+- mlir-aie's test programs (runtime_lib/test_lib/xrt_test_wrapper.h, setup_and_run_aie, and
+  the programming examples' test.cpp after it): the NPU times ("Avg NPU time: <t>us.", the
+  matmul examples' "Avg NPU matmul time:"), then "PASS!" alone on its line, or "Error count:
+  <n>" and "Failed.".
 
 A summary is positive evidence only when it ran something and nothing failed.
 """
@@ -25,6 +29,9 @@ _PYTEST_RE = re.compile(
     re.M,
 )
 _PYTEST_COUNT_RE = re.compile(r"(\d+) (passed|failed|skipped|errors?|xfailed|xpassed)")
+_AIE_TIME_RE = re.compile(r"^Avg NPU (?:\w+ )?time: [\d.]+ ?us\.?\s*$", re.M)
+_AIE_PASS_RE = re.compile(r"^[`*]*PASS![`*]*\s*$", re.M)  # pasted: markdown around it
+_AIE_FAILED_RE = re.compile(r"^Error count: (\d+)\s*\n(?:\s*\n)*Failed\.\s*$", re.M)
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,4 +68,12 @@ def summaries(text: str) -> list[Summary]:
         }
         broken = counts.get("failed", 0) + counts.get("error", 0)
         found.append(Summary("pytest", counts.get("passed", 0), broken))
+    timed = _AIE_TIME_RE.search(text)
+    if timed:  # the NPU ran the design; its verdict follows the times
+        after = text[timed.end() :]
+        failed = _AIE_FAILED_RE.search(after)
+        if failed:
+            found.append(Summary("mlir-aie test", 0, 1))
+        elif _AIE_PASS_RE.search(after):
+            found.append(Summary("mlir-aie test", 1, 0))
     return found

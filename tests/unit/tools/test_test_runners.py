@@ -38,3 +38,21 @@ def test_pytest_final_line_with_its_counts() -> None:
 
 def test_a_run_of_nothing_is_not_all_passed() -> None:
     assert not Summary("ctest", 0, 0).all_passed
+
+
+# mlir-aie's xrt_test_wrapper.h (setup_and_run_aie) and the matmul examples print the NPU
+# times, then "PASS!" or the error count and "Failed."
+AIE_PASSED = (
+    "\nAvg NPU matmul time: 3223us.\nAvg NPU gflops: 83.2875\n\n"
+    "Min NPU matmul time: 3223us.\n\nPASS!\n\n"
+)
+AIE_FAILED = "\nAvg NPU time: 61.5us.\n\nMin NPU time: 60us.\n\nError count: 4\n\n\nFailed.\n\n"
+
+
+def test_mlir_aie_tests_are_read_by_their_verdict_after_the_npu_times() -> None:
+    assert summaries(AIE_PASSED) == [Summary("mlir-aie test", 1, 0)]
+    assert summaries(AIE_FAILED) == [Summary("mlir-aie test", 0, 1)]
+    # pasted with markdown around it, the verdict is the same
+    assert summaries(AIE_PASSED.replace("PASS!", "**PASS!**`")) == [Summary("mlir-aie test", 1, 0)]
+    # a PASS! with no NPU time before it is no mlir-aie run
+    assert summaries("PASS!\n") == []
