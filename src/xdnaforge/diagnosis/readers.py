@@ -303,7 +303,12 @@ def healthy_evidence(text: str, probe: ProbeWatch | None = None) -> str | None:
 def _other_evidence(body: str) -> str | None:
     """FastFlowLM serving, Lemonade's FLM backend and telemetry, test runners, DKMS."""
     from xdnaforge.tools.dkms import amdxdna_installed
-    from xdnaforge.tools.llm_servers import flm_serving, lemonade_flm_backend, lemonade_inferences
+    from xdnaforge.tools.llm_servers import (
+        flm_serving,
+        lemonade_bench,
+        lemonade_flm_backend,
+        lemonade_inferences,
+    )
     from xdnaforge.tools.test_runners import summaries
 
     serving = flm_serving(body)
@@ -314,6 +319,9 @@ def _other_evidence(body: str) -> str | None:
         model, out = inferences[0]
         named = f"model {model}, " if model else ""
         return f"Lemonade completed {len(inferences)} inference(s) ({named}{out} tokens)"
+    bench = lemonade_bench(body)
+    if bench is not None:
+        return f"Lemonade generated on device {bench[0]} ({bench[1]:g} tokens/s)"
     backend = lemonade_flm_backend(body)
     if backend is not None and backend.status == "installed":
         return f"lemonade backends: FastFlowLM NPU backend installed {backend.version}".rstrip()

@@ -13,6 +13,10 @@ what a degenerate generation looks like. Pure parsers; nothing is run here.
   server.cpp prints with std::cout and later releases at LOG(DEBUG) (its "Model:" line
   from 10.x on).
 
+- the status block of Lemonade's Python CLI (`lemonade ... bench`, v5.0.0 to v9.1.4:
+  src/lemonade/common/status.py prints each stat under `_pretty_print_key(key)`, the keys
+  of src/lemonade/cache.py's `Keys`): "Device: npu" (or "hybrid", NPU and iGPU) and "Token
+  Generation Tokens Per Second: <t>";
 - `flm validate --json`, as Lemonade reads it (src/cpp/server/backends/fastflowlm/
   fastflowlm_models.cpp, `run_flm_validate`, every tag from v9.4.1 to e385039e; its test
   test/test_flm_status.py prints the same object): one JSON object whose `ready` is the
@@ -43,6 +47,8 @@ _TELEMETRY_BLOCK_RE = re.compile(
     r"=== Telemetry ===\s*\n(?:.*\n){0,3}?.*?\bOutput tokens: (\d+)", re.M
 )
 _BLOCK_MODEL_RE = re.compile(r"\bModel: +(\S+)")
+_BENCH_DEVICE_RE = re.compile(r"^\s*Device:\s+(npu|hybrid)\s*$", re.M)
+_BENCH_TPS_RE = re.compile(r"^\s*Token Generation Tokens Per Second:\s+([0-9.]+)\s*$", re.M)
 _WORD_RE = re.compile(r"\S+")
 # the object `flm validate --json` prints (one line; a pretty-printed one starts with "{")
 _FLM_JSON_RE = re.compile(r'^\s*(\{[^{}]*"ready"\s*:[^{}]*\})', re.M)
@@ -86,6 +92,19 @@ def lemonade_inferences(text: str) -> list[tuple[str, int]]:
         model = _BLOCK_MODEL_RE.search(block.group(0))
         blocks.append((model.group(1) if model else "", int(block.group(1))))
     return blocks
+
+
+def lemonade_bench(text: str) -> tuple[str, float] | None:
+    """(device, tokens per second) of a Lemonade CLI status block that ran on the NPU."""
+    device = _BENCH_DEVICE_RE.search(text)
+    speed = _BENCH_TPS_RE.search(text, device.end()) if device else None
+    if device is None or speed is None:
+        return None
+    try:
+        tps = float(speed.group(1))
+    except ValueError:
+        return None
+    return (device.group(1), tps) if tps > 0 else None
 
 
 def flm_validate_json(text: str) -> dict[str, bool] | None:

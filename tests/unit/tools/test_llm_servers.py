@@ -7,6 +7,7 @@ from xdnaforge.tools.llm_servers import (
     Backend,
     degenerate,
     flm_serving,
+    lemonade_bench,
     lemonade_flm_backend,
     lemonade_inferences,
 )
@@ -45,3 +46,16 @@ def test_degenerate_output_is_one_token_repeated() -> None:
     stuck = "Answer: " + "the " * 14
     assert degenerate("ok\n" + stuck + "\n") == stuck.strip()
     assert degenerate("a b " * 20) is None  # alternation is not one token repeated
+
+
+def test_lemonade_cli_status_block_on_the_npu() -> None:
+    # common/status.py: "\t<Pretty Key>:<spaces><value>" for each stat of cache.Keys
+    block = (
+        "\tStatus:\t\tSuccessful build!\n"
+        "\tDevice:                             npu\n"
+        "\tToken Generation Tokens Per Second: 56.284\n"
+    )
+    assert lemonade_bench(block) == ("npu", 56.284)
+    assert lemonade_bench(block.replace("npu", "hybrid")) == ("hybrid", 56.284)
+    assert lemonade_bench(block.replace("npu", "cpu")) is None  # not the NPU
+    assert lemonade_bench(block.replace("56.284", "0.0")) is None
