@@ -224,7 +224,11 @@ class Tally:
             after = item.entry.after
             if "*" in after:  # a messenger (make, a runner): after whatever else failed
                 after = tuple(
-                    c for c in by_code if c != item.entry.code and "*" not in by_code[c].entry.after
+                    c
+                    for c, other in by_code.items()
+                    if c != item.entry.code
+                    and "*" not in other.entry.after
+                    and other.diagnosis.severity == "error"
                 )
             causes = [by_code[c] for c in after if c in by_code and c not in seen]
             if causes:

@@ -91,6 +91,7 @@ def findings(text: str) -> list[str]:
             f"xdnaforge: xrt-smi examine failed to find a device: no devices found ({empty})"
         )
     lines += _flm_not_ready(body)
+    lines += _unbound_npus(body)
     stuck = degenerate(body)
     if stuck is not None:
         lines.append(f"xdnaforge: degenerate generation, one token repeated: {stuck[:120]}")
@@ -101,6 +102,30 @@ def findings(text: str) -> list[str]:
     if driver is not None and driver < FLM_DRIVER_FLOOR:
         lines.append(f"xdnaforge: amdxdna version {flm.driver_version} is below FastFlowLM's 0.6")
     return lines
+
+
+def _unbound_npus(body: str) -> list[str]:
+    """lspci -k: an NPU amdxdna could drive, with no driver bound (the probe failed or the
+    module is not loaded)."""
+    if "Kernel modules:" not in body:
+        return []
+    from xdnaforge.tools.lspci import devices
+
+    return [
+        f"xdnaforge: lspci: no driver bound to the NPU at {d.slot} (Kernel modules: "
+        f"{', '.join(d.modules)})"
+        for d in devices(body)
+        if "amdxdna" in d.modules and not d.driver
+    ]
+
+
+def _bound_npu(body: str) -> str | None:
+    if "Kernel driver in use: amdxdna" not in body:
+        return None
+    from xdnaforge.tools.lspci import devices
+
+    bound = [d.slot for d in devices(body) if d.driver == "amdxdna"]
+    return f"lspci: amdxdna bound to {', '.join(bound)}" if bound else None
 
 
 def _flm_not_ready(body: str) -> list[str]:
@@ -297,7 +322,11 @@ def healthy_evidence(text: str, probe: ProbeWatch | None = None) -> str | None:
     if decoded:
         speed = decoded.group(1) or decoded.group(2)
         return f"FastFlowLM generated on the NPU (decoding {speed} tokens/s)"
-    return _other_evidence(body) or (probe.evidence() if probe is not None else None)
+    return (
+        _other_evidence(body)
+        or (probe.evidence() if probe is not None else None)
+        or _bound_npu(body)
+    )
 
 
 def _other_evidence(body: str) -> str | None:

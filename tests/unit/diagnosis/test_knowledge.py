@@ -118,6 +118,9 @@ def test_every_entry_is_exercised_by_a_log() -> None:
         "flm-xdna1-unsupported",  # readers: FastFlowLM output beside an XDNA1 NPU
         # readers: `flm validate --json` not ready (test_readers.py, Lemonade's contract)
         "flm-no-npu-found",
+        # lspci -k (tests/unit/tools/test_lspci.py)
+        "npu-driver-not-bound",
+        "lspci-libkmod-harmless",
         # ninja's own messages (test_ninjas_messages_name_what_is_missing)
         "ninja-unknown-target",
         "ninja-missing-input",
