@@ -85,7 +85,7 @@ def findings(text: str) -> list[str]:
                 "xdnaforge: FastFlowLM runs on XDNA2 NPUs only; this log shows an XDNA1 NPU "
                 f"({xdna1.group(0)})"
             )
-    empty = _no_devices(body)
+    empty = _no_devices(body) or _no_json_devices(body)
     if empty is not None:
         lines.append(
             f"xdnaforge: xrt-smi examine failed to find a device: no devices found ({empty})"
@@ -210,6 +210,34 @@ def _device_rows() -> re.Pattern[str]:
     return re.compile("|".join(rf"^\s*(?:{b})\s*$" for b in branches))
 
 
+def _examine_json_devices(body: str) -> str:
+    """The devices of an examine report written as JSON (`-f JSON`): host.devices."""
+    if '"host"' not in body or "{" not in body:
+        return ""
+    from xdnaforge.tools.xrt_smi import parse_examine_json
+
+    try:
+        examine = parse_examine_json(body[body.index("{") :])
+    except (ValueError, AttributeError):
+        return ""
+    return ", ".join(d.name or d.bdf for d in examine.devices if d.bdf)
+
+
+def _no_json_devices(body: str) -> str | None:
+    """A JSON examine report whose host.devices is empty (boost's ptree writes "")."""
+    if '"host"' not in body or '"devices"' not in body:
+        return None
+    try:
+        data = json.loads(body[body.index("{") :])
+    except ValueError:
+        return None
+    system = data.get("system") if isinstance(data, dict) else None
+    host = system.get("host") if isinstance(system, dict) else None
+    if isinstance(host, dict) and "devices" in host and host["devices"] in ("", [], {}):
+        return 'JSON "host": {"devices": ""}'
+    return None
+
+
 def _enumerated_npu(body: str) -> str | None:
     """An examine report's XRT section that printed the firmware version of the first NPU
     XRT enumerated: a device was found even where the report is cut off before its list."""
@@ -307,6 +335,9 @@ def healthy_evidence(text: str, probe: ProbeWatch | None = None) -> str | None:
     examine = parse_examine_text(body)
     if examine.devices:
         return f"xrt-smi examine: {', '.join(d.name for d in examine.devices)} present"
+    listed = _examine_json_devices(body)
+    if listed:
+        return f"xrt-smi examine (JSON): {listed} present"
     firmware = _enumerated_npu(body)
     if firmware is not None:
         return f"xrt-smi examine: XRT enumerated an NPU (firmware {firmware})"

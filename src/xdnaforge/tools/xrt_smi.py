@@ -96,7 +96,9 @@ def parse_examine_json(text: str) -> Examine:
             drivers[driver["name"]] = f"{driver.get('version', '')}, {driver.get('hash', '')}"
     devices = []
     firmware = None
-    for device in xrt.get("devices", []) or data.get("devices", []) or []:
+    # ReportHost::getPropertyTree20202 writes host.devices; a ptree's empty list is ""
+    listed = host.get("devices") if isinstance(host, dict) else None
+    for device in listed or xrt.get("devices", []) or data.get("devices", []) or []:
         if not isinstance(device, dict):
             continue
         fw = device.get("firmware_version") or None

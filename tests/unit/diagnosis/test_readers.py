@@ -282,3 +282,26 @@ def test_a_fastflowlm_api_answer_with_its_decoding_speed_is_a_generation() -> No
     assert verdict.status == HEALTHY
     assert verdict.evidence == "FastFlowLM generated on the NPU (decoding 61.16 tokens/s)"
     assert judge('"usage":{"decoding_speed_tps":0.0}\n').status != HEALTHY
+
+
+def examine_json(devices: object) -> str:
+    """`xrt-smi examine -f JSON` as ReportHost::getPropertyTree20202 lays it out."""
+    host = {
+        "os": {"sysname": "Linux", "release": "6.17.0-14-generic"},
+        "xrt": {"version": "2.19.0", "drivers": [{"name": "amdxdna", "version": "2.19.0"}]},
+        "devices": devices,
+    }
+    return json.dumps({"schema_version": {"schema": "JSON"}, "system": {"host": host}}, indent=4)
+
+
+def test_an_examine_json_report_lists_its_devices_or_none() -> None:
+    npu = {"bdf": "0000:c5:00.1", "device_class": "Ryzen", "name": "NPU Strix"}
+    verdict = judge(examine_json([npu]))
+    assert verdict.status == HEALTHY
+    assert verdict.evidence == "xrt-smi examine (JSON): NPU Strix present"
+    # boost's ptree writes an empty list as ""
+    empty = judge(examine_json(""))
+    assert empty.status == FAILURE
+    assert empty.diagnoses[0].family == "device-access"
+    # other JSON is none of these
+    assert judge('{"system": "x", "host": 1, "devices": 2}\n').status not in (HEALTHY, FAILURE)
