@@ -38,6 +38,7 @@ VALIDATE = (
 HOST = "src/runtime_src/core/tools/common/reports/ReportHost.cpp"
 PLATFORM = "src/runtime_src/core/tools/common/reports/platform/ReportRyzenPlatform.cpp"
 UTILITIES = "src/runtime_src/core/tools/common/XBUtilities.cpp"
+TABLE = "src/runtime_src/core/tools/common/Table2D.cpp"
 _LABELLED_RE = re.compile(r'boost::format\("((?:[^"\\]|\\.)*)"\)\s*%\s*"([^"]+)"')
 _TEST_HEADER_RE = re.compile(r'boost::format\("(Test %d \[%s\][^"]*)"\)')
 _TEST_LINE_RE = re.compile(r'boost::format\("((?:[^"\\]|\\.)*)"\)\s*%\s*test_desc\b')
@@ -47,12 +48,19 @@ _DEVICE_LIST_RE = re.compile(r'"(Devices present|Device\(s\) Present)\\n"')
 _DEVICE_ROW_RE = re.compile(
     r'boost::format\("((?:[^"\\]|\\.)*)"\)\s*%\s*"((?:NPU )?Firmware Version)"'
 )
+# the NPU device list: printRyzenDevices' Table2D columns, and how Table2D prints a cell
+_RYZEN_TABLE_RE = re.compile(r"printRyzenDevices\([^)]*\)\s*\{(.*?)\n\}", re.S)
+_HEADER_RE = re.compile(r'HeaderData\s+(\w+)\s*=\s*\{"([^"]*)"')
+_HEADERS_RE = re.compile(r"table_headers\s*=\s*\{([^}]*)\}")
+_CELL_RE = re.compile(r'appendToOutput\(std::string.*?boost::format fmt\("([^"]*)"\)', re.S)
+_PADDING_RE = re.compile(r"m_inter_entry_padding\((\d+)\)")
 _GUARD_SPAN = 1200  # the characters before a row in which its condition is written
 
 
 def layout(snap: Snapshot, commit: str) -> dict[str, object] | None:
     texts = {}
-    for path, blob in snap.blobs(commit, lambda p: p in (*VALIDATE, HOST, PLATFORM, UTILITIES)):
+    wanted = (*VALIDATE, HOST, PLATFORM, UTILITIES, TABLE)
+    for path, blob in snap.blobs(commit, lambda p: p in wanted):
         texts[path] = snap.read(blob)
     validate = "\n".join(texts.get(path, "") for path in VALIDATE)
     if "Validate Device" not in validate:
@@ -71,11 +79,32 @@ def layout(snap: Snapshot, commit: str) -> dict[str, object] | None:
     none = _NO_DEVICES_RE.search(texts.get(HOST, ""))
     return {
         "device_rows": device_rows(texts.get(HOST, "") + "\n" + texts.get(UTILITIES, "")),
+        "device_table": device_table(texts.get(HOST, ""), texts.get(TABLE, "")),
         "lines": [{"format": fmt, "label": label} for fmt, label in lines],
         "test_header": header.group(1) if header else "",
         "test_line": test_line.group(1).replace("\\n", "\n") if test_line else "",
         "device_list": devices.group(1).replace("\\(", "(") if devices else "",
         "no_devices": none.group(1).strip() if none else "",
+    }
+
+
+def device_table(host: str, table: str) -> dict[str, object]:
+    """printRyzenDevices' columns in order, the Table2D cell format (2.19 on closes each cell
+    with "|" and opens a row with "|"; 2.18 opens each cell with one; 2.17 prints bare
+    cells) and the spaces after each cell (m_inter_entry_padding)."""
+    function = _RYZEN_TABLE_RE.search(host)
+    cell = _CELL_RE.search(table)
+    padding = _PADDING_RE.search(table)
+    if function is None or cell is None or padding is None:
+        return {}
+    names = dict(_HEADER_RE.findall(function.group(1)))
+    order = _HEADERS_RE.search(function.group(1))
+    columns = [names[v.strip()] for v in order.group(1).split(",")] if order else []
+    return {
+        "columns": columns,
+        "cell": cell.group(1),
+        "row_start": "|" if "prefix + '|'" in table else "",
+        "padding": int(padding.group(1)),
     }
 
 

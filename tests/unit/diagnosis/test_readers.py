@@ -305,3 +305,45 @@ def test_an_examine_json_report_lists_its_devices_or_none() -> None:
     assert empty.diagnoses[0].family == "device-access"
     # other JSON is none of these
     assert judge('{"system": "x", "host": 1, "devices": 2}\n').status not in (HEALTHY, FAILURE)
+
+
+def render_table(table: dict[str, object], rows: list[list[str]]) -> str:
+    """A Table2D as XRT's Table2D::toString prints it (left-justified cells, the header,
+    a row of dashes, the entries), with the release's own cell format and padding."""
+    columns = table["columns"]
+    assert isinstance(columns, list)
+    cell, start, padding = str(table["cell"]), str(table["row_start"]), table["padding"]
+    assert isinstance(padding, int)
+    widths = [max(len(x) for x in [name, *(r[i] for r in rows)]) for i, name in enumerate(columns)]
+    out = []
+    for kind, values in [("head", columns), ("rule", None), *(("row", r) for r in rows)]:
+        line = ""
+        for i, width in enumerate(widths):
+            data = "-" * width if values is None else values[i]
+            fill = "-" if kind == "rule" else " "
+            prefix = start if i == 0 else ""
+            line += cell % (prefix, "", data, " " * (width - len(data)), fill * padding)
+        out.append(line + "\n")
+    return "".join(out)
+
+
+TABLE_LAYOUTS = [x for x in LAYOUTS if x.get("device_table")]
+
+
+def test_the_device_tables_come_from_every_release_since_2_17() -> None:
+    labels = {r["label"] for layout in TABLE_LAYOUTS for r in layout["releases"]}
+    assert {"202410.2.17.319", "202420.2.18.179", "202510.2.19.194", "2.25.0"} <= labels
+
+
+@pytest.mark.parametrize("layout", TABLE_LAYOUTS, ids=releases)
+def test_an_examine_device_table_in_every_releases_layout_lists_the_npu(
+    layout: dict[str, object],
+) -> None:
+    table = layout["device_table"]
+    assert isinstance(table, dict)
+    values = {"BDF": f"[{BDF}]", ":": ":", "Name": "NPU Strix", "Architecture": "2.0"}
+    row = [values.get(c, "N/A") for c in table["columns"]]
+    text = f"{layout['device_list']}\n" + render_table(table, [row])
+    verdict = judge(text)
+    assert verdict.status == HEALTHY, text
+    assert verdict.evidence == "xrt-smi examine: NPU Strix present"
