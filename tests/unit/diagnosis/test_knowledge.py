@@ -121,6 +121,8 @@ def test_every_entry_is_exercised_by_a_log() -> None:
         # lspci -k (tests/unit/tools/test_lspci.py)
         "npu-driver-not-bound",
         "lspci-libkmod-harmless",
+        # XRT's environment (test_xrts_environment_missing_is_device_access)
+        "xrt-library-not-found",
         # ninja's own messages (test_ninjas_messages_name_what_is_missing)
         "ninja-unknown-target",
         "ninja-missing-input",
@@ -368,3 +370,19 @@ def test_ninjas_messages_name_what_is_missing(text: str, code: str) -> None:
     assert verdict.status == FAILURE
     assert verdict.diagnoses[0].code == code
     assert verdict.diagnoses[0].family == "build"
+
+
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [
+        (
+            "./example: error while loading shared libraries: libxrt_coreutil.so.2: cannot "
+            "open shared object file: No such file or directory",
+            "xrt-library-not-found",
+        ),
+    ],
+)
+def test_xrts_environment_missing_is_device_access(text: str, code: str) -> None:
+    verdict = judge(text + "\n")
+    assert [d.code for d in verdict.diagnoses] == [code]
+    assert verdict.diagnoses[0].family == "device-access"
