@@ -41,6 +41,7 @@ from xdnaforge.diagnosis.evaluate import (
     CUTOFF,
     confusion_table,
     field_dates,
+    fresh,
     leave_one_source_out,
     load_corpus,
     score,
@@ -170,6 +171,10 @@ def corpus_report() -> None:
     for cutoff in ("2025-01-01", "2025-06-01", "2026-03-01"):  # how much the cut-off matters
         other = time_split(cases, dates, cutoff)
         print(f"  cut-off {cutoff}: {len(other)} unseen logs, {score(other).describe()}")
+    # logs of threads nothing in the project cites, collected blind (tests/fixtures/fresh)
+    for name, outcomes in fresh(load_corpus(REPO / "tests/fixtures/fresh", "f*.txt")).items():
+        print(f"fresh set {name}: {len(outcomes)} logs, {score(outcomes).describe()}")
+        print(confusion_table(outcomes))
 
 
 def speed(size_mb: int, repeat: int) -> None:

@@ -12,6 +12,10 @@ Time split (`time_split`): the cases whose thread was opened after a cut-off dat
 (header `opened:`) are judged with the knowledge minus every entry that cites a case
 (corpus or field) opened after it: knowledge as it could have been written before those
 threads existed. The generated catalogue depends on no log and is kept whole.
+
+Fresh sets (`fresh`): logs collected from threads neither the corpus nor the field cases
+cite, by someone who neither ran doctor on them nor read its knowledge, judged with the
+whole knowledge; a case's set is the first digit of its id (f1NN, f2NN: README there).
 """
 
 from __future__ import annotations
@@ -73,12 +77,22 @@ def parse_case(text: str, ident: str) -> Case:
     return Case(ident, fields["source"], fields["thread"], fields["expect"], body, opened)
 
 
-def load_corpus(folder: Path) -> list[Case]:
-    """The cases of a corpus folder (cNNN-*.txt), in name order."""
+def load_corpus(folder: Path, pattern: str = "c*.txt") -> list[Case]:
+    """The cases of a corpus folder (cNNN-*.txt, or fNNN-*.txt for the fresh sets), in
+    name order."""
     return [
         parse_case(path.read_text(encoding="utf-8"), path.name.split("-", 1)[0])
-        for path in sorted(folder.glob("c*.txt"))
+        for path in sorted(folder.glob(pattern))
     ]
+
+
+def fresh(cases: Iterable[Case]) -> dict[str, list[Outcome]]:
+    """The fresh sets (by the digit after the f of each id), judged with the knowledge."""
+    entries = knowledge.load_knowledge()
+    sets: dict[str, list[Outcome]] = {}
+    for case in cases:
+        sets.setdefault(case.ident[1], []).append(judge_case(case, entries))
+    return dict(sorted(sets.items()))
 
 
 def judge_case(case: Case, entries: tuple[knowledge.Entry, ...]) -> Outcome:

@@ -16,6 +16,7 @@ from xdnaforge.diagnosis.evaluate import (
     Case,
     confusion_table,
     field_dates,
+    fresh,
     later,
     leave_one_source_out,
     load_corpus,
@@ -127,3 +128,39 @@ def test_time_split_on_real_logs(record_property: Callable[[str, object], None])
     ]
     record_property(FIGURES, "\n".join(lines))
     assert total.false_healthy == 0
+
+
+FRESH = REPO / "tests/fixtures/fresh"
+
+
+def test_fresh_sets_on_real_logs(record_property: Callable[[str, object], None]) -> None:
+    """Logs of threads nothing in the project cites, collected blind (README there): set 1
+    was measured once and then read for development, set 2 was measured once after it."""
+    sets = fresh(load_corpus(FRESH, "f*.txt"))
+    assert set(sets) >= {"1"}
+    lines = []
+    for name, outcomes in sets.items():
+        lines.append(f"fresh set {name} ({len(outcomes)} logs): {score(outcomes).describe()}")
+        lines.append(confusion_table(outcomes))
+        lines += [
+            f"  miss {o.case.ident}: expected {o.case.expect}, got {o.found}"
+            for o in outcomes
+            if not o.right
+        ]
+    record_property(FIGURES, "\n".join(lines))
+    assert all(score(outcomes).false_healthy == 0 for outcomes in sets.values())
+
+
+def test_the_fresh_sets_cite_no_thread_the_corpus_or_the_field_cases_cite() -> None:
+    def thread(url: str) -> str:
+        return url.split("#", 1)[0].rstrip("/").replace("ROCm/FastFlowLM", "FastFlowLM/FastFlowLM")
+
+    cited = {thread(c.source) for c in load_corpus(CORPUS)}
+    for case in FIELD.glob("*/case.yaml"):
+        cited |= {thread(w) for w in case.read_text().split() if w.startswith("https://")}
+    cases = load_corpus(FRESH, "f*.txt")
+    families = {f.id for f in load_families()} | {HEALTHY}
+    assert len({thread(c.source) for c in cases}) == len(cases)  # a thread once
+    for case in cases:
+        assert thread(case.source) not in cited, case.ident
+        assert case.expect in families, case.ident
