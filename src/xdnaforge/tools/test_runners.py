@@ -6,6 +6,9 @@ and pytest. Pure parsers; nothing is run here.
   from <S> test suites ran.", "[  PASSED  ] <N> tests.", "[  FAILED  ] <N> tests, listed below:";
 - pytest (_pytest/terminal.py, the final summary line): "== <n> passed, <m> skipped in 1.2s ==",
   with "failed" and "error(s)" counts when there are some;
+- xdna-driver's shim_test (test/shim_test/shim_test.cpp, every 1.x branch and main):
+  "<n>\ttest(s) executed", then "ALL <n> executed test(s) PASSED!" or "<f>\ttest(s) FAILED: <ids>"
+  (FAILED between ANSI colour codes, which a paste may keep as "[5m[31m");
 - mlir-aie's test programs (runtime_lib/test_lib/xrt_test_wrapper.h, setup_and_run_aie, and
   the programming examples' test.cpp after it): the NPU times ("Avg NPU time: <t>us.", the
   matmul examples' "Avg NPU matmul time:"), then "PASS!" alone on its line, or "Error count:
@@ -29,6 +32,9 @@ _PYTEST_RE = re.compile(
     re.M,
 )
 _PYTEST_COUNT_RE = re.compile(r"(\d+) (passed|failed|skipped|errors?|xfailed|xpassed)")
+_SHIM_EXECUTED_RE = re.compile(r"^(\d+)\s+test\(s\) executed\s*$", re.M)
+_SHIM_PASSED_RE = re.compile(r"^ALL (\d+) executed test\(s\) PASSED!", re.M)
+_SHIM_FAILED_RE = re.compile(r"^(\d+)\s+test\(s\) (?:\x1b?\[[\d;]*m)*FAILED", re.M)
 _AIE_TIME_RE = re.compile(r"^Avg NPU (?:\w+ )?time: [\d.]+ ?us\.?\s*$", re.M)
 _AIE_PASS_RE = re.compile(r"^[`*]*PASS![`*]*\s*$", re.M)  # pasted: markdown around it
 _AIE_FAILED_RE = re.compile(r"^Error count: (\d+)\s*\n(?:\s*\n)*Failed\.\s*$", re.M)
@@ -68,6 +74,14 @@ def summaries(text: str) -> list[Summary]:
         }
         broken = counts.get("failed", 0) + counts.get("error", 0)
         found.append(Summary("pytest", counts.get("passed", 0), broken))
+    executed = _SHIM_EXECUTED_RE.search(text)
+    if executed:
+        total = int(executed.group(1))
+        bad = _SHIM_FAILED_RE.search(text, executed.end())
+        if bad:
+            found.append(Summary("shim_test", total - int(bad.group(1)), int(bad.group(1))))
+        elif _SHIM_PASSED_RE.search(text, executed.end()):
+            found.append(Summary("shim_test", total, 0))
     timed = _AIE_TIME_RE.search(text)
     if timed:  # the NPU ran the design; its verdict follows the times
         after = text[timed.end() :]

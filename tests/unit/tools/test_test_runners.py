@@ -56,3 +56,16 @@ def test_mlir_aie_tests_are_read_by_their_verdict_after_the_npu_times() -> None:
     assert summaries(AIE_PASSED.replace("PASS!", "**PASS!**`")) == [Summary("mlir-aie test", 1, 0)]
     # a PASS! with no NPU time before it is no mlir-aie run
     assert summaries("PASS!\n") == []
+
+
+def test_xdna_drivers_shim_test_summary() -> None:
+    # shim_test.cpp: the counts, then ALL ... PASSED! or the failed ids (FAILED in colour)
+    ok = "0\ttest(s) skipped: \n21\ttest(s) executed\nALL 21 executed test(s) PASSED!\n"
+    assert summaries(ok) == [Summary("shim_test", 21, 0)]
+    bad = (
+        "1\ttest(s) skipped: 7 \n21\ttest(s) executed\n"
+        "2\ttest(s) \x1b[5m\x1b[31mFAILED\x1b[0m: 3 9 \n"
+    )
+    assert summaries(bad) == [Summary("shim_test", 19, 2)]
+    pasted = bad.replace("\x1b", "")  # what a paste keeps of the colour codes
+    assert summaries(pasted) == [Summary("shim_test", 19, 2)]
