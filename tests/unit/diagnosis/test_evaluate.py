@@ -156,8 +156,8 @@ def test_the_fresh_sets_cite_no_thread_the_corpus_or_the_field_cases_cite() -> N
         return url.split("#", 1)[0].rstrip("/").replace("ROCm/FastFlowLM", "FastFlowLM/FastFlowLM")
 
     cited = {thread(c.source) for c in load_corpus(CORPUS)}
-    for case in FIELD.glob("*/case.yaml"):
-        cited |= {thread(w) for w in case.read_text().split() if w.startswith("https://")}
+    for path in FIELD.glob("*/case.yaml"):
+        cited |= {thread(w) for w in path.read_text().split() if w.startswith("https://")}
     cases = load_corpus(FRESH, "f*.txt")
     families = {f.id for f in load_families()} | {HEALTHY}
     assert len({thread(c.source) for c in cases}) == len(cases)  # a thread once
