@@ -35,6 +35,9 @@ CALLS = {
     "xrt_core::error": ("error", -1, False),
     "xrt_core::system_error": ("error", -1, False),
     "xrt_core::generic_error": ("error", -1, False),
+    # "No device handle" (the shim's device.cpp), XRT's sysfs readers
+    "xrt_core::internal_error": ("error", -1, False),
+    "xrt_core::query::sysfs_error": ("error", -1, False),
 }
 _CALL_RE = re.compile(r"(?<![\w:])(" + "|".join(re.escape(c) for c in CALLS) + r")\s*\(")
 _LOGGER_RE = re.compile(r"\blogger\s*\(")

@@ -6,6 +6,10 @@ and pytest. Pure parsers; nothing is run here.
   from <S> test suites ran.", "[  PASSED  ] <N> tests.", "[  FAILED  ] <N> tests, listed below:";
 - pytest (_pytest/terminal.py, the final summary line): "== <n> passed, <m> skipped in 1.2s ==",
   with "failed" and "error(s)" counts when there are some;
+- LLVM lit (lit/display.py, print_summary; run as lit 12, 17 and 23 print it), which
+  mlir-aie and mlir-air run their hardware tests with: "Testing Time: <t>s", then one line
+  per result ("  Passed     : 14", lit 23 adding " (50.00%)" after "Total Discovered
+  Tests: <n>"): Failed, Unresolved, Timed Out and Unexpectedly Passed are failures;
 - xdna-driver's shim_test (test/shim_test/shim_test.cpp, every 1.x branch and main):
   "<n>\ttest(s) executed", then "ALL <n> executed test(s) PASSED!" or "<f>\ttest(s) FAILED: <ids>"
   (FAILED between ANSI colour codes, which a paste may keep as "[5m[31m");
@@ -32,6 +36,13 @@ _PYTEST_RE = re.compile(
     re.M,
 )
 _PYTEST_COUNT_RE = re.compile(r"(\d+) (passed|failed|skipped|errors?|xfailed|xpassed)")
+_LIT_TIME_RE = re.compile(r"^Testing Time: [\d.]+s\s*$", re.M)
+_LIT_COUNT_RE = re.compile(
+    r"^\s+(Passed|Failed|Unsupported|Expectedly Failed|Unresolved|Timed Out|Unexpectedly Passed"
+    r"|Excluded|Skipped)\s*: +(\d+)(?: \([\d.]+%\))?\s*$",
+    re.M,
+)
+_LIT_BROKEN = ("Failed", "Unresolved", "Timed Out", "Unexpectedly Passed")
 _SHIM_EXECUTED_RE = re.compile(r"^(\d+)\s+test\(s\) executed\s*$", re.M)
 _SHIM_PASSED_RE = re.compile(r"^ALL (\d+) executed test\(s\) PASSED!", re.M)
 _SHIM_FAILED_RE = re.compile(r"^(\d+)\s+test\(s\) (?:\x1b?\[[\d;]*m)*FAILED", re.M)
@@ -74,6 +85,12 @@ def summaries(text: str) -> list[Summary]:
         }
         broken = counts.get("failed", 0) + counts.get("error", 0)
         found.append(Summary("pytest", counts.get("passed", 0), broken))
+    timed_lit = _LIT_TIME_RE.search(text)
+    if timed_lit:
+        counts = {kind: int(n) for kind, n in _LIT_COUNT_RE.findall(text, timed_lit.end())}
+        if counts:
+            broken = sum(counts.get(kind, 0) for kind in _LIT_BROKEN)
+            found.append(Summary("lit", counts.get("Passed", 0), broken))
     executed = _SHIM_EXECUTED_RE.search(text)
     if executed:
         total = int(executed.group(1))

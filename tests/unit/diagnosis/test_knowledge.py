@@ -123,6 +123,9 @@ def test_every_entry_is_exercised_by_a_log() -> None:
         "lspci-libkmod-harmless",
         # XRT's environment (test_xrts_environment_missing_is_device_access)
         "xrt-library-not-found",
+        # wget's and curl's download errors, xrt-smi's unrecognized arguments (TOOLS below)
+        "build-download-failed",
+        "tool-unrecognized-arguments",
         # ninja's own messages (test_ninjas_messages_name_what_is_missing)
         "ninja-unknown-target",
         "ninja-missing-input",
@@ -386,3 +389,21 @@ def test_xrts_environment_missing_is_device_access(text: str, code: str) -> None
     verdict = judge(text + "\n")
     assert [d.code for d in verdict.diagnoses] == [code]
     assert verdict.diagnoses[0].family == "device-access"
+
+
+# wget 1.21 and curl 7.88 as they report a missing file; xrt-smi's top-level refusal
+# (XBMain.cpp prints the program_options error bare)
+TOOLS = {
+    "2025-01-09 13:41:14 ERROR 404: Not Found.": "build-download-failed",
+    "curl: (22) The requested URL returned error: 404": "build-download-failed",
+    "Unrecognized arguments:\n  --v\n\nUSAGE: xrt-smi [--help] [--version]": (
+        "tool-unrecognized-arguments"
+    ),
+}
+
+
+@pytest.mark.parametrize(("text", "code"), TOOLS.items())
+def test_tools_own_refusals_name_their_family(text: str, code: str) -> None:
+    verdict = judge(text + "\n")
+    assert verdict.status == FAILURE
+    assert verdict.diagnoses[0].code == code

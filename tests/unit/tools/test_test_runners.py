@@ -69,3 +69,20 @@ def test_xdna_drivers_shim_test_summary() -> None:
     assert summaries(bad) == [Summary("shim_test", 19, 2)]
     pasted = bad.replace("\x1b", "")  # what a paste keeps of the colour codes
     assert summaries(pasted) == [Summary("shim_test", 19, 2)]
+
+
+# what lit printed for a suite of one passing, one failing and one unsupported test
+LIT_23 = (
+    "********************\nFailed Tests (1):\n  AIR_TEST :: b.lit\n\n\nTesting Time: 0.03s\n\n"
+    "Total Discovered Tests: 3\n  Unsupported: 1 (33.33%)\n  Passed     : 1 (33.33%)\n"
+    "  Failed     : 1 (33.33%)\n"
+)
+LIT_17 = "Testing Time: 0.03s\n  Unsupported: 1\n  Passed     : 1\n  Failed     : 1\n"
+
+
+def test_lit_summaries_of_both_layouts() -> None:
+    assert summaries(LIT_23) == [Summary("lit", 1, 1)]
+    assert summaries(LIT_17) == [Summary("lit", 1, 1)]
+    passing = LIT_17.replace("  Failed     : 1\n", "")
+    assert summaries(passing) == [Summary("lit", 1, 0)]
+    assert summaries("Testing Time: 0.03s\n") == []  # no counts, no summary
