@@ -50,6 +50,7 @@ _DEVICE_ROW_RE = re.compile(
 )
 # the NPU device list: printRyzenDevices' Table2D columns, and how Table2D prints a cell
 _RYZEN_TABLE_RE = re.compile(r"printRyzenDevices\([^)]*\)\s*\{(.*?)\n\}", re.S)
+_ALVEO_TABLE_RE = re.compile(r"printAlveoDevices\([^)]*\)\s*\{(.*?)\n\}", re.S)
 _HEADER_RE = re.compile(r'HeaderData\s+(\w+)\s*=\s*\{"([^"]*)"')
 _HEADERS_RE = re.compile(r"table_headers\s*=\s*\{([^}]*)\}")
 _CELL_RE = re.compile(r'appendToOutput\(std::string.*?boost::format fmt\("([^"]*)"\)', re.S)
@@ -80,6 +81,7 @@ def layout(snap: Snapshot, commit: str) -> dict[str, object] | None:
     return {
         "device_rows": device_rows(texts.get(HOST, "") + "\n" + texts.get(UTILITIES, "")),
         "device_table": device_table(texts.get(HOST, ""), texts.get(TABLE, "")),
+        "other_table": device_table(texts.get(HOST, ""), texts.get(TABLE, ""), _ALVEO_TABLE_RE),
         "lines": [{"format": fmt, "label": label} for fmt, label in lines],
         "test_header": header.group(1) if header else "",
         "test_line": test_line.group(1).replace("\\n", "\n") if test_line else "",
@@ -88,11 +90,14 @@ def layout(snap: Snapshot, commit: str) -> dict[str, object] | None:
     }
 
 
-def device_table(host: str, table: str) -> dict[str, object]:
+def device_table(
+    host: str, table: str, function_re: re.Pattern[str] = _RYZEN_TABLE_RE
+) -> dict[str, object]:
     """printRyzenDevices' columns in order, the Table2D cell format (2.19 on closes each cell
     with "|" and opens a row with "|"; 2.18 opens each cell with one; 2.17 prints bare
-    cells) and the spaces after each cell (m_inter_entry_padding)."""
-    function = _RYZEN_TABLE_RE.search(host)
+    cells) and the spaces after each cell (m_inter_entry_padding). With printAlveoDevices'
+    pattern: the table of the other device classes (Alveo, and edge NPUs with zocl)."""
+    function = function_re.search(host)
     cell = _CELL_RE.search(table)
     padding = _PADDING_RE.search(table)
     if function is None or cell is None or padding is None:

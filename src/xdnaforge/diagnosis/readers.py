@@ -210,6 +210,38 @@ def _device_rows() -> re.Pattern[str]:
     return re.compile("|".join(rf"^\s*(?:{b})\s*$" for b in branches))
 
 
+@functools.cache
+def _table_headings() -> dict[tuple[str, ...], str]:
+    """The header rows of examine's device tables, as cell names, from the generated
+    layouts: printRyzenDevices' ("BDF", "Name", ...) and printAlveoDevices' (Shell, Logic
+    UUID, ...), which ReportHost prints only when a device of that class was enumerated."""
+    layouts = json.loads(LAYOUTS.read_text("utf-8"))["layouts"]
+    headings: dict[tuple[str, ...], str] = {}
+    for layout in layouts:
+        for key, kind in (("device_table", "NPU"), ("other_table", "device")):
+            columns = layout.get(key, {}).get("columns")
+            if columns:
+                headings[tuple(c for c in columns if c != ":")] = kind
+    return headings
+
+
+def _listed_table(body: str) -> str | None:
+    """A device table's header row right under examine's device-list heading: the report
+    was cut off before its rows, but the table is printed only when it has one."""
+    if "Device" not in body or "BDF" not in body:
+        return None
+    lines = body.splitlines()
+    for index, line in enumerate(lines[:-1]):
+        if line.strip() not in ("Device(s) Present", "Devices present"):
+            continue
+        row = re.split(r"\|+|\s{2,}", lines[index + 1].strip())
+        cells = tuple(c for c in row if c and c != ":")
+        kind = _table_headings().get(cells)
+        if kind is not None:
+            return kind
+    return None
+
+
 def _examine_json_devices(body: str) -> str:
     """The devices of an examine report written as JSON (`-f JSON`): host.devices."""
     if '"host"' not in body or "{" not in body:
@@ -338,6 +370,9 @@ def healthy_evidence(text: str, probe: ProbeWatch | None = None) -> str | None:
     listed = _examine_json_devices(body)
     if listed:
         return f"xrt-smi examine (JSON): {listed} present"
+    table = _listed_table(body)
+    if table is not None:
+        return f"xrt-smi examine: its {table} table is printed (the log ends before its rows)"
     firmware = _enumerated_npu(body)
     if firmware is not None:
         return f"xrt-smi examine: XRT enumerated an NPU (firmware {firmware})"

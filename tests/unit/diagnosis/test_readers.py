@@ -347,3 +347,21 @@ def test_an_examine_device_table_in_every_releases_layout_lists_the_npu(
     verdict = judge(text)
     assert verdict.status == HEALTHY, text
     assert verdict.evidence == "xrt-smi examine: NPU Strix present"
+
+
+@pytest.mark.parametrize("layout", TABLE_LAYOUTS, ids=releases)
+def test_a_device_tables_header_alone_shows_a_device_was_enumerated(
+    layout: dict[str, object],
+) -> None:
+    # ReportHost prints each class's table only when it has a device of that class
+    for key, kind in (("device_table", "NPU"), ("other_table", "device")):
+        table = layout[key]
+        assert isinstance(table, dict)
+        text = f"{layout['device_list']}\n" + render_table(table, [])
+        verdict = judge(text)
+        assert verdict.status == HEALTHY, text
+        assert verdict.evidence == (
+            f"xrt-smi examine: its {kind} table is printed (the log ends before its rows)"
+        )
+    # a header row that is no table of XRT's says nothing
+    assert judge(f"{layout['device_list']}\n|BDF  |Colour  |\n").status != HEALTHY
