@@ -186,7 +186,7 @@ class Tally:
         shown = 0 if text.startswith("xdnaforge: ") else number + 1
         diagnosis = make_diagnosis(entry, text, source, shown, message_of(text))
         located = line_class.located
-        caller = entry.generic and located is not None and located.caller
+        caller = entry.caller or (entry.generic and located is not None and located.caller)
         self._found[entry.code] = _Found(entry, number, diagnosis, _driver_line(line), caller)
 
     def diagnoses(self) -> list[Diagnosis]:

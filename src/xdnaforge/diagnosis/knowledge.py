@@ -40,7 +40,8 @@ FAILURE_RE = re.compile(
             # "error" as a word, not a piece of a name ("libgpg-error-dev", "-Wno-error=")
             r"(?<![-\w])ERROR(?![-\w])|\*ERROR\*|\b[Ee]rror[:!]|(?<![-\w])error(?![-\w])",
             r"(?i:\bfail(ed|ure|s)?\b)",
-            r"Error\(s\)\s*: \S|\bfatal\b|Traceback|[Pp]ermission denied|\bret -\d+|\(err=-?\d+\)",
+            r"Error\(s\)\s*: \S|\bfatal\b|\bFATAL\b|Traceback|[Pp]ermission denied",
+            r"\bret -\d+|\(err=-?\d+\)",
             r"\bInvalid\b|\bincompatible\b|\bnot alive\b|\bis not installed\b|(?i:\btimed? ?out\b)",
             r"not available\. Skipping|\bunable to\b|\b[Cc]annot\b|\bCMake Error\b",
             # make, the C++ runtime and the shell say a step died without a failure word
@@ -87,6 +88,9 @@ class Entry:
     generic: bool = False
     errno: tuple[tuple[str, str], ...] = ()  # (ENAME, refined cause)
     after: tuple[str, ...] = ()  # codes whose failure this one follows from (ranked later)
+    # reports only that a step it called failed (the driver core's "probe ... failed"): it
+    # stands only when nothing else was found, as a caller's catalogue template does
+    caller: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,7 +172,16 @@ def parse_base(
             item,
             path,
             required=("code", "severity", "title", "signatures", "cause", "fix"),
-            optional=("references", "family", "evidence", "upstream", "generic", "errno", "after"),
+            optional=(
+                "references",
+                "family",
+                "evidence",
+                "upstream",
+                "generic",
+                "errno",
+                "after",
+                "caller",
+            ),
         )
         if entry is None:
             continue
@@ -213,6 +226,7 @@ def parse_base(
                     generic=reader.boolean(entry, "generic", path, default=False),
                     errno=tuple(refinements),
                     after=reader.strings(entry, "after", path),
+                    caller=reader.boolean(entry, "caller", path, default=False),
                 )
             )
     for index, found in enumerate(entries):

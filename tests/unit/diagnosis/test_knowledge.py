@@ -126,6 +126,9 @@ def test_every_entry_is_exercised_by_a_log() -> None:
         # wget's and curl's download errors, xrt-smi's unrecognized arguments (TOOLS below)
         "build-download-failed",
         "tool-unrecognized-arguments",
+        # the driver core's probe failure, kmod's missing module (KERNEL below)
+        "driver-probe-failed",
+        "module-not-found",
         # ninja's own messages (test_ninjas_messages_name_what_is_missing)
         "ninja-unknown-target",
         "ninja-missing-input",
@@ -407,3 +410,34 @@ def test_tools_own_refusals_name_their_family(text: str, code: str) -> None:
     verdict = judge(text + "\n")
     assert verdict.status == FAILURE
     assert verdict.diagnoses[0].code == code
+
+
+# the driver core (drivers/base/dd.c, before and after 5.x) and kmod, as the kernel and
+# modprobe print them
+KERNEL = {
+    "[    5.1] amdxdna 0000:c5:00.1: probe with driver amdxdna failed with error -110": (
+        "driver-probe-failed"
+    ),
+    "[    5.1] amdxdna: probe of 0000:c5:00.1 failed with error -22": "driver-probe-failed",
+    "modprobe: FATAL: Module amdxdna not found in directory /lib/modules/6.8.0-45-generic": (
+        "module-not-found"
+    ),
+}
+
+
+@pytest.mark.parametrize(("text", "code"), KERNEL.items())
+def test_the_kernels_own_refusals_name_their_family(text: str, code: str) -> None:
+    verdict = judge(text + "\n")
+    assert verdict.status == FAILURE
+    assert verdict.diagnoses[0].code == code
+
+
+def test_the_probe_failure_stands_only_without_the_drivers_own_line() -> None:
+    text = (
+        "amdxdna 0000:c5:00.1: aie2_check_protocol: Incompatible firmware protocol major 7 "
+        "minor 2\namdxdna 0000:c5:00.1: probe with driver amdxdna failed with error -22\n"
+    )
+    # a caller: what it says, the driver's line says better
+    assert [d.code for d in judge(text).diagnoses] == ["fw-protocol-mismatch"]
+    alone = text.split("\n", 1)[1]
+    assert [d.code for d in judge(alone).diagnoses] == ["driver-probe-failed"]
