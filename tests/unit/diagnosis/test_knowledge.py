@@ -129,6 +129,9 @@ def test_every_entry_is_exercised_by_a_log() -> None:
         # the driver core's probe failure, kmod's missing module (KERNEL below)
         "driver-probe-failed",
         "module-not-found",
+        "module-lockdown",
+        "dpkg-file-conflict",
+        "dpkg-install-failed",
         # ninja's own messages (test_ninjas_messages_name_what_is_missing)
         "ninja-unknown-target",
         "ninja-missing-input",
@@ -422,6 +425,12 @@ KERNEL = {
     "modprobe: FATAL: Module amdxdna not found in directory /lib/modules/6.8.0-45-generic": (
         "module-not-found"
     ),
+    "[ 3.1] Lockdown: modprobe: unsigned module loading is restricted; see man kernel_lockdown.7": (
+        "module-lockdown"
+    ),
+    "dpkg: error processing archive xrt_202510.2.19.0_24.04-amd64-npu.deb (--install):\n"
+    " trying to overwrite '/opt/xilinx/xrt/lib/libxrt_coreutil.so', which is also in package "
+    "xrt-base 2.19.0": "dpkg-file-conflict",
 }
 
 
