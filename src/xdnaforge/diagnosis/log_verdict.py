@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import re
 from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass
@@ -39,6 +40,7 @@ _UNEXPLAINED = 50
 # a journal: a file this large whose first lines nearly all carry a journal/dmesg prefix
 JOURNAL_MIN_BYTES = 16 * 1024 * 1024
 _SNIFF_LINES = 2000
+_QUOTE_RE = re.compile(r"^(?:> ?)+")
 _BLOCK = 1024 * 1024  # fits the cache the four anchor passes share (bench_doctor.py)
 
 
@@ -252,6 +254,8 @@ def _scan(
     classify, add, keep = classifier.classify_message, tally.add, shape.append
     for number, raw in numbered:
         line = raw.rstrip("\r\n")
+        if line.startswith(">"):  # quoted in a reply (markdown, mail): the log is inside
+            line = _QUOTE_RE.sub("", line, count=1)
         if not line or line.startswith(ANNOTATION) or line.isspace():
             continue
         cut = prefix_length(line)

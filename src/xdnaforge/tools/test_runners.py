@@ -38,7 +38,7 @@ _PYTEST_RE = re.compile(
 _PYTEST_COUNT_RE = re.compile(r"(\d+) (passed|failed|skipped|errors?|xfailed|xpassed)")
 _LIT_TIME_RE = re.compile(r"^Testing Time: [\d.]+s\s*$", re.M)
 _LIT_COUNT_RE = re.compile(
-    r"^\s+(Passed|Failed|Unsupported|Expectedly Failed|Unresolved|Timed Out|Unexpectedly Passed"
+    r"^\s*(Passed|Failed|Unsupported|Expectedly Failed|Unresolved|Timed Out|Unexpectedly Passed"
     r"|Excluded|Skipped)\s*: +(\d+)(?: \([\d.]+%\))?\s*$",
     re.M,
 )

@@ -17,6 +17,7 @@ from xdnaforge.diagnosis.evaluate import (
     confusion_table,
     field_dates,
     fresh,
+    judge_case,
     later,
     leave_one_source_out,
     load_corpus,
@@ -185,3 +186,23 @@ def test_the_fresh_sets_cite_no_thread_the_corpus_or_the_field_cases_cite() -> N
     for case in cases:
         assert thread(case.source) not in cited, case.ident
         assert case.expect in families, case.ident
+
+
+PASTED: dict[str, Callable[[str], str]] = {  # quoted in a reply, unindented, CRLF, fenced
+    "quoted": lambda text: "\n".join("> " + line for line in text.splitlines()),
+    "unindented": lambda text: "\n".join(line.lstrip() for line in text.splitlines()),
+    "crlf": lambda text: text.replace("\n", "\r\n"),
+    "fenced": lambda text: "```\n" + text + "\n```\n",
+}
+
+
+@pytest.mark.parametrize("how", PASTED)
+def test_every_real_log_reads_the_same_however_it_was_pasted(how: str) -> None:
+    entries = load_knowledge()
+    changed = []
+    for case in load_corpus(CORPUS) + load_corpus(FRESH, "f*.txt"):
+        pasted = Case(case.ident, case.source, case.thread, case.expect, PASTED[how](case.text))
+        before, after = judge_case(case, entries).found, judge_case(pasted, entries).found
+        if before != after:
+            changed.append(f"{case.ident}: {before} -> {after}")
+    assert not changed, changed
