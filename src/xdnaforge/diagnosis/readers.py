@@ -92,6 +92,15 @@ def findings(text: str) -> list[str]:
         )
     lines += _flm_not_ready(body)
     lines += _unbound_npus(body)
+    if "#0 " in body or "#1 " in body:
+        from xdnaforge.tools.backtrace import blocked_in_shim
+
+        waiting = blocked_in_shim(body)
+        if waiting is not None:
+            lines.append(
+                f"xdnaforge: a backtrace shows the process blocked in {waiting}, waiting for "
+                "the NPU to complete a command"
+            )
     stuck = degenerate(body)
     if stuck is not None:
         lines.append(f"xdnaforge: degenerate generation, one token repeated: {stuck[:120]}")

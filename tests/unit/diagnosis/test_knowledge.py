@@ -132,6 +132,7 @@ def test_every_entry_is_exercised_by_a_log() -> None:
         "module-lockdown",
         "dpkg-file-conflict",
         "dpkg-install-failed",
+        "command-hang-backtrace",  # tests/unit/tools/test_backtrace.py
         # ninja's own messages (test_ninjas_messages_name_what_is_missing)
         "ninja-unknown-target",
         "ninja-missing-input",

@@ -1,0 +1,32 @@
+"""Backtraces as gdb prints them, and the shim's waits for the NPU."""
+
+from __future__ import annotations
+
+from xdnaforge.diagnosis.log_verdict import FAILURE, judge
+from xdnaforge.tools.backtrace import blocked_in_shim, frames
+
+# gdb's `bt` of a program blocked on the NPU (frame lines as gdb prints them, with and
+# without the address; the system call first)
+HUNG = (
+    "#0  0x00007ffff7b1c8ff in __GI___ioctl (fd=4, request=3224397002) at ioctl.c:36\n"
+    "#1  0x00007fffe5a3b2c1 in shim_xdna::platform_drv_host::wait_cmd_syncobj (this=0x5555)"
+    " at /src/shim/host/platform_host.cpp:318\n"
+    "#2  shim_xdna::hwq::wait_command(unsigned long, unsigned int)  [libxrt_driver_xdna.so.2]\n"
+    "#3  0x00007ffff7e0a0d2 in xrt::run::wait (this=0x7fffffffd9a0) at xrt_kernel.cpp:3301\n"
+    "#4  0x0000555555556b3e in main () at test.cpp:120\n"
+)
+
+
+def test_the_innermost_shim_frame_decides() -> None:
+    assert frames(HUNG)[1] == (1, "shim_xdna::platform_drv_host::wait_cmd_syncobj")
+    assert blocked_in_shim(HUNG) == "shim_xdna::platform_drv_host::wait_cmd_syncobj"
+    # a crash inside the shim is not a wait
+    crash = HUNG.replace("wait_cmd_syncobj", "create_bo")
+    assert blocked_in_shim(crash) is None
+    assert blocked_in_shim("#0  main () at test.cpp:3\n") is None
+
+
+def test_a_backtrace_blocked_in_a_shim_wait_is_a_hang() -> None:
+    verdict = judge(HUNG)
+    assert verdict.status == FAILURE
+    assert verdict.diagnoses[0].code == "command-hang-backtrace"
