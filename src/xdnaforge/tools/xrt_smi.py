@@ -236,7 +236,11 @@ class FlmValidate:
 
 
 def parse_flm_validate(text: str) -> FlmValidate:
-    """FastFlowLM's `flm validate` ("[Linux]  NPU FW Version: 1.1.2.64", "[ERROR] ...")."""
+    """FastFlowLM's `flm validate` ("[Linux]  NPU FW Version: 1.1.2.64", "[ERROR] ..."), in
+    the shapes its public sample outputs show: Lemonade's guide ("[Linux]  NPU:
+    /dev/accel/accel0 with 8 columns") and the pull request that added the command
+    ("[Linux]  Kernel Version: ...", "[Linux]  Found AMD NPU at /dev/accel/accel0"); no
+    source of FastFlowLM after 0.9.2 is public."""
     values: dict[str, str] = {}
     errors = []
     for line in text.splitlines():
@@ -249,6 +253,9 @@ def parse_flm_validate(text: str) -> FlmValidate:
         key, _, value = match.group(2).partition(":")
         values.setdefault(key.strip(), value.strip())
     node = values.get("NPU", "").split(" with ")[0] or None
+    if node is None:  # the first release's shape (FastFlowLM pull request #365, Feb 2026)
+        found = next((k for k in values if k.startswith("Found AMD NPU at ")), "")
+        node = found.removeprefix("Found AMD NPU at ").strip() or None
     return FlmValidate(
         node=node,
         firmware=values.get("NPU FW Version"),

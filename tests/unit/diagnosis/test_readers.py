@@ -365,3 +365,16 @@ def test_a_device_tables_header_alone_shows_a_device_was_enumerated(
         )
     # a header row that is no table of XRT's says nothing
     assert judge(f"{layout['device_list']}\n|BDF  |Colour  |\n").status != HEALTHY
+
+
+def test_the_first_flm_validate_shape_names_its_npu() -> None:
+    # the sample of the pull request that added `flm validate` (FastFlowLM #365)
+    first = (
+        "[Linux]  Kernel Version: 7.0.0-rc1-00048-g76872d177c3c\n"
+        "[Linux]  Found AMD NPU at /dev/accel/accel0\n"
+        "[Linux]  NPU FW Version: 1.1.2.64\n"
+    )
+    verdict = judge(first)
+    assert verdict.status == HEALTHY
+    assert verdict.evidence == "flm validate: NPU /dev/accel/accel0, firmware 1.1.2.64"
+    assert judge(first + "[ERROR]  NPU firmware version is incompatible\n").status != HEALTHY
