@@ -9,7 +9,9 @@ and pytest. Pure parsers; nothing is run here.
 - LLVM lit (lit/display.py, print_summary; run as lit 12, 17 and 23 print it), which
   mlir-aie and mlir-air run their hardware tests with: "Testing Time: <t>s", then one line
   per result ("  Passed     : 14", lit 23 adding " (50.00%)" after "Total Discovered
-  Tests: <n>"): Failed, Unresolved, Timed Out and Unexpectedly Passed are failures;
+  Tests: <n>"): Failed, Unresolved, Timed Out and Unexpectedly Passed are failures; a
+  paste cut after the "Failed Tests (<n>):" list (print_results, each "  SUITE :: test")
+  counts those;
 - xdna-driver's shim_test (test/shim_test/shim_test.cpp, every 1.x branch and main):
   "<n>\ttest(s) executed", then "ALL <n> executed test(s) PASSED!" or "<f>\ttest(s) FAILED: <ids>"
   (FAILED between ANSI colour codes, which a paste may keep as "[5m[31m");
@@ -42,6 +44,7 @@ _LIT_COUNT_RE = re.compile(
     r"|Excluded|Skipped)\s*: +(\d+)(?: \([\d.]+%\))?\s*$",
     re.M,
 )
+_LIT_FAILED_LIST_RE = re.compile(r"^Failed Tests \((\d+)\):[ \t]*\n[ \t]*\S[^\n]* :: ", re.M)
 _LIT_BROKEN = ("Failed", "Unresolved", "Timed Out", "Unexpectedly Passed")
 _SHIM_EXECUTED_RE = re.compile(r"^(\d+)\s+test\(s\) executed\s*$", re.M)
 _SHIM_PASSED_RE = re.compile(r"^ALL (\d+) executed test\(s\) PASSED!", re.M)
@@ -91,6 +94,9 @@ def summaries(text: str) -> list[Summary]:
         if counts:
             broken = sum(counts.get(kind, 0) for kind in _LIT_BROKEN)
             found.append(Summary("lit", counts.get("Passed", 0), broken))
+    listed = None if timed_lit else _LIT_FAILED_LIST_RE.search(text)
+    if listed:
+        found.append(Summary("lit", 0, int(listed.group(1))))
     executed = _SHIM_EXECUTED_RE.search(text)
     if executed:
         total = int(executed.group(1))

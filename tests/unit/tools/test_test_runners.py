@@ -86,3 +86,10 @@ def test_lit_summaries_of_both_layouts() -> None:
     passing = LIT_17.replace("  Failed     : 1\n", "")
     assert summaries(passing) == [Summary("lit", 1, 0)]
     assert summaries("Testing Time: 0.03s\n") == []  # no counts, no summary
+
+
+def test_lits_failed_list_alone_counts_its_failures() -> None:
+    cut = "Failed Tests (40):\n  AIE :: npu-xrt/add_one_objFifo/run.lit\n  AIE :: npu-xrt/x.py\n"
+    assert summaries(cut) == [Summary("lit", 0, 40)]
+    # with the summary after it, the summary counts (once)
+    assert summaries(LIT_23) == [Summary("lit", 1, 1)]
