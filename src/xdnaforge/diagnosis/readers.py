@@ -1,27 +1,27 @@
 """What the output shapes of the NPU tools say beyond single lines: positive evidence of a
 working stack, and findings that need numbers compared (FastFlowLM's floors).
 
-Pure. Shapes read: xrt-smi/xbutil validate text (2.17 "Performance Mode" .. 2.21 "Power
-Mode", Linux and Windows) and JSON, xrt-smi examine (devices listed, "0 devices found"),
-`flm validate`, the xdna-driver example tests ("TEST PASSED!" with its latency), a
-FastFlowLM run that generated tokens or a server that answered NPU requests, Lemonade's
-FLM backend installed or an inference its telemetry reports, test runners (ctest, gtest,
-pytest) whose every test passed, a DKMS build and install of amdxdna, and in a kernel log
-the driver's probe: completed ("[drm] Initialized amdxdna ..."), or deferred (EPROBE_DEFER)
-and then carried on. A degenerate generation or a failed test run is a finding. Findings
-are returned as `xdnaforge: ...` lines that knowledge.yaml entries match, so the knowledge
-base stays the one place that names causes and fixes.
+Pure. Shapes read: xrt-smi/xbutil validate text (2.17 "Performance Mode" .. 2.25 "Power
+Mode", Linux and Windows, and a report cut off after a test's details) and JSON, the
+examine host report (diagnosis/examine_report.py), `flm validate` (its text shapes and
+`--json`), the xdna-driver example tests ("TEST PASSED!" with its latency), the shim's
+debug output of a created hardware context, FastFlowLM runs and servers that generated
+tokens, Lemonade's backend table, telemetry and CLI status block, test runners (ctest,
+gtest, pytest, lit, shim_test, mlir-aie's programs) whose every test passed, a DKMS build
+and install of amdxdna, lspci's bound driver, and in a kernel log the driver's probe:
+completed ("[drm] Initialized amdxdna ..."), or deferred (EPROBE_DEFER) and then carried
+on. A degenerate generation, a failed test run, an unbound NPU, a not-ready `flm validate
+--json` or a backtrace blocked in the shim's waits is a finding. Findings are returned as
+`xdnaforge: ...` lines that knowledge.yaml entries match, so the knowledge base stays the
+one place that names causes and fixes.
 """
-
 from __future__ import annotations
 
 import contextlib
-import functools
-import json
 import re
-from pathlib import Path
 from typing import TYPE_CHECKING
 
+from xdnaforge.diagnosis import examine_report
 from xdnaforge.diagnosis.knowledge import ANNOTATION, looks_failed
 
 if TYPE_CHECKING:
@@ -30,7 +30,6 @@ if TYPE_CHECKING:
 # xdnaforge.tools.xrt_smi (its parsers) is imported by the readers that parse tool output,
 # when a log has some: a journal has none, and its start-up is part of doctor's time there
 
-LAYOUTS = Path(__file__).resolve().parent / "data" / "report_layouts.json"
 # FastFlowLM's floors (its `flm validate`: firmware major.minor >= 1.1, amdxdna DRM >= 0.6)
 FLM_FIRMWARE_FLOOR = (1, 1)
 FLM_DRIVER_FLOOR = (0, 6)
@@ -43,6 +42,10 @@ _FLM_DECODED_RE = re.compile(
     r"(?i)\bdecoding speed:\s*([0-9.]+)\s*tokens?/s"
     r'|"decoding_speed_tps"\s*:\s*([0-9.]*[1-9][0-9.]*)'
 )
+# the shim's debug output (XRT's verbose mode; xdna-driver src/shim/hwctx.cpp and
+# umq/hwctx.cpp, every 1.x branch and main: shim_debug("Created KMQ HW context (%d)")): the
+# firmware gave the program a hardware context
+_SHIM_CONTEXT_RE = re.compile(r"\bCreated (KMQ|UMQ) HW context \((\d+)\)")
 # the driver's probe in a kernel log ("amdxdna 0000:c5:00.1: ..." or "amdxdna axi:ve2: ...")
 _PROBED_RE = re.compile(r"\[drm\] Initialized amdxdna\S* (\S+) for (\S+) on minor (\d+)")
 _DRIVER_DEVICE_RE = re.compile(r"\bamdxdna ([\w:.-]+): ")
@@ -85,7 +88,7 @@ def findings(text: str) -> list[str]:
                 "xdnaforge: FastFlowLM runs on XDNA2 NPUs only; this log shows an XDNA1 NPU "
                 f"({xdna1.group(0)})"
             )
-    empty = _no_devices(body) or _no_json_devices(body)
+    empty = examine_report.no_devices(body) or examine_report.no_json_devices(body)
     if empty is not None:
         lines.append(
             f"xdnaforge: xrt-smi examine failed to find a device: no devices found ({empty})"
@@ -181,133 +184,6 @@ class ProbeWatch:
         return self.probed or self.retried
 
 
-@functools.cache
-def _empty_device_lists() -> re.Pattern[str]:
-    """Each release's device-list heading followed by its "0 devices found", from the
-    layouts generated from XRT's sources (data/report_layouts.json)."""
-    layouts = json.loads(LAYOUTS.read_text("utf-8"))["layouts"]
-    pairs = {(x["device_list"], x["no_devices"]) for x in layouts if x["device_list"]}
-    return re.compile(
-        "|".join(rf"^{re.escape(head)}\s*\n\s*{re.escape(none)}" for head, none in sorted(pairs)),
-        re.M,
-    )
-
-
-@functools.cache
-def _device_rows() -> re.Pattern[str]:
-    """The XRT section's rows that every release since 2.18 prints from an enumerated NPU
-    only ("NPU Firmware Version", under `device_class::type::ryzen`), as the generated
-    layouts give their format ("  %-20s : %s\n")."""
-    layouts = json.loads(LAYOUTS.read_text("utf-8"))["layouts"]
-    rows = {
-        (row["format"], row["label"])
-        for layout in layouts
-        for row in layout.get("device_rows", ())
-        if row["npu"]
-    }
-    branches = []
-    for fmt, label in sorted(rows):
-        pieces = re.split(r"(%-?\d*s)", fmt.rstrip("\n"))  # text, spec, text, spec, text
-        specs = iter((re.escape(label), r"(\S.*?)"))
-        # spaces as a pasted log keeps them: indentation and padding may be lost
-        branches.append(
-            "".join(
-                next(specs, ".*?") if i % 2 else re.sub(r"(?:\\ )+", r"\\s*", re.escape(text))
-                for i, text in enumerate(pieces)
-            )
-        )
-    return re.compile("|".join(rf"^\s*(?:{b})\s*$" for b in branches))
-
-
-@functools.cache
-def _table_headings() -> dict[tuple[str, ...], str]:
-    """The header rows of examine's device tables, as cell names, from the generated
-    layouts: printRyzenDevices' ("BDF", "Name", ...) and printAlveoDevices' (Shell, Logic
-    UUID, ...), which ReportHost prints only when a device of that class was enumerated."""
-    layouts = json.loads(LAYOUTS.read_text("utf-8"))["layouts"]
-    headings: dict[tuple[str, ...], str] = {}
-    for layout in layouts:
-        for key, kind in (("device_table", "NPU"), ("other_table", "device")):
-            columns = layout.get(key, {}).get("columns")
-            if columns:
-                headings[tuple(c for c in columns if c != ":")] = kind
-    return headings
-
-
-def _listed_table(body: str) -> str | None:
-    """A device table's header row right under examine's device-list heading: the report
-    was cut off before its rows, but the table is printed only when it has one."""
-    if "Device" not in body or "BDF" not in body:
-        return None
-    lines = body.splitlines()
-    for index, line in enumerate(lines[:-1]):
-        if line.strip() not in ("Device(s) Present", "Devices present"):
-            continue
-        row = re.split(r"\|+|\s{2,}", lines[index + 1].strip())
-        cells = tuple(c for c in row if c and c != ":")
-        kind = _table_headings().get(cells)
-        if kind is not None:
-            return kind
-    return None
-
-
-def _examine_json_devices(body: str) -> str:
-    """The devices of an examine report written as JSON (`-f JSON`): host.devices."""
-    if '"host"' not in body or "{" not in body:
-        return ""
-    from xdnaforge.tools.xrt_smi import parse_examine_json
-
-    try:
-        examine = parse_examine_json(body[body.index("{") :])
-    except (ValueError, AttributeError):
-        return ""
-    return ", ".join(d.name or d.bdf for d in examine.devices if d.bdf)
-
-
-def _no_json_devices(body: str) -> str | None:
-    """A JSON examine report whose host.devices is empty (boost's ptree writes "")."""
-    if '"host"' not in body or '"devices"' not in body:
-        return None
-    try:
-        data = json.loads(body[body.index("{") :])
-    except ValueError:
-        return None
-    system = data.get("system") if isinstance(data, dict) else None
-    host = system.get("host") if isinstance(system, dict) else None
-    if isinstance(host, dict) and "devices" in host and host["devices"] in ("", [], {}):
-        return 'JSON "host": {"devices": ""}'
-    return None
-
-
-def _enumerated_npu(body: str) -> str | None:
-    """An examine report's XRT section that printed the firmware version of the first NPU
-    XRT enumerated: a device was found even where the report is cut off before its list."""
-    if "Firmware Version" not in body:
-        return None
-    in_xrt = False
-    for line in body.splitlines():
-        text = line.strip()
-        if text == "XRT":
-            in_xrt = True
-        elif in_xrt and text and ":" not in text:
-            in_xrt = False  # the next heading (Device(s) Present)
-        elif in_xrt:
-            match = _device_rows().match(text)
-            if match:
-                value = next(group for group in match.groups() if group is not None)
-                if value.strip().upper() != "N/A":
-                    return value.strip()
-    return None
-
-
-def _no_devices(body: str) -> str | None:
-    """ "Device(s) Present / 0 devices found" when examine listed no device."""
-    if "devices found" not in body:
-        return None
-    match = _empty_device_lists().search(body)
-    return " / ".join(part.strip() for part in match.group(0).splitlines()) if match else None
-
-
 def _validation(body: str) -> Validation:
     from xdnaforge.tools.xrt_smi import parse_validate_json, parse_validate_text
 
@@ -376,13 +252,13 @@ def healthy_evidence(text: str, probe: ProbeWatch | None = None) -> str | None:
     examine = parse_examine_text(body)
     if examine.devices:
         return f"xrt-smi examine: {', '.join(d.name for d in examine.devices)} present"
-    listed = _examine_json_devices(body)
+    listed = examine_report.json_devices(body)
     if listed:
         return f"xrt-smi examine (JSON): {listed} present"
-    table = _listed_table(body)
+    table = examine_report.listed_table(body)
     if table is not None:
         return f"xrt-smi examine: its {table} table is printed (the log ends before its rows)"
-    firmware = _enumerated_npu(body)
+    firmware = examine_report.enumerated_npu(body)
     if firmware is not None:
         return f"xrt-smi examine: XRT enumerated an NPU (firmware {firmware})"
     flm = parse_flm_validate(body)
@@ -397,6 +273,9 @@ def healthy_evidence(text: str, probe: ProbeWatch | None = None) -> str | None:
     if decoded:
         speed = decoded.group(1) or decoded.group(2)
         return f"FastFlowLM generated on the NPU (decoding {speed} tokens/s)"
+    context = _SHIM_CONTEXT_RE.search(body)
+    if context:
+        return f"the shim created {context.group(1)} hardware context {context.group(2)}"
     return (
         _other_evidence(body)
         or (probe.evidence() if probe is not None else None)

@@ -378,3 +378,17 @@ def test_the_first_flm_validate_shape_names_its_npu() -> None:
     assert verdict.status == HEALTHY
     assert verdict.evidence == "flm validate: NPU /dev/accel/accel0, firmware 1.1.2.64"
     assert judge(first + "[ERROR]  NPU firmware version is incompatible\n").status != HEALTHY
+
+
+def test_the_shims_debug_output_of_a_created_context_is_evidence() -> None:
+    # shim_debug as XRT's verbose mode prints it (hwctx.cpp)
+    log = (
+        "80: PID(384850): Created KMQ pcidev\n248054: PID(384850): Device opened, fd=3\n"
+        "22133461: PID(384850): Creating HW context...\n"
+        "26107168: PID(384850): Created KMQ HW context (1)\n"
+    )
+    verdict = judge(log)
+    assert verdict.status == HEALTHY
+    assert verdict.evidence == "the shim created KMQ hardware context 1"
+    # a context that was being created, and no more, is none
+    assert judge(log.rsplit("\n", 2)[0] + "\n").status != HEALTHY

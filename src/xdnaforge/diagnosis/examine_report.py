@@ -1,0 +1,141 @@
+"""xrt-smi / xbutil examine's host report, read by the layouts generated from XRT's sources
+(data/report_layouts.json, scripts/gen_report_layouts.py): its device list and "0 devices
+found", the device tables (printRyzenDevices', printAlveoDevices'), the XRT section's rows
+printed only from an enumerated NPU, and the JSON report's host.devices. Pure.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from pathlib import Path
+
+LAYOUTS = Path(__file__).resolve().parent / "data" / "report_layouts.json"
+
+
+@functools.cache
+def empty_device_lists() -> re.Pattern[str]:
+    """Each release's device-list heading followed by its "0 devices found", from the
+    layouts generated from XRT's sources (data/report_layouts.json)."""
+    layouts = json.loads(LAYOUTS.read_text("utf-8"))["layouts"]
+    pairs = {(x["device_list"], x["no_devices"]) for x in layouts if x["device_list"]}
+    return re.compile(
+        "|".join(rf"^{re.escape(head)}\s*\n\s*{re.escape(none)}" for head, none in sorted(pairs)),
+        re.M,
+    )
+
+
+@functools.cache
+def device_rows() -> re.Pattern[str]:
+    """The XRT section's rows that every release since 2.18 prints from an enumerated NPU
+    only ("NPU Firmware Version", under `device_class::type::ryzen`), as the generated
+    layouts give their format ("  %-20s : %s\n")."""
+    layouts = json.loads(LAYOUTS.read_text("utf-8"))["layouts"]
+    rows = {
+        (row["format"], row["label"])
+        for layout in layouts
+        for row in layout.get("device_rows", ())
+        if row["npu"]
+    }
+    branches = []
+    for fmt, label in sorted(rows):
+        pieces = re.split(r"(%-?\d*s)", fmt.rstrip("\n"))  # text, spec, text, spec, text
+        specs = iter((re.escape(label), r"(\S.*?)"))
+        # spaces as a pasted log keeps them: indentation and padding may be lost
+        branches.append(
+            "".join(
+                next(specs, ".*?") if i % 2 else re.sub(r"(?:\\ )+", r"\\s*", re.escape(text))
+                for i, text in enumerate(pieces)
+            )
+        )
+    return re.compile("|".join(rf"^\s*(?:{b})\s*$" for b in branches))
+
+
+@functools.cache
+def table_headings() -> dict[tuple[str, ...], str]:
+    """The header rows of examine's device tables, as cell names, from the generated
+    layouts: printRyzenDevices' ("BDF", "Name", ...) and printAlveoDevices' (Shell, Logic
+    UUID, ...), which ReportHost prints only when a device of that class was enumerated."""
+    layouts = json.loads(LAYOUTS.read_text("utf-8"))["layouts"]
+    headings: dict[tuple[str, ...], str] = {}
+    for layout in layouts:
+        for key, kind in (("device_table", "NPU"), ("other_table", "device")):
+            columns = layout.get(key, {}).get("columns")
+            if columns:
+                headings[tuple(c for c in columns if c != ":")] = kind
+    return headings
+
+
+def listed_table(body: str) -> str | None:
+    """A device table's header row right under examine's device-list heading: the report
+    was cut off before its rows, but the table is printed only when it has one."""
+    if "Device" not in body or "BDF" not in body:
+        return None
+    lines = body.splitlines()
+    for index, line in enumerate(lines[:-1]):
+        if line.strip() not in ("Device(s) Present", "Devices present"):
+            continue
+        row = re.split(r"\|+|\s{2,}", lines[index + 1].strip())
+        cells = tuple(c for c in row if c and c != ":")
+        kind = table_headings().get(cells)
+        if kind is not None:
+            return kind
+    return None
+
+
+def json_devices(body: str) -> str:
+    """The devices of an examine report written as JSON (`-f JSON`): host.devices."""
+    if '"host"' not in body or "{" not in body:
+        return ""
+    from xdnaforge.tools.xrt_smi import parse_examine_json
+
+    try:
+        examine = parse_examine_json(body[body.index("{") :])
+    except (ValueError, AttributeError):
+        return ""
+    return ", ".join(d.name or d.bdf for d in examine.devices if d.bdf)
+
+
+def no_json_devices(body: str) -> str | None:
+    """A JSON examine report whose host.devices is empty (boost's ptree writes "")."""
+    if '"host"' not in body or '"devices"' not in body:
+        return None
+    try:
+        data = json.loads(body[body.index("{") :])
+    except ValueError:
+        return None
+    system = data.get("system") if isinstance(data, dict) else None
+    host = system.get("host") if isinstance(system, dict) else None
+    if isinstance(host, dict) and "devices" in host and host["devices"] in ("", [], {}):
+        return 'JSON "host": {"devices": ""}'
+    return None
+
+
+def enumerated_npu(body: str) -> str | None:
+    """An examine report's XRT section that printed the firmware version of the first NPU
+    XRT enumerated: a device was found even where the report is cut off before its list."""
+    if "Firmware Version" not in body:
+        return None
+    in_xrt = False
+    for line in body.splitlines():
+        text = line.strip()
+        if text == "XRT":
+            in_xrt = True
+        elif in_xrt and text and ":" not in text:
+            in_xrt = False  # the next heading (Device(s) Present)
+        elif in_xrt:
+            match = device_rows().match(text)
+            if match:
+                value = next(group for group in match.groups() if group is not None)
+                if value.strip().upper() != "N/A":
+                    return value.strip()
+    return None
+
+
+def no_devices(body: str) -> str | None:
+    """ "Device(s) Present / 0 devices found" when examine listed no device."""
+    if "devices found" not in body:
+        return None
+    match = empty_device_lists().search(body)
+    return " / ".join(part.strip() for part in match.group(0).splitlines()) if match else None
