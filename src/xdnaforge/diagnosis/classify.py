@@ -36,7 +36,7 @@ from xdnaforge.diagnosis.upstream import Message, catalogue
 # "Jul 13 22:00:51.952097 host kernel: " (journalctl -o short-precise)
 _PREFIX_RE = re.compile(
     r"(?:(?:[A-Za-z]{3} +\d+ [\d:]+(?:\.\d+)?|\d{4}-\d\d-\d\dT[\d:.]+(?:[+-]\d\d:?\d\d|Z)?)"
-    r" \S+ [^:\s]+: )?"
+    r" \w[\w.-]* [^:\s]+: )?"  # host (a hostname: never "[XRT]" or "file.c:12:"), ident
     r"(?:(?:\[\s*\d+\.\d+\]|\[[A-Z][a-z]{2} [^\]]*\]) *)?"
 )
 _CACHE_LIMIT = 100_000

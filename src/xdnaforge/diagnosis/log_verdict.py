@@ -41,6 +41,12 @@ _UNEXPLAINED = 50
 JOURNAL_MIN_BYTES = 16 * 1024 * 1024
 _SNIFF_LINES = 2000
 _QUOTE_RE = re.compile(r"^(?:> ?)+")
+# "2025-01-09 13:41:14 ", "2025-01-09T13:41:14.1234567Z " (GitHub Actions), "[2025-12-01
+# 10:00:00.123] " (spdlog, Lemonade): a timestamp of the program's own before its line
+_STAMP_RE = re.compile(
+    r"\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\]? "
+)
+_STAMP_STARTS = frozenset({"19", "20", "[1", "[2"})
 _BLOCK = 1024 * 1024  # fits the cache the four anchor passes share (bench_doctor.py)
 
 
@@ -259,6 +265,11 @@ def _scan(
         if not line or line.startswith(ANNOTATION) or line.isspace():
             continue
         cut = prefix_length(line)
+        if not cut and line[:2] in _STAMP_STARTS:
+            stamp = _STAMP_RE.match(line)  # a program's own timestamp, or a CI log's
+            if stamp:  # what follows may be a kernel line ("[ 12.3] amdxdna ...")
+                line = line[stamp.end() :]
+                cut = prefix_length(line)
         message = line[cut:] if cut else line
         line_class = classify(message)
         if "amdxdna" in message:

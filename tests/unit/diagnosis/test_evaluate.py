@@ -193,6 +193,9 @@ PASTED: dict[str, Callable[[str], str]] = {  # quoted in a reply, unindented, CR
     "unindented": lambda text: "\n".join(line.lstrip() for line in text.splitlines()),
     "crlf": lambda text: text.replace("\n", "\r\n"),
     "fenced": lambda text: "```\n" + text + "\n```\n",
+    # a CI log (GitHub Actions stamps every line) or a program's own timestamps
+    "ci": lambda text: "\n".join("2025-01-09T13:41:14.1234567Z " + x for x in text.splitlines()),
+    "stamped": lambda text: "\n".join("[2025-12-01 10:00:00.123] " + x for x in text.splitlines()),
 }
 
 
