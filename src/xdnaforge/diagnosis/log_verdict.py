@@ -43,9 +43,7 @@ _SNIFF_LINES = 2000
 _QUOTE_RE = re.compile(r"^(?:> ?)+")
 # "2025-01-09 13:41:14 ", "2025-01-09T13:41:14.1234567Z " (GitHub Actions), "[2025-12-01
 # 10:00:00.123] " (spdlog, Lemonade): a timestamp of the program's own before its line
-_STAMP_RE = re.compile(
-    r"\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\]? "
-)
+_STAMP_RE = re.compile(r"\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\]? ")
 _STAMP_STARTS = frozenset({"19", "20", "[1", "[2"})
 _BLOCK = 1024 * 1024  # fits the cache the four anchor passes share (bench_doctor.py)
 

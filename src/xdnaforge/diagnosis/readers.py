@@ -15,6 +15,7 @@ on. A degenerate generation, a failed test run, an unbound NPU, a not-ready `flm
 `xdnaforge: ...` lines that knowledge.yaml entries match, so the knowledge base stays the
 one place that names causes and fixes.
 """
+
 from __future__ import annotations
 
 import contextlib

@@ -12,14 +12,9 @@ from __future__ import annotations
 
 import pytest
 
-from xdnaforge.diagnosis.build_errors import (
-    cmake_errors,
-    cmake_version,
-    compiler,
-    findings,
-    kbuild_compilers,
-)
+from xdnaforge.diagnosis.build_errors import compiler, findings, kbuild_compilers
 from xdnaforge.diagnosis.build_log import cmake_command, pkg_config_provider
+from xdnaforge.diagnosis.cmake_errors import cmake_errors, cmake_version
 from xdnaforge.diagnosis.evaluate import CUTOFF
 from xdnaforge.diagnosis.log_verdict import FAILURE, judge
 
