@@ -7,7 +7,8 @@ Run by hand (never at run time, never by a test) against fetched git snapshots:
     python3 scripts/gen_upstream_messages.py \
         --xdna /work/.mirror/amd+xdna-driver/repo --xrt /work/.mirror/Xilinx+XRT/repo \
         --flm /work/.mirror/FastFlowLM+FastFlowLM/repo \
-        --lemonade /work/.mirror/lemonade-sdk+lemonade/repo [--linux-excerpts DIR]
+        --lemonade /work/.mirror/lemonade-sdk+lemonade/repo \
+        --iree /work/.mirror/nod-ai+iree-amd-aie/repo [--linux-excerpts DIR]
 
 Every release tag and release branch a snapshot holds is read (plus the commits the recipes
 pin), through `git ls-tree` and one `git cat-file --batch` per snapshot; a file's text is
@@ -93,6 +94,15 @@ def _lemonade_file(path: str) -> bool:
     return (path.startswith(npu) or manager) and path.endswith((".cpp", ".h", ".hpp"))
 
 
+def _iree_file(path: str) -> bool:
+    """iree-amd-aie's HAL drivers for the NPU (amdxdna, xrt), not their tests."""
+    return (
+        path.startswith("runtime/src/iree-amd-aie/driver/")
+        and path.endswith((".c", ".cc", ".cpp", ".h"))
+        and "_test." not in path
+    )
+
+
 def _component(repo: str, path: str) -> str:
     if path.endswith((".sh", ".cmake", "CMakeLists.txt")):
         return "build"
@@ -104,7 +114,11 @@ def _component(repo: str, path: str) -> str:
         return "example" if path.startswith("example/") else "shim"
     if repo == "Xilinx/XRT":
         return "xrt-smi" if "/core/tools/" in path else "xrt"
-    return {"FastFlowLM/FastFlowLM": "flm", "lemonade-sdk/lemonade": "lemonade"}[repo]
+    return {
+        "FastFlowLM/FastFlowLM": "flm",
+        "lemonade-sdk/lemonade": "lemonade",
+        "nod-ai/iree-amd-aie": "iree",
+    }[repo]
 
 
 class Snapshot:
@@ -163,6 +177,8 @@ def release_refs(snap: Snapshot, repo: str) -> list[tuple[str, str]]:
         refs = tags + [b for b in branches if re.fullmatch(r"\d+\.\d+|main", b)]
     elif repo == "FastFlowLM/FastFlowLM":
         refs = [*tags, "HEAD"]
+    elif repo == "nod-ai/iree-amd-aie":  # no release tags: its main branch
+        return [("HEAD", "main")]
     else:  # lemonade: the C++ server's releases (v9 on)
         refs = [
             t
@@ -248,6 +264,7 @@ def main() -> int:
     parser.add_argument("--xrt", type=Path, required=True)
     parser.add_argument("--flm", type=Path)
     parser.add_argument("--lemonade", type=Path)
+    parser.add_argument("--iree", type=Path)
     parser.add_argument("--linux-excerpts", type=Path)
     parser.add_argument(
         "--output",
@@ -264,6 +281,8 @@ def main() -> int:
         read_repo(table, sources, "FastFlowLM/FastFlowLM", options.flm, {}, _flm_file)
     if options.lemonade:
         read_repo(table, sources, "lemonade-sdk/lemonade", options.lemonade, {}, _lemonade_file)
+    if options.iree:
+        read_repo(table, sources, "nod-ai/iree-amd-aie", options.iree, {}, _iree_file)
     if options.linux_excerpts:
         for excerpt in sorted(options.linux_excerpts.glob("*.c")):
             text = excerpt.read_text()

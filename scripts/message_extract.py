@@ -37,6 +37,9 @@ CALLS = {
     "xrt_core::generic_error": ("error", -1, False),
     # "No device handle" (the shim's device.cpp), XRT's sysfs readers
     "xrt_core::internal_error": ("error", -1, False),
+    # IREE's runtime (iree-amd-aie's amdxdna and xrt HAL drivers): iree_make_status(code,
+    # "format", ...), printed as "<file>:<line>: <CODE>; <message>"
+    "iree_make_status": ("error", 1, False),
     "xrt_core::query::sysfs_error": ("error", -1, False),
 }
 _CALL_RE = re.compile(r"(?<![\w:])(" + "|".join(re.escape(c) for c in CALLS) + r")\s*\(")

@@ -192,6 +192,7 @@ def test_the_catalogue_records_the_commits_it_read() -> None:
         "torvalds/linux",
         "FastFlowLM/FastFlowLM",
         "lemonade-sdk/lemonade",
+        "nod-ai/iree-amd-aie",
     }
     labels = {s["label"] for s in catalogue().sources if s["repo"] == "Xilinx/XRT"}
     assert {"202410.2.17.319", "202510.2.19.194", "2.25.0"} <= labels
