@@ -28,6 +28,8 @@ CALLS = {
     "pr_err": ("error", 0, False),
     "pr_warn": ("warning", 0, False),
     "shim_err": ("error", 1, False),
+    # shim_debug.h: shim_err(ENOTSUP, msg); most calls pass __func__, whose name no log shows
+    "shim_not_supported_err": ("error", 0, False),
     "std::runtime_error": ("error", 0, False),
     "std::logic_error": ("error", 0, False),
     "std::invalid_argument": ("error", 0, False),

@@ -43,6 +43,9 @@ _CACHE_LIMIT = 100_000
 _CHAIN_LINES = 6  # a caller logs its callee's errno within a few lines
 _PASS_MARK_RE = re.compile(r"\[(?:TEST )?PASS(?:ED)?\]")
 _FAIL_WORD_RE = re.compile(r"(?i)\bfail")
+_WARNING_MARK_RE = re.compile(r"(?i)\[?warn(?:ing)?\]?(?::| {2}|\] )")
+# the kernel's own WARNING report is never a mere warning
+_KERNEL_WARNING_RE = re.compile(r"WARNING: (?:CPU: \d+ PID: |\S+:\d+ at )")
 
 
 def prefix_length(line: str) -> int:
@@ -119,6 +122,10 @@ class Classifier:
             failure = True  # an error message without a failure word ("Bad time quantum 5")
         if failure and _PASS_MARK_RE.search(line) and not _FAIL_WORD_RE.search(line):
             failure = False  # "[TEST PASS] AIE async error detected.": a test that passed
+        if failure and _WARNING_MARK_RE.match(line) and not _KERNEL_WARNING_RE.match(line):
+            # the program itself says it is a warning ("[Warning]  Version check timed out;
+            # continuing"): not an error, unless an entry or a template says otherwise
+            failure = located is not None and located.level == "error"
         errno = decode(line) if failure or driver_problem else None
         if errno is not None and errno.name in NOT_FAILURES:
             # "Hardware init failed, ret -517": a probe to retry later, in no family

@@ -47,6 +47,9 @@ _FLM_DECODED_RE = re.compile(
 # umq/hwctx.cpp, every 1.x branch and main: shim_debug("Created KMQ HW context (%d)")): the
 # firmware gave the program a hardware context
 _SHIM_CONTEXT_RE = re.compile(r"\bCreated (KMQ|UMQ) HW context \((\d+)\)")
+# ... and device.cpp's shim_debug("Created device (%s) ...") (1.4: "Created KMQ device"):
+# the shim opened the NPU and read what it is
+_SHIM_DEVICE_RE = re.compile(r"\bCreated (?:KMQ |UMQ )?device \(([\w:.]+)\) \.\.\.")
 # the driver's probe in a kernel log ("amdxdna 0000:c5:00.1: ..." or "amdxdna axi:ve2: ...")
 _PROBED_RE = re.compile(r"\[drm\] Initialized amdxdna\S* (\S+) for (\S+) on minor (\d+)")
 _DRIVER_DEVICE_RE = re.compile(r"\bamdxdna ([\w:.-]+): ")
@@ -277,6 +280,9 @@ def healthy_evidence(text: str, probe: ProbeWatch | None = None) -> str | None:
     context = _SHIM_CONTEXT_RE.search(body)
     if context:
         return f"the shim created {context.group(1)} hardware context {context.group(2)}"
+    opened = _SHIM_DEVICE_RE.search(body)
+    if opened:
+        return f"the shim opened the NPU device {opened.group(1)}"
     return (
         _other_evidence(body)
         or (probe.evidence() if probe is not None else None)

@@ -1,7 +1,9 @@
 """What DKMS prints when it built and installed a module, read from its format strings
 (dkms-project/dkms, `dkms.in`): DKMS 3 "Building module(s)... done.", "Installing
 /lib/modules/<kernel>/<dir>/<module>.ko[.xz|.zst]" and "Running depmod... done."; DKMS 2
-"DKMS: install completed.". Pure; nothing is run here.
+"DKMS: install completed."; and xdna-driver's own src/driver/tools/dkms_driver.sh
+(the packages' postinst): "Successfully installed and enabled DKMS for <pkg>/<version>"
+("intalled" in every 1.x branch and 2.21). Pure; nothing is run here.
 """
 
 from __future__ import annotations
@@ -12,6 +14,9 @@ _BUILT_RE = re.compile(r"^\s*Building module(?:\(s\))?:?\.*\s*done\.", re.M)
 _BUILD_FAILED_RE = re.compile(r"\(bad exit status: \d+\)|Error! Bad return status for module build")
 _INSTALLED_RE = re.compile(r"^\s*Installing /lib/modules/(\S+?)/\S*/(amdxdna)\.ko\S*\s*$", re.M)
 _DKMS2_RE = re.compile(r"^DKMS: install completed\.", re.M)
+_XDNA_SCRIPT_RE = re.compile(
+    r"^Successfully in(?:s)?talled and enabled DKMS for (\S*amdxdna\S*)\s*$", re.M
+)
 _DKMS2_MODULE_RE = re.compile(r"^(amdxdna)(?:\.ko\S*)?:\s*$|\bamdxdna\.ko", re.M)
 
 
@@ -25,4 +30,7 @@ def amdxdna_installed(text: str) -> str | None:
         return f"DKMS built and installed amdxdna for {installed.group(1)}"
     if _DKMS2_RE.search(text) and _DKMS2_MODULE_RE.search(text):
         return "DKMS built and installed amdxdna"
+    script = _XDNA_SCRIPT_RE.search(text)
+    if script:
+        return f"xdna-driver's dkms_driver.sh installed and enabled {script.group(1)}"
     return None

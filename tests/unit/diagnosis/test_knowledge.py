@@ -427,6 +427,7 @@ KERNEL = {
     "modprobe: FATAL: Module amdxdna not found in directory /lib/modules/6.8.0-45-generic": (
         "module-not-found"
     ),
+    "`modinfo: ERROR: Module amdxdna not found.`": "module-not-found",
     "[ 3.1] Lockdown: modprobe: unsigned module loading is restricted; see man kernel_lockdown.7": (
         "module-lockdown"
     ),
@@ -452,3 +453,13 @@ def test_the_probe_failure_stands_only_without_the_drivers_own_line() -> None:
     assert [d.code for d in judge(text).diagnoses] == ["fw-protocol-mismatch"]
     alone = text.split("\n", 1)[1]
     assert [d.code for d in judge(alone).diagnoses] == ["driver-probe-failed"]
+
+
+def test_a_line_the_program_marks_as_a_warning_is_not_a_failure() -> None:
+    # FastFlowLM's "[Warning]", a tool's "Warning:"; the kernel's WARNING report stays one
+    assert judge(
+        "[Warning]  Version check timed out; continuing without update info.\n"
+    ).status == ("unknown")
+    assert judge("Warning: could not reach the update server: timed out\n").status == "unknown"
+    kernel = "WARNING: CPU: 3 PID: 1 at drivers/accel/amdxdna/amdxdna_gem.c:12 f+0x1/0x2\n"
+    assert judge(kernel).status == FAILURE

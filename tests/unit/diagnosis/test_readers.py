@@ -392,3 +392,10 @@ def test_the_shims_debug_output_of_a_created_context_is_evidence() -> None:
     assert verdict.evidence == "the shim created KMQ hardware context 1"
     # a context that was being created, and no more, is none
     assert judge(log.rsplit("\n", 2)[0] + "\n").status != HEALTHY
+
+
+def test_the_shims_debug_output_of_an_opened_device_is_evidence() -> None:
+    # device.cpp: shim_debug("Created device (%s) ..."); 1.4: "Created KMQ device"
+    for said in ("Created device", "Created KMQ device"):
+        verdict = judge(f"1187: Created KMQ pcidev\n1535173: {said} (0000:c3:00.1) ...\n")
+        assert verdict.evidence == "the shim opened the NPU device 0000:c3:00.1"

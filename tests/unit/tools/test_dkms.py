@@ -27,3 +27,12 @@ def test_a_failed_build_or_another_module_is_no_evidence() -> None:
 def test_dkms2_install_completed() -> None:
     text = "amdxdna.ko:\nRunning module version sanity check.\n\nDKMS: install completed.\n"
     assert amdxdna_installed(text) == "DKMS built and installed amdxdna"
+
+
+def test_xdna_drivers_own_dkms_script_says_it_installed_the_driver() -> None:
+    # src/driver/tools/dkms_driver.sh, as 1.x and 2.21 spell it, and main
+    for said in ("intalled", "installed"):
+        text = f"depmod.....\nSuccessfully {said} and enabled DKMS for xrt-amdxdna/2.17.0\n"
+        found = amdxdna_installed(text)
+        assert found == "xdna-driver's dkms_driver.sh installed and enabled xrt-amdxdna/2.17.0"
+    assert amdxdna_installed("Successfully installed and enabled DKMS for other/1.0\n") is None
