@@ -205,6 +205,14 @@ def _ran_then_cut_off(test: TestResult) -> bool:
     return test.status == "UNKNOWN" and bool(test.details) and not test.errors
 
 
+def _measured(test: TestResult) -> bool:
+    """A test's details carry a measured figure (validate's latency, throughput, TOPS)."""
+    return any(
+        re.search(r"\d", d) and re.search(r"(?i)latency|throughput|tops|ops/s|bandwidth", d)
+        for d in test.details
+    )
+
+
 def skipped_messages(text: str) -> frozenset[str]:
     """What validate said about the tests it skipped, when the others passed: a test whose
     archive or xclbin this install lacks is not a failure of the NPU (its entry becomes a
@@ -245,6 +253,11 @@ def healthy_evidence(text: str, probe: ProbeWatch | None = None) -> str | None:
         skipped = statuses.count("SKIPPED")
         also = f", {skipped} skipped" if skipped else ""
         return f"xrt-smi validate: {len(passed)} test(s) passed{also}{cut}"
+    if cut and not tests and _measured(validation.tests[-1]):
+        # the only test ran and reported its figures; the log ends before its status
+        return (
+            f"xrt-smi validate: test 1 ran and measured ({validation.tests[-1].details[-1]}){cut}"
+        )
     # a JSON report cut off mid-way: count the statuses it did record
     recorded = [s.upper() for s in re.findall(r'"status":\s*"([\w ]+)"', body)]
     if recorded and all(s.startswith("PASSED") for s in recorded):

@@ -12,6 +12,10 @@ and pytest. Pure parsers; nothing is run here.
   Tests: <n>"): Failed, Unresolved, Timed Out and Unexpectedly Passed are failures; a
   paste cut after the "Failed Tests (<n>):" list (print_results, each "  SUITE :: test")
   counts those;
+- Triton-XDNA's scripts/run_tests.py (amd/Triton-XDNA at HEAD): "🔄 Running: <file>.py"
+  for each example, then "✅ PASS: <file>.py", "❌ FAIL: <file>.py (exit code <n>)" or
+  "⏰ TIMEOUT: <file>.py" (counted line by line: a paste cut before its summary still says
+  what ran);
 - xdna-driver's shim_test (test/shim_test/shim_test.cpp, every 1.x branch and main):
   "<n>\ttest(s) executed", then "ALL <n> executed test(s) PASSED!" or "<f>\ttest(s) FAILED: <ids>"
   (FAILED between ANSI colour codes, which a paste may keep as "[5m[31m");
@@ -46,6 +50,11 @@ _LIT_COUNT_RE = re.compile(
 )
 _LIT_FAILED_LIST_RE = re.compile(r"^Failed Tests \((\d+)\):[ \t]*\n[ \t]*\S[^\n]* :: ", re.M)
 _LIT_BROKEN = ("Failed", "Unresolved", "Timed Out", "Unexpectedly Passed")
+_TRITON_RUNNING_RE = re.compile(r"^\s*(?:\S+ +)?Running: \S+\.py\s*$", re.M)
+_TRITON_PASS_RE = re.compile(r"^\s*(?:\S+ +)?PASS: \S+\.py\s*$", re.M)
+_TRITON_FAIL_RE = re.compile(
+    r"^\s*(?:\S+ +)?(?:FAIL: \S+\.py \(exit code -?\d+\)|TIMEOUT: \S+\.py)\s*$", re.M
+)
 _SHIM_EXECUTED_RE = re.compile(r"^(\d+)\s+test\(s\) executed\s*$", re.M)
 _SHIM_PASSED_RE = re.compile(r"^ALL (\d+) executed test\(s\) PASSED!", re.M)
 _SHIM_FAILED_RE = re.compile(r"^(\d+)\s+test\(s\) (?:\x1b?\[[\d;]*m)*FAILED", re.M)
@@ -97,6 +106,10 @@ def summaries(text: str) -> list[Summary]:
     listed = None if timed_lit else _LIT_FAILED_LIST_RE.search(text)
     if listed:
         found.append(Summary("lit", 0, int(listed.group(1))))
+    if _TRITON_RUNNING_RE.search(text):
+        passes, fails = len(_TRITON_PASS_RE.findall(text)), len(_TRITON_FAIL_RE.findall(text))
+        if passes or fails:
+            found.append(Summary("Triton-XDNA examples", passes, fails))
     executed = _SHIM_EXECUTED_RE.search(text)
     if executed:
         total = int(executed.group(1))

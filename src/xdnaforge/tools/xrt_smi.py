@@ -21,6 +21,28 @@ _ROW_RE = re.compile(rf"^\|\[?({_BDF})\]?\s*\|+\s*([^|]*?)\s*\|")
 # `examine -r platform` report ("[0000:c5:00.1] : NPU Strix" between dashed lines)
 _LISTED_RE = re.compile(rf"^\[({_BDF})\]\s+:\s+(\S.*?)\s*$")
 _TEST_RE = re.compile(r"^Test \d+ \[(\S+)\]\s*: (\S+)")
+# a wrapped log entry of validate (SubCmdValidate.cpp: boost::format("    %-22s  %s\n") % "")
+_CONTINUED_RE = re.compile(r"^\s{24,}\S")
+# the tags validate prints a test's log and header with: a line under one of them that is
+# none of them continues it (its indentation may be lost in a paste)
+_VALIDATE_TAGS = frozenset(
+    {
+        "Test Status",
+        "Details",
+        "Error(s)",
+        "Warning(s)",
+        "Description",
+        "Xclbin",
+        "Testcase",
+        "DPU-Sequence",
+        "Benchmarks",
+        "Validate Device",
+        "Platform",
+        "Power Mode",
+        "Performance Mode",
+        "SC Version",
+    }
+)
 _STATUS_RE = re.compile(r"Test Status\s*: \[(PASSED|FAILED|SKIPPED|PASSED WITH WARNINGS)\]")
 _NUMBER = r"'?([0-9]+(?:\.[0-9]+)?)'?"
 METRICS = {
@@ -181,6 +203,19 @@ def parse_validate_json(text: str) -> Validation:
     )
 
 
+def _continues(line: str, stripped: str) -> bool:
+    """A line that continues the entry above it rather than starting a new one."""
+    if _CONTINUED_RE.match(line):
+        return True
+    key = stripped.split(":", 1)[0].strip() if ":" in stripped else ""
+    return (
+        bool(key)
+        and key not in _VALIDATE_TAGS
+        and not key.startswith(("Error", "Warning"))
+        and not stripped.startswith(("-", "Test "))
+    )
+
+
 def parse_validate_text(text: str) -> Validation:
     device = platform = power = None
     tests: list[TestResult] = []
@@ -197,12 +232,17 @@ def parse_validate_text(text: str) -> Validation:
                 )
             )
 
+    continued = ""  # the log tag a wrapped entry continues ("    %-22s  %s": 28 columns in)
     for line in text.splitlines():
         stripped = line.strip()
         test = _TEST_RE.match(stripped)
         if test:
             close()
             current = {"name": test.group(2), "status": "UNKNOWN", "details": [], "errors": []}
+            continued = ""
+            continue
+        if current is not None and continued and stripped and _continues(line, stripped):
+            current[continued].append(stripped)
             continue
         status = _STATUS_RE.search(stripped)
         if status and current is not None:
@@ -220,8 +260,12 @@ def parse_validate_text(text: str) -> Validation:
             power = value
         elif current is not None and key == "Details":
             current["details"].append(value)
+            continued = "details"
         elif current is not None and key.startswith("Error"):
             current["errors"].append(value)
+            continued = "errors"
+        else:
+            continued = ""
     close()
     return Validation(device=device, platform=platform, power_mode=power, tests=tuple(tests))
 

@@ -133,6 +133,7 @@ def test_every_entry_is_exercised_by_a_log() -> None:
         "dpkg-file-conflict",
         "dpkg-install-failed",
         "command-hang-backtrace",  # tests/unit/tools/test_backtrace.py
+        "windows-dll-entry-point",
         # ninja's own messages (test_ninjas_messages_name_what_is_missing)
         "ninja-unknown-target",
         "ninja-missing-input",
@@ -428,6 +429,8 @@ KERNEL = {
         "module-not-found"
     ),
     "`modinfo: ERROR: Module amdxdna not found.`": "module-not-found",
+    "The procedure entry point could not be located in the dynamic link library "
+    "C:\\Windows\\System32\\AMD\\xrt_coreutil.dll": "windows-dll-entry-point",
     "[ 3.1] Lockdown: modprobe: unsigned module loading is restricted; see man kernel_lockdown.7": (
         "module-lockdown"
     ),

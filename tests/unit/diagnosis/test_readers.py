@@ -399,3 +399,20 @@ def test_the_shims_debug_output_of_an_opened_device_is_evidence() -> None:
     for said in ("Created device", "Created KMQ device"):
         verdict = judge(f"1187: Created KMQ pcidev\n1535173: {said} (0000:c3:00.1) ...\n")
         assert verdict.evidence == "the shim opened the NPU device 0000:c3:00.1"
+
+
+def test_the_only_test_cut_off_after_its_measured_details_is_evidence() -> None:
+    # validate wraps a long log entry ("    %-22s  %s"): the figures are on the wrapped lines
+    head = "Validate Device           : [00c5:00:01.1]\n    Platform              : NPU\n"
+    test = (
+        "Test 1 [00c5:00:01.1]     : verify\n"
+        "    Details               : Kernel name is 'DPU_PDI_0'\n"
+        "                            Average latency: '109.5' us\n"
+    )
+    verdict = judge(head + test)
+    assert verdict.status == HEALTHY
+    assert verdict.evidence is not None
+    assert "Average latency: '109.5' us" in verdict.evidence
+    # no figure yet: no evidence; an error under it: none either
+    assert judge(head + test.rsplit("\n", 2)[0] + "\n").status != HEALTHY
+    assert judge(head + test + "    Error(s)              : timed out\n").status != HEALTHY

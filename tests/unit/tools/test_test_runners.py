@@ -93,3 +93,14 @@ def test_lits_failed_list_alone_counts_its_failures() -> None:
     assert summaries(cut) == [Summary("lit", 0, 40)]
     # with the summary after it, the summary counts (once)
     assert summaries(LIT_23) == [Summary("lit", 1, 1)]
+
+
+def test_triton_xdnas_examples_are_counted_line_by_line() -> None:
+    # scripts/run_tests.py prints each example's run and its verdict
+    ran = (
+        "📁 Example: axpy\n   🔄 Running: axpy.py\n   ✅ PASS: axpy.py\n\n"
+        "📁 Example: gelu\n   🔄 Running: gelu.py\n   ❌ FAIL: gelu.py (exit code 1)\n"
+    )
+    assert summaries(ran) == [Summary("Triton-XDNA examples", 1, 1)]
+    assert summaries(ran.split("\n\n")[0]) == [Summary("Triton-XDNA examples", 1, 0)]
+    assert summaries("   ✅ PASS: axpy.py\n") == []  # not the runner's output
