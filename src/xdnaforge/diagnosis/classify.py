@@ -149,6 +149,16 @@ class Classifier:
             catch = next((e for e in candidates if any(p.search(line) for p in e.signatures)), None)
         return LineClass(specific, catch, located, failure, catch is not None)
 
+    def classify_in_npu_tool(self, line: str) -> LineClass | None:
+        """An error line no entry explained, read as a line of the NPU stack: the log is an
+        NPU tool's own output (FastFlowLM, xrt-smi), so every generic entry may read it, the
+        NPU-only ones too ("Error: Failed to create context virtual (0xc01e0009)" in an `flm
+        run`). None when none does."""
+        catch = next((e for e in self.generic if any(p.search(line) for p in e.signatures)), None)
+        if catch is None:
+            return None
+        return LineClass((), catch, None, True, True)
+
 
 @dataclass(frozen=True, slots=True)
 class _Found:

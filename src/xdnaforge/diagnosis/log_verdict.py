@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from xdnaforge.diagnosis.anchors import SAMPLE, Search, searcher
-from xdnaforge.diagnosis.classify import Classifier, Tally, prefix_length
+from xdnaforge.diagnosis.classify import Classifier, Tally, message_of, prefix_length
 from xdnaforge.diagnosis.knowledge import ANNOTATION, Diagnosis, Entry, load_knowledge
 from xdnaforge.diagnosis.readers import ProbeWatch, findings, healthy_evidence, skipped_messages
 from xdnaforge.diagnosis.upstream import Message
@@ -45,6 +45,10 @@ _QUOTE_RE = re.compile(r"^(?:> ?)+")
 # 10:00:00.123] " (spdlog, Lemonade): a timestamp of the program's own before its line
 _STAMP_RE = re.compile(r"\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\]? ")
 _STAMP_STARTS = frozenset({"19", "20", "[1", "[2"})
+# output of the NPU stack's own tools: FastFlowLM's "[FLM]  " lines, xrt-smi/xbutil's reports
+_NPU_TOOL_RE = re.compile(
+    r"^\[FLM\]  |^(?:Validate Device|Device\(s\) Present)\b|\bxrt-smi \w", re.M
+)
 _BLOCK = 1024 * 1024  # fits the cache the four anchor passes share (bench_doctor.py)
 
 
@@ -250,6 +254,7 @@ def _scan(
     classifier = _classifier(load_knowledge() if entries is None else entries)
     tally = Tally(classifier)
     unexplained: list[Unexplained] = []
+    where: dict[int, int] = {}  # id of an unexplained line -> its number in the log
     # tool output (validate, examine, flm) for the readers; journal lines never are
     shape: deque[str] = deque(maxlen=_SHAPE_LINES)
     probe = ProbeWatch()
@@ -278,6 +283,7 @@ def _scan(
             add(number, line, line_class)
         elif line_class.failure and len(unexplained) < _UNEXPLAINED:
             unexplained.append(Unexplained(line.strip(), line_class.located))
+            where[id(unexplained[-1])] = number
         if not cut:
             keep(line)
         elif " kernel: " not in line[:cut] and line[cut - 2 : cut] == ": ":
@@ -289,6 +295,16 @@ def _scan(
             tally.add(extra, finding, found)
         elif found.failure:  # a reader's finding no entry names is still a failure
             unexplained.append(Unexplained(finding, found.located))
+    if unexplained and _NPU_TOOL_RE.search(body):
+        # the lines of an NPU tool's own run are the NPU stack's, whatever they name
+        still = []
+        for item in unexplained:
+            read = classifier.classify_in_npu_tool(message_of(item.line))
+            if read is None:
+                still.append(item)
+            else:
+                tally.add(where.get(id(item), number), item.line, read)
+        unexplained = still
     diagnoses = tally.diagnoses()
     if any("{compiler}" in d.cause or "{compiler}" in d.fix for d in diagnoses):
         from xdnaforge.diagnosis.build_errors import complete  # build logs only

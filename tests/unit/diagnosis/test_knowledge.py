@@ -466,3 +466,13 @@ def test_a_line_the_program_marks_as_a_warning_is_not_a_failure() -> None:
     assert judge("Warning: could not reach the update server: timed out\n").status == "unknown"
     kernel = "WARNING: CPU: 3 PID: 1 at drivers/accel/amdxdna/amdxdna_gem.c:12 f+0x1/0x2\n"
     assert judge(kernel).status == FAILURE
+
+
+def test_an_npu_tools_own_error_lines_are_the_npu_stacks() -> None:
+    # FastFlowLM's run on Windows: its error names no NPU, but the run is FastFlowLM's
+    line = "Error: Failed to create context virtual (0xc01e0009): There was an error creating it"
+    run = "[FLM]  Loading model: C:\\models\\Qwen3-0.6B-NPU2\n" + line + "\n"
+    verdict = judge(run)
+    assert [(d.code, d.line) for d in verdict.diagnoses] == [("hwctx-failed", 2)]
+    # alone, another program's "create context" is not the NPU's
+    assert judge(line + "\n").status == UNKNOWN_FAILURE
