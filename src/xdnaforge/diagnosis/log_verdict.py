@@ -45,9 +45,12 @@ _QUOTE_RE = re.compile(r"^(?:> ?)+")
 # 10:00:00.123] " (spdlog, Lemonade): a timestamp of the program's own before its line
 _STAMP_RE = re.compile(r"\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\]? ")
 _STAMP_STARTS = frozenset({"19", "20", "[1", "[2"})
-# output of the NPU stack's own tools: FastFlowLM's "[FLM]  " lines, xrt-smi/xbutil's reports
+# output of the NPU stack's own tools: FastFlowLM's "[FLM]  " lines, xrt-smi/xbutil's
+# reports, XRT's own messages ("[XRT] ERROR: ...") and exceptions ('xrt_core::system_error')
 _NPU_TOOL_RE = re.compile(
-    r"^\[FLM\]  |^(?:Validate Device|Device\(s\) Present)\b|\bxrt-smi \w", re.M
+    r"^\[FLM\]  |^(?:Validate Device|Device\(s\) Present)\b|\bxrt-smi \w|^\[XRT\] "
+    r"|an instance of 'xrt_core::",
+    re.M,
 )
 _BLOCK = 1024 * 1024  # fits the cache the four anchor passes share (bench_doctor.py)
 

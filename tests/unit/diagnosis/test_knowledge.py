@@ -476,3 +476,6 @@ def test_an_npu_tools_own_error_lines_are_the_npu_stacks() -> None:
     assert [(d.code, d.line) for d in verdict.diagnoses] == [("hwctx-failed", 2)]
     # alone, another program's "create context" is not the NPU's
     assert judge(line + "\n").status == UNKNOWN_FAILURE
+    # an exception XRT threw makes the program's lines the stack's too
+    thrown = "terminate called after throwing an instance of 'xrt_core::system_error'\n"
+    assert judge(thrown + line + "\n").diagnoses[0].code == "hwctx-failed"
