@@ -15,7 +15,7 @@ place in the stack decides, then the line.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from xdnaforge.diagnosis.errnos import NOT_FAILURES, decode
 from xdnaforge.diagnosis.ioctls import ioctl_family
@@ -41,6 +41,7 @@ _PREFIX_RE = re.compile(
 )
 _CACHE_LIMIT = 100_000
 _CHAIN_LINES = 6  # a caller logs its callee's errno within a few lines
+_LINKS = 16  # driver lines remembered per entry for errno chains
 _PASS_MARK_RE = re.compile(r"\[(?:TEST )?PASS(?:ED)?\]")
 _FAIL_WORD_RE = re.compile(r"(?i)\bfail")
 _WARNING_MARK_RE = re.compile(r"(?i)\[?warn(?:ing)?\]?(?::| {2}|\] )")
@@ -167,6 +168,9 @@ class _Found:
     diagnosis: Diagnosis
     driver: bool  # a driver (kernel) line: one link of an errno chain
     caller: bool = False  # a generic entry read from a caller's template: ranks last
+    # (line, errno name) of the driver lines this entry read, the first one and those after
+    # it: a chain can pass through any of them, not only the first (bounded: _LINKS)
+    links: list[tuple[int, str]] = field(default_factory=list)
 
 
 class Tally:
@@ -196,7 +200,12 @@ class Tally:
         )
 
     def _record(self, entry: Entry, number: int, line: str, line_class: LineClass) -> None:
-        if entry.code in self._found:
+        known = self._found.get(entry.code)
+        if known is not None:
+            if _driver_line(line) and len(known.links) < _LINKS:
+                errno = decode(line)
+                if errno is not None:
+                    known.links.append((number, errno.name))
             return
         source = line_class.located.describe() if line_class.located else ""
         text = line.strip()
@@ -204,7 +213,12 @@ class Tally:
         diagnosis = make_diagnosis(entry, text, source, shown, message_of(text))
         located = line_class.located
         caller = entry.caller or (entry.generic and located is not None and located.caller)
-        self._found[entry.code] = _Found(entry, number, diagnosis, _driver_line(line), caller)
+        found = self._found[entry.code] = _Found(
+            entry, number, diagnosis, _driver_line(line), caller
+        )
+        errno = decode(line) if found.driver else None
+        if errno is not None:
+            found.links.append((number, errno.name))
 
     def diagnoses(self) -> list[Diagnosis]:
         found = list(self._found.values())
@@ -228,14 +242,31 @@ class Tally:
         chained: dict[str, _Found] = {}
         for index, item in enumerate(by_line):
             chained[item.entry.code] = item
-            if not (item.driver and item.diagnosis.errno):
+            if not (item.driver and item.diagnosis.errno and item.links):
                 continue
-            for earlier in reversed(by_line[:index]):
-                if item.number - earlier.number > _CHAIN_LINES:
-                    break
-                if earlier.driver and earlier.diagnosis.errno == item.diagnosis.errno:
-                    chained[item.entry.code] = chained[earlier.entry.code]
-                    break
+            own = item.links[0][1]  # the errno of the item's first line
+            # the nearest earlier entry one of whose lines, just before, carries it
+            nearest = [
+                (item.number - at, earlier)
+                for earlier in by_line[:index]
+                if earlier.driver
+                for at, name in earlier.links
+                if name == own and 0 < item.number - at <= _CHAIN_LINES
+            ]
+            if nearest:
+                chained[item.entry.code] = chained[min(nearest, key=lambda n: n[0])[1].entry.code]
+        # an ioctl that failed in userspace returns what the driver returned: with a driver
+        # error of the same errno in the log (pasted apart, so at any distance), that error
+        # is its cause
+        for item in by_line:
+            if item.driver or not (item.diagnosis.ioctl and item.diagnosis.errno):
+                continue
+            name = item.diagnosis.errno.split(" ", 1)[0]
+            cause = next(
+                (d for d in by_line if d.driver and any(n == name for _, n in d.links)), None
+            )
+            if cause is not None:
+                chained[item.entry.code] = chained[cause.entry.code]
 
         def root(item: _Found, seen: frozenset[str] = frozenset()) -> _Found:
             after = item.entry.after

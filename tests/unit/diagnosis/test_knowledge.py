@@ -479,3 +479,17 @@ def test_an_npu_tools_own_error_lines_are_the_npu_stacks() -> None:
     # an exception XRT threw makes the program's lines the stack's too
     thrown = "terminate called after throwing an instance of 'xrt_core::system_error'\n"
     assert judge(thrown + line + "\n").diagnoses[0].code == "hwctx-failed"
+
+
+def test_an_errno_chain_passes_through_any_line_of_an_entry() -> None:
+    # the context's first line carries no errno, its second does; the resume after it
+    # passes the same errno up, and the shim's ioctl returns it to userspace
+    log = (
+        "what():  DRM_IOCTL_AMDXDNA_GET_INFO IOCTL failed (err=-22): Invalid argument\n"
+        "amdxdna 0000:c5:00.1: [drm] *ERROR* aie2_config_cu: Lookup GEM object failed\n"
+        "amdxdna 0000:c5:00.1: [drm] *ERROR* aie2_hwctx_restart: Config cu failed, ret -22\n"
+        "amdxdna 0000:c5:00.1: [drm] *ERROR* amdxdna_pm_resume_get: Resume failed: -22\n"
+    )
+    families = [d.family for d in judge(log).diagnoses]
+    assert families[0] == "hwctx"
+    assert set(families) == {"hwctx", "versions", "power"}
