@@ -41,7 +41,7 @@ _PREFIX_RE = re.compile(
 )
 _CACHE_LIMIT = 100_000
 _CHAIN_LINES = 6  # a caller logs its callee's errno within a few lines
-_LINKS = 16  # driver lines remembered per entry for errno chains
+_LINKS = 16  # later driver lines read per entry for errno chains
 _PASS_MARK_RE = re.compile(r"\[(?:TEST )?PASS(?:ED)?\]")
 _FAIL_WORD_RE = re.compile(r"(?i)\bfail")
 _WARNING_MARK_RE = re.compile(r"(?i)\[?warn(?:ing)?\]?(?::| {2}|\] )")
@@ -179,6 +179,7 @@ class Tally:
     def __init__(self, classifier: Classifier) -> None:
         self.classifier = classifier
         self._found: dict[str, _Found] = {}
+        self._looked: dict[str, int] = {}  # later driver lines of a code read for its links
         self._specific_codes = {e.code for e in classifier.specific}
 
     def add(self, number: int, line: str, line_class: LineClass) -> None:
@@ -202,7 +203,9 @@ class Tally:
     def _record(self, entry: Entry, number: int, line: str, line_class: LineClass) -> None:
         known = self._found.get(entry.code)
         if known is not None:
-            if _driver_line(line) and len(known.links) < _LINKS:
+            looked = self._looked.get(entry.code, 0)
+            if looked < _LINKS and _driver_line(line):  # bounded: a journal repeats lines
+                self._looked[entry.code] = looked + 1
                 errno = decode(line)
                 if errno is not None:
                     known.links.append((number, errno.name))
