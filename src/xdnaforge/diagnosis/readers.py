@@ -322,6 +322,12 @@ def _other_evidence(body: str) -> str | None:
         model, out = inferences[0]
         named = f"model {model}, " if model else ""
         return f"Lemonade completed {len(inferences)} inference(s) ({named}{out} tokens)"
+    if "[Vitis AI EP]" in body:
+        from xdnaforge.tools.vitis_ai import on_npu
+
+        placed = on_npu(body)
+        if placed is not None:
+            return placed
     bench = lemonade_bench(body)
     if bench is not None:
         return f"Lemonade generated on device {bench[0]} ({bench[1]:g} tokens/s)"

@@ -1,0 +1,31 @@
+"""What ONNX Runtime's Vitis AI execution provider (Ryzen AI Software) prints of where a
+model runs, read from the output AMD's Ryzen AI documentation gives as expected (the
+installation guide's quicktest: "[Vitis AI EP] No. of Operators :   NPU   398
+VITIS_EP_CPU     2", "[Vitis AI EP] No. of Subgraphs :   NPU     1 Actually running on NPU
+1", "Test Passed"; releases before 1.2 say IPU for NPU and add the share, "CPU     2    IPU
+398  99.50%"). The provider itself is not public source; its summary lines are its
+documented interface. A pure parser; nothing is run here.
+"""
+
+from __future__ import annotations
+
+import re
+
+_RUNNING_RE = re.compile(
+    r"\[Vitis AI EP\] No\. of Subgraphs :.*?Actually running on (?:NPU|IPU) +(\d+)"
+)
+_OPERATORS_RE = re.compile(r"\[Vitis AI EP\] No\. of Operators :(.*)$", re.M)
+_ON_NPU_RE = re.compile(r"\b(?:NPU|IPU|VAIML) +(\d+)")
+
+
+def on_npu(text: str) -> str | None:
+    """ "Vitis AI EP: 1 subgraph(s) running on the NPU" (or the operators it placed there)
+    when the provider's summary says the model runs on the NPU; None otherwise."""
+    running = _RUNNING_RE.search(text)
+    if running and int(running.group(1)) > 0:
+        return f"Vitis AI EP: {running.group(1)} subgraph(s) running on the NPU"
+    for line in _OPERATORS_RE.finditer(text):
+        placed = sum(int(n) for n in _ON_NPU_RE.findall(line.group(1)))
+        if placed > 0:
+            return f"Vitis AI EP: {placed} operator(s) placed on the NPU"
+    return None

@@ -1,0 +1,30 @@
+"""The Vitis AI execution provider's summary, as Ryzen AI's documentation shows it."""
+
+from __future__ import annotations
+
+from xdnaforge.diagnosis.log_verdict import HEALTHY, judge
+from xdnaforge.tools.vitis_ai import on_npu
+
+# the installation guide's expected quicktest output (1.2 on), and 1.1's with IPU
+NOW = (
+    "[Vitis AI EP] No. of Operators :   NPU   398 VITIS_EP_CPU     2\n"
+    "[Vitis AI EP] No. of Subgraphs :   NPU     1 Actually running on NPU     1\n"
+    "Test Passed\n"
+)
+BEFORE = "[Vitis AI EP] No. of Operators :   CPU     2    IPU   398  99.50%\n"
+
+
+def test_the_providers_summary_says_where_the_model_runs() -> None:
+    assert on_npu(NOW) == "Vitis AI EP: 1 subgraph(s) running on the NPU"
+    assert on_npu(BEFORE) == "Vitis AI EP: 398 operator(s) placed on the NPU"
+    on_cpu = "[Vitis AI EP] No. of Operators :   CPU   400\n"
+    assert on_npu(on_cpu) is None
+    assert (
+        on_npu(NOW.replace("on NPU     1", "on NPU     0").replace("NPU   398", "NPU   0")) is None
+    )
+
+
+def test_a_quicktest_on_the_npu_is_healthy() -> None:
+    verdict = judge("python quicktest.py\n" + NOW)
+    assert verdict.status == HEALTHY
+    assert verdict.evidence == "Vitis AI EP: 1 subgraph(s) running on the NPU"
