@@ -134,6 +134,7 @@ def test_every_entry_is_exercised_by_a_log() -> None:
         "dpkg-install-failed",
         "command-hang-backtrace",  # tests/unit/tools/test_backtrace.py
         "windows-dll-entry-point",
+        "ort-vitisai-provider-missing",
         # ninja's own messages (test_ninjas_messages_name_what_is_missing)
         "ninja-unknown-target",
         "ninja-missing-input",
@@ -429,6 +430,8 @@ KERNEL = {
         "module-not-found"
     ),
     "`modinfo: ERROR: Module amdxdna not found.`": "module-not-found",
+    "UserWarning: Specified provider 'VitisAIExecutionProvider' is not in available provider "
+    "names.Available providers: 'CPUExecutionProvider'": "ort-vitisai-provider-missing",
     "The procedure entry point could not be located in the dynamic link library "
     "C:\\Windows\\System32\\AMD\\xrt_coreutil.dll": "windows-dll-entry-point",
     "[ 3.1] Lockdown: modprobe: unsigned module loading is restricted; see man kernel_lockdown.7": (
