@@ -70,13 +70,17 @@ def _xrt_file(path: str) -> bool:
         "src/runtime_src/core/pcie/common/",
         "src/runtime_src/core/include/",
     )
-    tracing = ("/core/tools/xbreplay/", "/core/tools/xbtracer/")  # API capture and replay
-    # xbmgmt and xbflash manage and flash Alveo cards, never an NPU; their generic phrases
-    # ("Failed to read %s") would place other programs' lines in the firmware family
-    tracing += ("/core/tools/xbmgmt2/", "/core/tools/xbflash2/")
+    left_out = (
+        "/core/tools/xbreplay/",  # API capture and replay
+        "/core/tools/xbtracer/",
+        # xbmgmt and xbflash manage and flash Alveo cards, never an NPU; their generic
+        # phrases ("Failed to read %s") would place other programs' lines as firmware
+        "/core/tools/xbmgmt2/",
+        "/core/tools/xbflash2/",
+    )
     return (
         path.startswith(core)
-        and not any(part in path for part in tracing)
+        and not any(part in path for part in left_out)
         and path.endswith((".c", ".cpp", ".h", ".hpp"))
     )
 
