@@ -134,6 +134,8 @@ def test_every_entry_is_exercised_by_a_log() -> None:
         "dpkg-install-failed",
         "command-hang-backtrace",  # tests/unit/tools/test_backtrace.py
         "windows-dll-entry-point",
+        "windows-video-memory",
+        "windows-cm-access-denied",
         "ort-vitisai-provider-missing",
         # ninja's own messages (test_ninjas_messages_name_what_is_missing)
         "ninja-unknown-target",
@@ -430,6 +432,11 @@ KERNEL = {
         "module-not-found"
     ),
     "`modinfo: ERROR: Module amdxdna not found.`": "module-not-found",
+    "[XRT] ERROR: Failed to submit the command to the hw queue (0xc01e0200):\nEven after the "
+    "video memory manager split the DMA buffer, the video memory manager\ncould not page-in "
+    "all of the required allocations into video memory at the same time.": ("windows-video-memory"),
+    "Refreshing device list.\nCM_Reenumerate_DevNode failed : 0x33\nFailed to refresh device "
+    "list.": "windows-cm-access-denied",
     "UserWarning: Specified provider 'VitisAIExecutionProvider' is not in available provider "
     "names.Available providers: 'CPUExecutionProvider'": "ort-vitisai-provider-missing",
     "The procedure entry point could not be located in the dynamic link library "
