@@ -10,16 +10,23 @@ import functools
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 LAYOUTS = Path(__file__).resolve().parent / "data" / "report_layouts.json"
+
+
+@functools.cache
+def layouts() -> list[dict[str, Any]]:
+    """The distinct layouts of every XRT release (data/report_layouts.json), read once."""
+    found: list[dict[str, Any]] = json.loads(LAYOUTS.read_text("utf-8"))["layouts"]
+    return found
 
 
 @functools.cache
 def empty_device_lists() -> re.Pattern[str]:
     """Each release's device-list heading followed by its "0 devices found", from the
     layouts generated from XRT's sources (data/report_layouts.json)."""
-    layouts = json.loads(LAYOUTS.read_text("utf-8"))["layouts"]
-    pairs = {(x["device_list"], x["no_devices"]) for x in layouts if x["device_list"]}
+    pairs = {(x["device_list"], x["no_devices"]) for x in layouts() if x["device_list"]}
     return re.compile(
         "|".join(rf"^{re.escape(head)}\s*\n\s*{re.escape(none)}" for head, none in sorted(pairs)),
         re.M,
@@ -31,10 +38,9 @@ def device_rows() -> re.Pattern[str]:
     """The XRT section's rows that every release since 2.18 prints from an enumerated NPU
     only ("NPU Firmware Version", under `device_class::type::ryzen`), as the generated
     layouts give their format ("  %-20s : %s\n")."""
-    layouts = json.loads(LAYOUTS.read_text("utf-8"))["layouts"]
     rows = {
         (row["format"], row["label"])
-        for layout in layouts
+        for layout in layouts()
         for row in layout.get("device_rows", ())
         if row["npu"]
     }
@@ -57,9 +63,8 @@ def table_headings() -> dict[tuple[str, ...], str]:
     """The header rows of examine's device tables, as cell names, from the generated
     layouts: printRyzenDevices' ("BDF", "Name", ...) and printAlveoDevices' (Shell, Logic
     UUID, ...), which ReportHost prints only when a device of that class was enumerated."""
-    layouts = json.loads(LAYOUTS.read_text("utf-8"))["layouts"]
     headings: dict[tuple[str, ...], str] = {}
-    for layout in layouts:
+    for layout in layouts():
         for key, kind in (("device_table", "NPU"), ("other_table", "device")):
             columns = layout.get(key, {}).get("columns")
             if columns:
