@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-_SUMMARY_RE = re.compile(r"(\d+)% tests passed, (\d+) tests? failed out of (\d+)")
+# ctest's summary line (Source/CTest/cmCTestTestHandler.cxx); test_runners reads it too
+SUMMARY_RE = re.compile(r"(\d+)% tests passed, (\d+) tests? failed out of (\d+)")
 _LISTED_RE = re.compile(r"^\s*\d+\s+-\s+(.+?)\s+\((\w[\w ]*)\)\s*$")
 
 
@@ -21,7 +22,7 @@ class CtestSummary:
 
 def parse_ctest(log: str) -> CtestSummary | None:
     """The last ctest summary in a log, with the failed and not-run tests it lists."""
-    matches = list(_SUMMARY_RE.finditer(log))
+    matches = list(SUMMARY_RE.finditer(log))
     if not matches:
         return None
     last = matches[-1]

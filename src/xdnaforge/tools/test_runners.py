@@ -32,7 +32,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-_CTEST_RE = re.compile(r"^\s*(\d+)% tests passed, (\d+) tests? failed out of (\d+)", re.M)
+from xdnaforge.tools.ctest import SUMMARY_RE
+
+_CTEST_RE = re.compile(r"^\s*" + SUMMARY_RE.pattern, re.M)  # at a line's start
 _GTEST_RAN_RE = re.compile(r"^\[=+\] (\d+) tests? from \d+ test (?:suites?|cases?) ran", re.M)
 _GTEST_PASSED_RE = re.compile(r"^\[  PASSED  \] (\d+) tests?\.", re.M)
 _GTEST_FAILED_RE = re.compile(r"^\[  FAILED  \] (\d+) tests?, listed below", re.M)
