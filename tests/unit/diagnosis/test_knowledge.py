@@ -414,13 +414,6 @@ TOOLS = {
 }
 
 
-@pytest.mark.parametrize(("text", "code"), TOOLS.items())
-def test_tools_own_refusals_name_their_family(text: str, code: str) -> None:
-    verdict = judge(text + "\n")
-    assert verdict.status == FAILURE
-    assert verdict.diagnoses[0].code == code
-
-
 # the driver core (drivers/base/dd.c, before and after 5.x) and kmod, as the kernel and
 # modprobe print them
 KERNEL = {
@@ -450,8 +443,8 @@ KERNEL = {
 }
 
 
-@pytest.mark.parametrize(("text", "code"), KERNEL.items())
-def test_the_kernels_own_refusals_name_their_family(text: str, code: str) -> None:
+@pytest.mark.parametrize(("text", "code"), [*TOOLS.items(), *KERNEL.items()])
+def test_the_tools_and_the_kernels_own_refusals_name_their_entry(text: str, code: str) -> None:
     verdict = judge(text + "\n")
     assert verdict.status == FAILURE
     assert verdict.diagnoses[0].code == code
