@@ -6,7 +6,7 @@ Run by hand (never at run time, never by a test) against fetched git snapshots:
 
     python3 scripts/gen_upstream_messages.py \
         --xdna /work/.mirror/amd+xdna-driver/repo --xrt /work/.mirror/Xilinx+XRT/repo \
-        --flm /work/.mirror/FastFlowLM+FastFlowLM/repo \
+        --flm /work/.mirror/ROCm+FastFlowLM/repo \
         --lemonade /work/.mirror/lemonade-sdk+lemonade/repo \
         --iree /work/.mirror/nod-ai+iree-amd-aie/repo [--linux-excerpts DIR]
 
@@ -122,7 +122,7 @@ def _component(repo: str, path: str) -> str:
     if repo == "Xilinx/XRT":
         return "xrt-smi" if "/core/tools/" in path else "xrt"
     return {
-        "FastFlowLM/FastFlowLM": "flm",
+        "ROCm/FastFlowLM": "flm",
         "lemonade-sdk/lemonade": "lemonade",
         "nod-ai/iree-amd-aie": "iree",
     }[repo]
@@ -182,7 +182,7 @@ def release_refs(snap: Snapshot, repo: str) -> list[tuple[str, str]]:
         refs += [b for b in branches if re.fullmatch(r"20(?:2[4-9])\.\d", b)]
     elif repo == "amd/xdna-driver":
         refs = tags + [b for b in branches if re.fullmatch(r"\d+\.\d+|main", b)]
-    elif repo == "FastFlowLM/FastFlowLM":
+    elif repo == "ROCm/FastFlowLM":
         refs = [*tags, "HEAD"]
     elif repo == "nod-ai/iree-amd-aie":  # no release tags: its main branch
         return [("HEAD", "main")]
@@ -203,7 +203,9 @@ def collect(
     found: list[tuple[str, str, str, bool]],
 ) -> None:
     component = _component(repo, path)
-    for level, template, function, prefixed in found:
+    for level, marked, function, prefixed in found:
+        # "\x01": a caught exception's text (e.what()) printed inside: a caller's message
+        template = marked.replace("\x01", "\x00")
         key = (component, path, function, template)
         entry = table.get(key)
         if entry is None:
@@ -220,7 +222,7 @@ def collect(
                 "seen": [],
             }
             rule = rule_for(repo, path, function, shown)
-            if rule is not None and rule.caller:
+            if "\x01" in marked or (rule is not None and rule.caller):
                 entry["caller"] = True
         seen = entry["seen"]
         assert isinstance(seen, list)
@@ -285,7 +287,7 @@ def main() -> int:
     read_repo(table, sources, "amd/xdna-driver", options.xdna, XDNA_PINS, _xdna_file)
     read_repo(table, sources, "Xilinx/XRT", options.xrt, XRT_PINS, _xrt_file)
     if options.flm:
-        read_repo(table, sources, "FastFlowLM/FastFlowLM", options.flm, {}, _flm_file)
+        read_repo(table, sources, "ROCm/FastFlowLM", options.flm, {}, _flm_file)
     if options.lemonade:
         read_repo(table, sources, "lemonade-sdk/lemonade", options.lemonade, {}, _lemonade_file)
     if options.iree:

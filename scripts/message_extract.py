@@ -46,8 +46,11 @@ CALLS = {
 }
 _CALL_RE = re.compile(r"(?<![\w:])(" + "|".join(re.escape(c) for c in CALLS) + r")\s*\(")
 _LOGGER_RE = re.compile(r"\blogger\s*\(")
-# FastFlowLM: header_print("ERROR", "text" << value); Lemonade: LOG(ERROR, "Tag") << "text"
-_HEADER_PRINT_RE = re.compile(r'\bheader_print\s*\(\s*"(ERROR|WARNING|WARN)"\s*,')
+# FastFlowLM: header_print("ERROR", "text" << value) (and header_print_r, its right-aligned
+# twin; later releases also spell the tag "Error", "Warning"); Lemonade: LOG(ERROR, "Tag") << "text"
+_HEADER_PRINT_RE = re.compile(
+    r'\bheader_print(?:_r)?\s*\(\s*"((?i:ERROR|WARNING|WARN))"\s*,'
+)
 _LOG_STREAM_RE = re.compile(
     r'\bLOG\s*\(\s*(ERROR|WARNING|WARN)\s*(?:,\s*"[^"]*"\s*)?\)\s*<<([^;]*);'
 )
@@ -161,6 +164,13 @@ def _call_args(text: str, start: int) -> list[str]:
     return [a.strip() for a in args]
 
 
+def _runtime(expression: str) -> str:
+    """The placeholder of a piece computed at run time: "\x01" for a caught exception's own
+    text (`e.what()`), which makes the message a caller passing its callee's failure up,
+    "\x00" for any other value."""
+    return "\x01" if re.search(r"\.\s*what\s*\(\s*\)", expression) else "\x00"
+
+
 def _template(argument: str) -> str | None:
     """The literal text of a format argument; pieces computed at run time become "\x00"."""
     literals = list(_LITERAL_RE.finditer(argument))
@@ -169,14 +179,17 @@ def _template(argument: str) -> str | None:
     pieces: list[str] = []
     position = 0
     for literal in literals:
+        before, after = argument[: literal.start()].rstrip(), argument[literal.end() :].lstrip()
+        if before.endswith("[") and after.startswith("]"):
+            continue  # a subscript's key (model_info["details"]): part of a run-time value
         between = argument[position : literal.start()]
         if pieces and re.search(r"[\w\)\]]", between.replace("boost::format", "")):
-            pieces.append("\x00")
+            pieces.append(_runtime(between))
         pieces.append(_unescape(literal.group(1)))
         position = literal.end()
     tail = argument[position:]
-    if re.search(r"\+\s*[\w(]", tail):
-        pieces.append("\x00")
+    if re.search(r"(?:\+|<<)\s*[\w(]", tail):
+        pieces.append(_runtime(tail))
     text = "".join(pieces).strip()
     return text if re.search(r"[A-Za-z]{3}", text) else None
 
@@ -235,13 +248,11 @@ def extract(text: str) -> list[tuple[str, str, str, bool]]:
         args = _call_args(text, text.index("(", match.start()) + 1)
         template = _template(args[1]) if len(args) > 1 else None
         if template:
-            level = "error" if match.group(1) == "ERROR" else "warning"
+            level = "error" if match.group(1).upper() == "ERROR" else "warning"
             messages.append((level, template, function_at(match.start()), False))
     for match in _LOG_STREAM_RE.finditer(text):
         stream = match.group(2).replace("std::endl", "")
-        template = _template(stream)
-        if template and re.search(r'<<\s*[\w(][^"]*$', stream):
-            template += " \x00"  # a value streamed after the last literal
+        template = _template(stream)  # a value streamed after the last literal included
         if template:
             level = "error" if match.group(1) == "ERROR" else "warning"
             messages.append((level, template, function_at(match.start()), False))

@@ -194,7 +194,7 @@ def test_the_catalogue_records_the_commits_it_read() -> None:
         "amd/xdna-driver",
         "Xilinx/XRT",
         "torvalds/linux",
-        "FastFlowLM/FastFlowLM",
+        "ROCm/FastFlowLM",
         "lemonade-sdk/lemonade",
         "nod-ai/iree-amd-aie",
     }

@@ -15,7 +15,7 @@ REPOS = {
     "example": "amd/xdna-driver",
     "xrt": "Xilinx/XRT",
     "xrt-smi": "Xilinx/XRT",
-    "flm": "FastFlowLM/FastFlowLM",
+    "flm": "ROCm/FastFlowLM",
     "lemonade": "lemonade-sdk/lemonade",
 }
 
