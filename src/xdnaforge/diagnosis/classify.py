@@ -61,6 +61,16 @@ def message_of(line: str) -> str:
     return line[match.end() :] if match and match.end() else line
 
 
+def _callee_text(line: str, template: str) -> str:
+    """The text a caller's template prints in its last run-time piece (the callee's message),
+    or "" when the template does not end with one or the line does not show its start."""
+    if not template.endswith("%s"):
+        return ""
+    head = template.rsplit("%s", 1)[0].split("%s")[-1]
+    at = line.find(head) if head else -1
+    return line[at + len(head) :].strip() if at >= 0 else ""
+
+
 def _driver_line(line: str) -> bool:
     return "amdxdna" in line or "[drm]" in line
 
@@ -121,6 +131,13 @@ class Classifier:
         driver_problem = located is not None and located.component == "amdxdna"
         if located is not None and located.level == "error" and located.family != "notes":
             failure = True  # an error message without a failure word ("Bad time quantum 5")
+        elif (
+            located is not None
+            and located.level == "warning"
+            and located.component != "amdxdna"
+            and not _KERNEL_WARNING_RE.match(line)
+        ):
+            failure = False  # its source prints it as a warning ("Version check timed out")
         if failure and _PASS_MARK_RE.search(line) and not _FAIL_WORD_RE.search(line):
             failure = False  # "[TEST PASS] AIE async error detected.": a test that passed
         if failure and _WARNING_MARK_RE.match(line) and not _KERNEL_WARNING_RE.match(line):
@@ -138,6 +155,20 @@ class Classifier:
         # where the message is thrown decides first (the reviewed source table), then the
         # generic entries' words; another driver's "failed to load firmware" is not the NPU's
         catch = None
+        if located is not None and located.caller:
+            callee = _callee_text(line, located.template)
+            if callee:
+                # a caller printing a caught exception's text ("Failed to load model: %s"
+                # around "Failed to create context virtual ..."): the callee's message names
+                # the failure; a line of the catalogue's sources is the NPU stack's, so every
+                # generic entry may read it
+                inner = self._classify(callee)
+                catch = inner.generic or next(
+                    (e for e in self.generic if any(p.search(callee) for p in e.signatures)),
+                    None,
+                )
+                if catch is not None:
+                    return LineClass((), catch, inner.located or located, failure, True)
         if located is not None:
             family = (
                 ioctl_family(line)

@@ -275,6 +275,8 @@ def _scan(
             stamp = _STAMP_RE.match(line)  # a program's own timestamp, or a CI log's
             if stamp:  # what follows may be a kernel line ("[ 12.3] amdxdna ...")
                 line = line[stamp.end() :]
+                if line.startswith(">"):  # a CI's stamp before a quoted reply's line
+                    line = _QUOTE_RE.sub("", line, count=1)
                 cut = prefix_length(line)
         message = line[cut:] if cut else line
         line_class = classify(message)
