@@ -48,9 +48,7 @@ _CALL_RE = re.compile(r"(?<![\w:])(" + "|".join(re.escape(c) for c in CALLS) + r
 _LOGGER_RE = re.compile(r"\blogger\s*\(")
 # FastFlowLM: header_print("ERROR", "text" << value) (and header_print_r, its right-aligned
 # twin; later releases also spell the tag "Error", "Warning"); Lemonade: LOG(ERROR, "Tag") << "text"
-_HEADER_PRINT_RE = re.compile(
-    r'\bheader_print(?:_r)?\s*\(\s*"((?i:ERROR|WARNING|WARN))"\s*,'
-)
+_HEADER_PRINT_RE = re.compile(r'\bheader_print(?:_r)?\s*\(\s*"((?i:ERROR|WARNING|WARN))"\s*,')
 _LOG_STREAM_RE = re.compile(
     r'\bLOG\s*\(\s*(ERROR|WARNING|WARN)\s*(?:,\s*"[^"]*"\s*)?\)\s*<<([^;]*);'
 )

@@ -104,7 +104,8 @@ def test_flm_lemonade_and_xrt_message_calls_are_extracted() -> None:
     # header_print_r and the "Error"/"Warning" spellings of later releases; a subscript's key
     # is part of the value printed, not text of the message
     assert ("error", "Unsupported model family or non-llm: \x00", "flm_check", False) in found
-    assert ("warning", "Version check timed out; continuing without update info.", "flm_check", False) in found
+    timed_out = "Version check timed out; continuing without update info."
+    assert ("warning", timed_out, "flm_check", False) in found
     # e.what() inside: the message passes a caught exception's text up ("\x01", a caller)
     assert ("error", "Failed to load model: \x01", "serve", False) in found
     assert ("warning", "Kernel \x00 has no compute units", "serve", False) in found
