@@ -22,7 +22,12 @@ and pytest. Pure parsers; nothing is run here.
 - mlir-aie's test programs (runtime_lib/test_lib/xrt_test_wrapper.h, setup_and_run_aie, and
   the programming examples' test.cpp after it): the NPU times ("Avg NPU time: <t>us.", the
   matmul examples' "Avg NPU matmul time:"), then "PASS!" alone on its line, or "Error count:
-  <n>" and "Failed.".
+  <n>" and "Failed.";
+- Google Benchmark (src/console_reporter.cc, PrintHeader and PrintRunData), which
+  iree-amd-aie's and other NPU benchmarks print: a header "Benchmark  Time  CPU  Iterations"
+  between two lines of dashes, then a row per run, "<name> <t> <unit> <t> <unit> <iterations>"
+  with its counters, or "<name> ERROR OCCURRED: '<message>'" (a failure) or "<name>
+  SKIPPED: '<message>'".
 
 A summary is positive evidence only when it ran something and nothing failed.
 """
@@ -63,6 +68,11 @@ _SHIM_FAILED_RE = re.compile(r"^(\d+)\s+test\(s\) (?:\x1b?\[[\d;]*m)*FAILED", re
 _AIE_TIME_RE = re.compile(r"^Avg NPU (?:\w+ )?time: [\d.]+ ?us\.?\s*$", re.M)
 _AIE_PASS_RE = re.compile(r"^[`*]*PASS![`*]*\s*$", re.M)  # pasted: markdown around it
 _AIE_FAILED_RE = re.compile(r"^Error count: (\d+)\s*\n(?:\s*\n)*Failed\.\s*$", re.M)
+_BENCHMARK_HEADER_RE = re.compile(r"^Benchmark +Time +CPU +Iterations\b.*\n-+\s*$", re.M)
+_BENCHMARK_RUN_RE = re.compile(
+    r"^\S+ +(?:[\d.]+(?:e[+-]?\d+)? (?:ns|us|ms|s|%) +){2}\d+\b", re.M
+)  # a run's times and iterations (the other rows of PrintRunData print no iterations)
+_BENCHMARK_ERROR_RE = re.compile(r"^\S+ +ERROR OCCURRED: '", re.M)
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,4 +138,10 @@ def summaries(text: str) -> list[Summary]:
             found.append(Summary("mlir-aie test", 0, 1))
         elif _AIE_PASS_RE.search(after):
             found.append(Summary("mlir-aie test", 1, 0))
+    header = _BENCHMARK_HEADER_RE.search(text)
+    if header:
+        after = text[header.end() :]
+        runs, errors = _BENCHMARK_RUN_RE.findall(after), _BENCHMARK_ERROR_RE.findall(after)
+        if runs or errors:
+            found.append(Summary("Google Benchmark", len(runs), len(errors)))
     return found

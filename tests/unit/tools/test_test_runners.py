@@ -104,3 +104,23 @@ def test_triton_xdnas_examples_are_counted_line_by_line() -> None:
     assert summaries(ran) == [Summary("Triton-XDNA examples", 1, 1)]
     assert summaries(ran.split("\n\n")[0]) == [Summary("Triton-XDNA examples", 1, 0)]
     assert summaries("   ✅ PASS: axpy.py\n") == []  # not the runner's output
+
+
+# Google Benchmark's console reporter: dashes, the header, dashes, a row per run
+BENCHMARK = (
+    "-" * 60
+    + "\nBenchmark              Time             CPU   Iterations UserCounters...\n"
+    + "-" * 60
+    + "\nBM_matmul/real_time  1.61 ms  0.671 ms  456 items_per_second=620.987/s\n"
+    "BM_add/8/real_time   12.3 us   10.0 us  2048\n"
+)
+
+
+def test_google_benchmark_rows_are_runs_and_its_errors_failures() -> None:
+    assert summaries(BENCHMARK) == [Summary("Google Benchmark", 2, 0)]
+    failed = BENCHMARK + "BM_conv/real_time    ERROR OCCURRED: 'hw context failed'\n"
+    assert summaries(failed) == [Summary("Google Benchmark", 2, 1)]
+    skipped = BENCHMARK.split("BM_")[0] + "BM_conv    SKIPPED: 'no NPU'\n"
+    assert summaries(skipped) == []  # nothing ran, nothing failed: no summary
+    # a row alone, without the reporter's header, is no benchmark's output
+    assert summaries("BM_add/8/real_time   12.3 us   10.0 us  2048\n") == []
