@@ -10,7 +10,8 @@ tokens, Lemonade's backend table, telemetry and CLI status block, test runners (
 gtest, pytest, lit, shim_test, mlir-aie's programs) whose every test passed, a DKMS build
 and install of amdxdna, lspci's bound driver, and in a kernel log the driver's probe:
 completed ("[drm] Initialized amdxdna ..."), or deferred (EPROBE_DEFER) and then carried
-on. A degenerate generation, a failed test run, an unbound NPU, a not-ready `flm validate
+on; last, what any other program says of its own run (diagnosis/run_outcomes.py). A
+degenerate generation, a failed test run, an unbound NPU, a not-ready `flm validate
 --json` or a backtrace blocked in the shim's waits is a finding. Findings are returned as
 `xdnaforge: ...` lines that knowledge.yaml entries match, so the knowledge base stays the
 one place that names causes and fixes.
@@ -59,6 +60,14 @@ _DEFERRED_RE = re.compile(r"ret -517\b|(?i:deferring probe)")
 _FLM_RE = re.compile(r"^\[(?:FLM|Linux)\]  |\bflm (?:validate|run|serve)\b", re.M)
 _XDNA1_RE = re.compile(
     r"amdnpu/1502_00|RyzenAI-npu1\b|\b1022:1502\b|(?i:\bphoenix\b|\bhawk point\b)"
+)
+
+
+# the output of a program whose shapes the readers know: xrt-smi/xbutil examine's report,
+# FastFlowLM, the Vitis AI EP's summary
+_KNOWN_PROGRAM_RE = re.compile(
+    r"^\s*(?:System Configuration|Device\(s\) Present)\s*$|\[Vitis AI EP\]|" + _FLM_RE.pattern,
+    re.M,
 )
 
 
@@ -296,11 +305,18 @@ def healthy_evidence(text: str, probe: ProbeWatch | None = None) -> str | None:
     opened = _SHIM_DEVICE_RE.search(body)
     if opened:
         return f"the shim opened the NPU device {opened.group(1)}"
-    return (
+    known = (
         _other_evidence(body)
         or (probe.evidence() if probe is not None else None)
         or _bound_npu(body)
     )
+    if known is not None or _KNOWN_PROGRAM_RE.search(body) or validation.tests:
+        # a program a reader knows (validate, examine, flm, Vitis AI's summary) said what
+        # it says of its run; a figure or a pass word beside it does not overrule it
+        return known
+    from xdnaforge.diagnosis.run_outcomes import outcome
+
+    return outcome(body)
 
 
 def _other_evidence(body: str) -> str | None:

@@ -1,0 +1,90 @@
+"""What a program says of its own run when no reader knows the program. Pure.
+
+The readers (diagnosis/readers.py) know the shapes of the stack's own tools; a log of any
+other program that ran on the NPU (a demo, a benchmark, a test gate, a monitor) has none of
+them. What such programs print of a good run has a few forms of its own, whatever the
+program:
+
+- a verdict line, alone on its line: "Test Passed", "TEST PASSED!", "PASS!", "GATE PASS",
+  "All tests passed.", "Validation passed", "✅ PASS: average_pool.py";
+- a measured rate of the work it did: "Tokens per second: 4.40", "12.5 tokens/s",
+  "items_per_second=620.987/s", "51.0 TOPS", "80547 op/s";
+- the NPU firmware's version read from the device ("FW Version: 1.5.2.380", a `cat` of the
+  accel device's `fw_version`): the firmware answered the driver's query, so the driver
+  probed and the firmware runs.
+
+These are the last positive evidence doctor looks for, and they stand only where nothing
+else speaks: the verdict has already found no error line anywhere in the log, and a rate
+measured where the log itself names another device (the CPU, a GPU) is not the NPU's.
+"""
+
+from __future__ import annotations
+
+import re
+
+from xdnaforge.diagnosis.knowledge import NPU_RE
+
+_VERDICT_RE = re.compile(
+    r"(?i)^[^\w\n]*(?:"
+    r"(?:all (?:\d+ )?)?(?:tests?|gates?|checks?|validation|verification|examples?|runs?)"
+    r" (?:have |has )?(?:passed|pass|succeeded|successful)"
+    r"|(?:test |gate )?pass(?:ed)?(?:: \S+)?"
+    r")[^\w\n]*$",
+    re.M,
+)
+_UNITS = r"tokens?|tok|items?|ops?|frames?|fps|images?|img|samples?|inferences?|queries|it"
+_RATE_RES = (
+    re.compile(  # "Tokens per second: 4.40", "items_per_second=620.987/s"
+        rf"(?i)\b({_UNITS})[ _]per[ _]second\s*[:=]\s*(\d+(?:\.\d+)?)"
+    ),
+    re.compile(rf"(?i)(\d+(?:\.\d+)?)\s*({_UNITS})\s*/\s*s(?:ec)?\b"),  # "12.5 tokens/s"
+    re.compile(r"(\d+(?:\.\d+)?)\s*(TOPS|GOPS|TFLOPS|GFLOPS)\b"),
+)
+_OTHER_DEVICE_RE = re.compile(
+    r"(?i)\b(?:on|device[:=]?|using|backend[:=]?)\s+(?:the\s+)?(?:cpu|gpu|igpu|cuda|rocm|vulkan)\b"
+    r"|CPUExecutionProvider|DmlExecutionProvider|\bllama-bench\b"
+)
+_FIRMWARE_RE = re.compile(
+    r"(?i)\b(?:npu\s+)?(?:fw|firmware)[ _]version\s*[:=]\s*(\d+\.\d+\.\d+(?:\.\d+)?)\b"
+)
+_FW_FILE_RE = re.compile(
+    r"\bcat \S*accel\S*/fw_version\s*\n+\s*(\d+\.\d+\.\d+(?:\.\d+)?)\s*$", re.M
+)
+
+
+def _positive(number: str) -> bool:
+    return float(number) > 0
+
+
+def verdict(body: str) -> str | None:
+    """The program's own verdict that it passed ("Test Passed"), as the log shows it."""
+    match = _VERDICT_RE.search(body)
+    return f"the program reported its own pass ({match.group(0).strip()})" if match else None
+
+
+def measured_rate(body: str) -> str | None:
+    """A rate of work the program measured, unless the log names another device for it."""
+    if _OTHER_DEVICE_RE.search(body):
+        return None
+    for pattern in _RATE_RES:
+        for match in pattern.finditer(body):
+            number = match.group(2) if match.group(1)[0].isalpha() else match.group(1)
+            if _positive(number):
+                return f"the program measured its work ({match.group(0).strip()})"
+    return None
+
+
+def firmware_answered(body: str) -> str | None:
+    """The NPU firmware's version as read from the device, in a log of the NPU stack."""
+    read = _FW_FILE_RE.search(body)
+    if read:
+        return f"the NPU firmware answered the driver (fw_version {read.group(1)})"
+    match = _FIRMWARE_RE.search(body)
+    if match and NPU_RE.search(body):
+        return f"the NPU firmware answered the driver (firmware {match.group(1)})"
+    return None
+
+
+def outcome(body: str) -> str | None:
+    """The first of the three that the log shows, or None."""
+    return verdict(body) or measured_rate(body) or firmware_answered(body)

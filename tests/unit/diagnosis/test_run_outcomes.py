@@ -1,0 +1,83 @@
+"""What any program says of its own run: a verdict line, a measured rate, the firmware's
+version read from the device; and the verdict that stands on them only where nothing else
+speaks."""
+
+from __future__ import annotations
+
+import pytest
+
+from xdnaforge.diagnosis.log_verdict import FAILURE, HEALTHY, UNKNOWN, UNKNOWN_FAILURE, judge
+from xdnaforge.diagnosis.run_outcomes import firmware_answered, measured_rate, verdict
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Test Passed",
+        "TEST PASSED!",
+        "PASS!",
+        "GATE PASS",
+        "All tests passed.",
+        "Validation passed",
+        "   ✅ PASS: average_pool.py",
+        "**PASSED**",
+    ],
+)
+def test_a_verdict_alone_on_its_line_is_the_programs_pass(line: str) -> None:
+    assert verdict(f"running...\n{line}\n") is not None
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "3 passed, 1 failed",  # a count is a runner's summary, read by test_runners
+        "Password:",
+        "Test Passed with warnings: see below",  # not alone
+        "bypass",
+        "Checks passed to the next stage were dropped",
+    ],
+)
+def test_other_lines_with_pass_in_them_are_no_verdict(line: str) -> None:
+    assert verdict(line + "\n") is None
+
+
+def test_a_measured_rate_is_read_in_its_three_orders() -> None:
+    assert measured_rate("Tokens per second: 4.40\n") is not None
+    assert measured_rate("BM_x 1.6 ms 0.6 ms 456 items_per_second=620.987/s\n") is not None
+    assert measured_rate("decode: 12.5 tokens/s\n") is not None
+    assert measured_rate("GEMM: 51.0 TOPS\n") is not None
+    assert measured_rate("Tokens per second: 0.00\n") is None  # nothing was done
+    # measured where the log says the work ran elsewhere: not the NPU's
+    assert measured_rate("running on CPU\nTokens per second: 20.1\n") is None
+    assert measured_rate("llama-bench -m x.gguf\n| pp512 | 512.3 tok/s |\n") is None
+
+
+def test_the_firmwares_version_is_evidence_only_in_a_log_of_the_npu() -> None:
+    assert firmware_answered('accel: "/dev/accel/accel0",\nFW Version: 1.5.2.380\n')
+    assert firmware_answered("$ cat /sys/class/accel/accel0/device/fw_version\n1.1.2.65\n")
+    assert firmware_answered("GPU FW Version: 1.5.2\n") is None  # no NPU named
+    assert firmware_answered("npu: FW Version: N/A\n") is None
+
+
+def test_the_verdict_stands_on_them_only_without_an_error_anywhere() -> None:
+    gate = "first-token argmax=9079 'Paris' (expect 'Paris')\nGATE PASS\n"
+    assert judge(gate).status == HEALTHY
+    broken = gate + "Traceback (most recent call last):\nValueError: Unsupported device: npu\n"
+    assert judge(broken).status in (FAILURE, UNKNOWN_FAILURE)
+    # a Rust program's panic after the firmware answered is no healthy query
+    panicked = (
+        'accel: "/dev/accel/accel0",\nFW Version: 1.5.2.380\n'
+        "thread 'main' (6489) panicked at src/dump_xdna_device.rs:20:35:\n"
+    )
+    assert judge(panicked).status in (FAILURE, UNKNOWN_FAILURE)
+    assert judge("Prefill time: 0.69 seconds\n").status == UNKNOWN  # no figure of work done
+
+
+def test_a_known_programs_report_is_not_overruled_by_a_figure_beside_it() -> None:
+    # Vitis AI's own summary says the model ran on the CPU: its "Test Passed" is no evidence
+    cpu_only = (
+        "[Vitis AI EP] No. of Operators :   CPU   400\n"
+        "[Vitis AI EP] No. of Subgraphs :   CPU     1 Actually running on NPU     0\n"
+        "Test Passed\n"
+    )
+    assert judge(cpu_only).status != HEALTHY
