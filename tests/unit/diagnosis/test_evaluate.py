@@ -156,19 +156,30 @@ def test_fresh_sets_on_real_logs(record_property: Callable[[str, object], None])
     }
     assert called_healthy <= set(DISPUTED), called_healthy - set(DISPUTED)
     cases = {c.ident: c for c in load_corpus(FRESH, "f*.txt")}
-    for ident, (warning, _why) in DISPUTED.items():  # still what the README says of it
+    for ident, (warnings, _why) in DISPUTED.items():  # still what the README says of it
         verdict = judge(cases[ident].text)
         assert verdict.status == HEALTHY_VERDICT
-        assert [d.code for d in verdict.diagnoses] == [warning]
+        assert [d.code for d in verdict.diagnoses] == warnings
 
 
 # a failing log of a fresh set that doctor calls healthy, where the log itself shows a
 # working stack: the README says why; the figures count it as called healthy all the same
 DISPUTED = {
     "f201": (
-        "flm-memlock-finite",
+        ["flm-memlock-finite"],
         "sudo flm validate with a finite 2954 MB memlock limit and no error from FastFlowLM "
         "(root is not limited); the thread asked why limits.conf did not make it unlimited",
+    ),
+    "f907": (
+        [],
+        "the quicktest's model runs on the NPU (1 subgraph); the error the thread names "
+        "(xrt_core.dll missing) is not in the paste, whose rest is UTF-16 read as bytes: a "
+        "warning of ONNX Runtime's, as the collector noted",
+    ),
+    "f916": (
+        [],
+        "`lemonade backends` lists FastFlowLM v0.9.43 installed on the NPU; the thread (no "
+        "models listed) was closed with no cause, labelled versions by analogy (doubtful)",
     ),
 }
 
