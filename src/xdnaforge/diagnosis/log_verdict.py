@@ -284,7 +284,9 @@ def _scan(
                     line = _QUOTE_RE.sub("", line, count=1)
                 cut = prefix_length(line)
         message = line[cut:] if cut else line
-        line_class = classify(message)
+        # read as the program printed it: a paste's or a runner's indentation ("  FAILED: "
+        # in a list item) is not part of the message
+        line_class = classify(message.lstrip(" \t") if message[:1] in " \t" else message)
         if "amdxdna" in message:
             probe.feed(message)
         if line_class.explained:

@@ -9,6 +9,9 @@ program:
   "All tests passed.", "Validation passed", "✅ PASS: average_pool.py";
 - a measured rate of the work it did: "Tokens per second: 4.40", "12.5 tokens/s",
   "items_per_second=620.987/s", "51.0 TOPS", "80547 op/s";
+- a checklist of its steps, every item ticked and none crossed ("[Attention] Rope ✔",
+  "✓ Server health: OK"; three at least), unless the log ends at a step still running
+  ("Step 3/6: Detecting NPU hardware...": the step that matters may be the one cut off);
 - the NPU firmware's version read from the device ("FW Version: 1.5.2.380", a `cat` of the
   accel device's `fw_version`): the firmware answered the driver's query, so the driver
   probed and the firmware runs.
@@ -52,6 +55,11 @@ _FW_FILE_RE = re.compile(
 )
 
 
+_TICK_RE = re.compile(r"[✓✔☑✅]|\[ ?(?:OK|PASS) ?\]")
+_CROSS_RE = re.compile(r"[✗✘❌☒]|\[ ?(?:FAIL|FAILED|ERROR) ?\]")
+_TICKS = 3
+
+
 def _positive(number: str) -> bool:
     return float(number) > 0
 
@@ -74,6 +82,24 @@ def measured_rate(body: str) -> str | None:
     return None
 
 
+def checklist(body: str) -> str | None:
+    """Every item of the program's own checklist ticked (a legend naming both marks, "✔ =
+    NPU / ✘ = CPU", is no item)."""
+    lines = [line for line in body.splitlines() if re.search(r"\w", line)]  # not a fence
+    if not lines or lines[-1].rstrip().endswith("..."):
+        return None
+    ticked = crossed = 0
+    for line in lines:
+        tick, cross = _TICK_RE.search(line), _CROSS_RE.search(line)
+        if tick and cross:
+            continue
+        ticked += tick is not None
+        crossed += cross is not None
+    if ticked >= _TICKS and not crossed:
+        return f"the program ticked every item of its checklist ({ticked})"
+    return None
+
+
 def firmware_answered(body: str) -> str | None:
     """The NPU firmware's version as read from the device, in a log of the NPU stack."""
     read = _FW_FILE_RE.search(body)
@@ -86,5 +112,5 @@ def firmware_answered(body: str) -> str | None:
 
 
 def outcome(body: str) -> str | None:
-    """The first of the three that the log shows, or None."""
-    return verdict(body) or measured_rate(body) or firmware_answered(body)
+    """The first of these that the log shows, or None."""
+    return verdict(body) or measured_rate(body) or checklist(body) or firmware_answered(body)

@@ -126,6 +126,9 @@ def test_every_entry_is_exercised_by_a_log() -> None:
         # wget's and curl's download errors, xrt-smi's unrecognized arguments (TOOLS below)
         "build-download-failed",
         "tool-unrecognized-arguments",
+        # the shells' own words for a missing command or sourced file (TOOLS below)
+        "build-command-not-found",
+        "xclbin-file-missing",
         # the driver core's probe failure, kmod's missing module (KERNEL below)
         "driver-probe-failed",
         "module-not-found",
@@ -411,6 +414,14 @@ TOOLS = {
     "Unrecognized arguments:\n  --v\n\nUSAGE: xrt-smi [--help] [--version]": (
         "tool-unrecognized-arguments"
     ),
+    # dash and bash on Debian 13, and a wrapper script sourcing a file that is not there
+    "[ERROR]  Failed to load model: No such file '/opt/flm/xclbins/Llama-3.2-1B/layer.xclbin'": (
+        "xclbin-file-missing"
+    ),
+    "sh: 1: chesscc: not found": "build-command-not-found",
+    "bash: line 1: xchesscc: command not found": "build-command-not-found",
+    "xchesscc: line 53: /opt/aietools/tps/lnx64/target_aie2p/chess_env_LNa64.sh: No such file "
+    "or directory": "build-command-not-found",
 }
 
 
@@ -448,6 +459,12 @@ def test_the_tools_and_the_kernels_own_refusals_name_their_entry(text: str, code
     verdict = judge(text + "\n")
     assert verdict.status == FAILURE
     assert verdict.diagnoses[0].code == code
+
+
+def test_the_npu_stacks_own_missing_command_is_not_a_build_step() -> None:
+    # XRT not installed or its setup.sh not sourced: not a toolchain of a build
+    verdict = judge("bash: xrt-smi: command not found\n")
+    assert "build-command-not-found" not in [d.code for d in verdict.diagnoses]
 
 
 def test_the_probe_failure_stands_only_without_the_drivers_own_line() -> None:

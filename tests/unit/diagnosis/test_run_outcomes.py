@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from xdnaforge.diagnosis.log_verdict import FAILURE, HEALTHY, UNKNOWN, UNKNOWN_FAILURE, judge
-from xdnaforge.diagnosis.run_outcomes import firmware_answered, measured_rate, verdict
+from xdnaforge.diagnosis.run_outcomes import checklist, firmware_answered, measured_rate, verdict
 
 
 @pytest.mark.parametrize(
@@ -81,3 +81,15 @@ def test_a_known_programs_report_is_not_overruled_by_a_figure_beside_it() -> Non
         "Test Passed\n"
     )
     assert judge(cpu_only).status != HEALTHY
+
+
+def test_a_checklist_counts_only_when_every_item_is_ticked_and_the_run_ended() -> None:
+    ticked = "AIE Configuration (✔ = AIE NPU / ✘ = CPU):\n" + "".join(
+        f"[Transformer] Step {n} ✔\n" for n in range(4)
+    )
+    assert checklist(ticked) is not None  # the legend names both marks: no item
+    assert checklist(ticked + "[FFN] GEMV ✘\n") is None  # one fell back to the CPU
+    assert checklist("   ✓ a\n   ✓ b\n") is None  # two are too few to be a checklist
+    running = "   ✓ a\n   ✓ b\n   ✓ c\nStep 3/6: Detecting NPU hardware...\n"
+    assert checklist(running) is None  # cut off at the step in progress
+    assert checklist(running.replace("...", " done")) is not None
