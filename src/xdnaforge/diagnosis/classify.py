@@ -61,6 +61,27 @@ def message_of(line: str) -> str:
     return line[match.end() :] if match and match.end() else line
 
 
+# what an error number the NPU stack returns says to its caller, for a line of an NPU
+# tool's run that names no family in words (the driver's ioctl handlers: -EACCES/-EPERM a
+# request the caller may not make, -ENODEV/-ENXIO no device behind the node, -ENOMEM/-EFAULT
+# a buffer, -EOPNOTSUPP/-ENOTTY/-ENOSYS a request this driver does not implement,
+# -ETIMEDOUT/-ETIME a command that did not complete); EINVAL, EIO and EBUSY say nothing
+# of where
+ERRNO_FAMILIES = {
+    "EACCES": "device-access",
+    "EPERM": "device-access",
+    "ENODEV": "device-access",
+    "ENXIO": "device-access",
+    "ENOMEM": "memory",
+    "EFAULT": "memory",
+    "EOPNOTSUPP": "versions",
+    "ENOTTY": "versions",
+    "ENOSYS": "versions",
+    "ETIMEDOUT": "command",
+    "ETIME": "command",
+}
+
+
 def _callee_text(line: str, template: str) -> str:
     """The text a caller's template prints in its last run-time piece (the callee's message),
     or "" when the template does not end with one or the line does not show its start."""
@@ -187,6 +208,11 @@ class Classifier:
         NPU-only ones too ("Error: Failed to create context virtual (0xc01e0009)" in an `flm
         run`). None when none does."""
         catch = next((e for e in self.generic if any(p.search(line) for p in e.signatures)), None)
+        if catch is None:
+            # no words of a family: what the error number it carries means to its caller
+            errno = decode(line)
+            family = ERRNO_FAMILIES.get(errno.name) if errno is not None else None
+            catch = next((e for e in self.generic if e.family == family), None)
         if catch is None:
             return None
         return LineClass((), catch, None, True, True)

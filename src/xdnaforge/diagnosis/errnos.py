@@ -50,6 +50,9 @@ _NUMBER_RE = re.compile(
     r"\bstatus\s+|\b(?:failed|returns?):?\s+|, )(-?\d+)\b"
 )
 _U32_RE = re.compile(r"\b0x(ffff[0-9a-f]{4})\b", re.IGNORECASE)
+# a language runtime's own form: Rust's io::Error ("Os { code: 95, kind: Unsupported, ...
+# }"), Python's OSError ("[Errno 13] Permission denied")
+_RUNTIME_RE = re.compile(r"\bOs \{ code: (\d+)|\[Errno (\d+)\]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +80,11 @@ def decode(line: str) -> Errno | None:
         value = 0x100000000 - int(match.group(1), 16)
         if value in NAMES:
             return _errno(value)
+    if "Os {" in line or "[Errno" in line:
+        for match in _RUNTIME_RE.finditer(line):
+            value = int(match.group(1) or match.group(2))
+            if value in NAMES:
+                return _errno(value)
     return None
 
 

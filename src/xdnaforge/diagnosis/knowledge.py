@@ -48,8 +48,8 @@ FAILURE_RE = re.compile(
             r"\*\*\* .*\bError \d+|\bterminate called\b|\bAborted\b|\bcore dumped\b",
             r"\bSegmentation fault\b|\*\*\*Exception|\bundefined reference\b|\bUnknown symbol\b",
             r"^\s*what\(\): ",  # the message of an uncaught C++ exception
-            # Rust's panic, and the last line of a Python traceback ("ValueError: ...")
-            r"\bpanicked at\b|^[\w.]*[a-z](?:Error|Exception): ",
+            # Rust's panic and its message, the last line of a Python traceback ("ValueError:")
+            r"\bpanicked at\b|on an `Err` value\b|^[\w.]*[a-z](?:Error|Exception): ",
             # the kernel: a WARNING, BUG or Oops with its call trace is never healthy
             r"^WARNING: CPU: \d+ PID: |^WARNING: \S+:\d+ at |\bBUG: |\bOops\b|\bCall Trace:",
             r"\bgeneral protection fault\b|\bcut here\b",

@@ -52,7 +52,9 @@ _STAMP_STARTS = frozenset({"19", "20", "[1", "[2"})
 # reports, XRT's own messages ("[XRT] ERROR: ...") and exceptions ('xrt_core::system_error')
 _NPU_TOOL_RE = re.compile(
     r"^\[FLM\]  |^(?:Validate Device|Device\(s\) Present)\b|\bxrt-smi \w|^\[XRT\] "
-    r"|an instance of 'xrt_core::",
+    r"|an instance of 'xrt_core::"
+    # a command line after a shell's prompt that runs the NPU stack ("# amdgpu_top --xdna")
+    r"|^\S*[#$] (?:\w+=\S+ )*\S+ .*?(?i:xdna|\bnpu\b|/dev/accel)",
     re.M,
 )
 _BLOCK = 1024 * 1024  # fits the cache the four anchor passes share (bench_doctor.py)

@@ -57,3 +57,30 @@ def test_an_ioctl_by_the_name_it_had_in_early_2025_is_the_same_operation() -> No
     assert "CREATE_HWCTX as the header named it 2025-01-15" in describe_ioctl(line)
     diagnoses = judge(line + "\n").diagnoses
     assert diagnoses[0].family == "hwctx"
+
+
+def test_a_runtimes_own_errno_forms_are_decoded() -> None:
+    from xdnaforge.diagnosis.errnos import decode
+
+    rust = "called `Result::unwrap()` on an `Err` value: Os { code: 95, kind: Unsupported }"
+    assert (found := decode(rust)) is not None and found.name == "EOPNOTSUPP"
+    python = "PermissionError: [Errno 13] Permission denied: '/dev/accel/accel0'"
+    assert (found := decode(python)) is not None and found.name == "EACCES"
+    assert decode("Os { code: 9999 }") is None  # a number no errno has
+
+
+def test_an_npu_tools_error_with_no_family_words_takes_its_errnos() -> None:
+    # amdgpu_top's XDNA query on an in-tree driver without that query (a run whose command
+    # line names the NPU): EOPNOTSUPP is a request this driver does not implement
+    run = (
+        "root@evo:~# amdgpu_top --xdna\n"
+        "thread 'main' panicked at src/dump_xdna_device.rs:20:35:\n"
+        'called `Result::unwrap()` on an `Err` value: Os { code: 95, kind: Unsupported, message: "x" }\n'
+    )
+    verdict = judge(run)
+    assert [d.family for d in verdict.diagnoses] == ["versions"]
+    # the same lines of a program nothing says is the NPU's: no family is guessed
+    other = run.replace("amdgpu_top --xdna", "mytool --fast").replace("xdna", "abc")
+    assert judge(other).diagnoses == ()
+    # an errno that says nothing of where (EINVAL) names no family either
+    assert judge(run.replace("code: 95", "code: 22")).diagnoses == ()
