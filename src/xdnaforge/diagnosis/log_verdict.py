@@ -92,6 +92,33 @@ def scan(lines: Iterable[str], entries: tuple[Entry, ...] | None = None) -> Verd
     return _scan(enumerate(lines), entries)
 
 
+def _spaced_out(line: str) -> str:
+    """A line of UTF-16 text shown byte by byte, its NULs as spaces (PowerShell's output
+    file pasted as bytes: "E r r o r :   N o"), as the program wrote it; any other line
+    as it is."""
+    for start in (0, 1):
+        if not line[start + 1 :: 2].strip(" ") and line[start] != " ":
+            text = line[start::2]
+            if sum(c.isalnum() for c in text) >= 8:
+                return text
+    return line
+
+
+def _encoding(path: Path) -> str:
+    """The encoding of a log file: UTF-16 with its byte-order mark (what PowerShell 5's `>`
+    writes: a Windows user's `xrt-smi validate > out.txt`) or without one (every other byte
+    of ASCII text NUL), UTF-8 with or without its mark."""
+    with path.open("rb") as stream:
+        head = stream.read(4096)
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "utf-16"
+    if len(head) >= 8 and head[1::2].count(0) >= 0.9 * (len(head) // 2):
+        return "utf-16-le"
+    if len(head) >= 8 and head[0::2].count(0) >= 0.9 * (len(head) // 2):
+        return "utf-16-be"
+    return "utf-8-sig"
+
+
 def scan_file(
     path: Path,
     entries: tuple[Entry, ...] | None = None,
@@ -104,7 +131,7 @@ def scan_file(
         hits = JournalHits(path, block_size)
         verdict = _scan(hits, entries, hits.remember)
         return hits.renumber(verdict)
-    with path.open(encoding="utf-8", errors="replace") as stream:
+    with path.open(encoding=_encoding(path), errors="replace") as stream:
         return _scan(enumerate(stream), entries)
 
 
@@ -275,6 +302,8 @@ def _scan(
             line = _QUOTE_RE.sub("", line, count=1)
         if not line or line.startswith(ANNOTATION) or line.isspace():
             continue
+        if len(line) >= 16 and (line[1] == line[3] == line[5] == " " or line[2] == line[4] == " "):
+            line = _spaced_out(line)
         cut = prefix_length(line)
         if cut and line[19:20] == "." and _CI_STAMP_RE.match(line):
             cut = 0  # GitHub Actions' stamp, not a journal's host and ident ("FW Version:")

@@ -128,7 +128,8 @@ def flm_validate_json(text: str) -> dict[str, bool] | None:
 
 def degenerate(text: str, run: int = DEGENERATE_RUN) -> str | None:
     """The first line in which one token repeats `run` times in a row ("the the the ..."),
-    as a model stuck in a loop prints it; None when there is none."""
+    as a model stuck in a loop prints it; None when there is none. A token of punctuation
+    only is a ruler or a table's border, not words."""
     for line in text.splitlines():
         words = _WORD_RE.findall(line)
         if len(words) < run:
@@ -136,6 +137,6 @@ def degenerate(text: str, run: int = DEGENERATE_RUN) -> str | None:
         count = 1
         for before, word in itertools.pairwise(words):
             count = count + 1 if word == before else 1
-            if count >= run:
+            if count >= run and any(c.isalnum() for c in word):  # not a ruler ("- - - -")
                 return line.strip()
     return None

@@ -63,9 +63,13 @@ def test_a_runtimes_own_errno_forms_are_decoded() -> None:
     from xdnaforge.diagnosis.errnos import decode
 
     rust = "called `Result::unwrap()` on an `Err` value: Os { code: 95, kind: Unsupported }"
-    assert (found := decode(rust)) is not None and found.name == "EOPNOTSUPP"
+    found = decode(rust)
+    assert found is not None
+    assert found.name == "EOPNOTSUPP"
     python = "PermissionError: [Errno 13] Permission denied: '/dev/accel/accel0'"
-    assert (found := decode(python)) is not None and found.name == "EACCES"
+    found = decode(python)
+    assert found is not None
+    assert found.name == "EACCES"
     assert decode("Os { code: 9999 }") is None  # a number no errno has
 
 
@@ -75,7 +79,7 @@ def test_an_npu_tools_error_with_no_family_words_takes_its_errnos() -> None:
     run = (
         "root@evo:~# amdgpu_top --xdna\n"
         "thread 'main' panicked at src/dump_xdna_device.rs:20:35:\n"
-        'called `Result::unwrap()` on an `Err` value: Os { code: 95, kind: Unsupported, message: "x" }\n'
+        "called `Result::unwrap()` on an `Err` value: Os { code: 95, kind: Unsupported }\n"
     )
     verdict = judge(run)
     assert [d.family for d in verdict.diagnoses] == ["versions"]

@@ -23,6 +23,7 @@ from xdnaforge.diagnosis.log_verdict import (
     _scan,
     is_journal,
     journal_lines,
+    judge,
     scan,
     scan_file,
 )
@@ -227,3 +228,25 @@ def test_leaving_a_journal_early_stops_its_reading_thread(tmp_path: Path) -> Non
     assert threading.active_count() == before + 1  # the next block is being read
     lines.close()
     assert threading.active_count() == before
+
+
+# a Windows validate run as PowerShell 5's `>` writes it (UTF-16LE with its mark)
+WINDOWS_RUN = (
+    "[XRT] ERROR: Failed to submit the command to the hw queue (0xc01e0200):\r\n"
+    "could not page-in all of the required allocations into video memory at the same time.\r\n"
+)
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-8-sig"])
+def test_a_log_file_is_read_in_the_encoding_windows_wrote_it(tmp_path: Path, encoding: str) -> None:
+    log = tmp_path / "out.txt"
+    log.write_bytes(WINDOWS_RUN.encode(encoding))
+    assert scan_file(log).diagnoses[0].code == "windows-video-memory"
+
+
+def test_utf16_text_pasted_byte_by_byte_is_read_as_it_was_written() -> None:
+    spaced = " ".join("[XRT] ERROR: Failed to submit the command to the hw queue (0xc01e0200):")
+    text = spaced + "\ncould not page-in all of the required allocations into video memory\n"
+    assert judge(text).diagnoses[0].code == "windows-video-memory"
+    # a ruler of spaced dashes is left as it is
+    assert judge("- - - - - - - - - - - - - -\n").diagnoses == ()

@@ -46,6 +46,7 @@ def test_degenerate_output_is_one_token_repeated() -> None:
     stuck = "Answer: " + "the " * 14
     assert degenerate("ok\n" + stuck + "\n") == stuck.strip()
     assert degenerate("a b " * 20) is None  # alternation is not one token repeated
+    assert degenerate("- " * 20 + "\n| " * 20) is None  # a ruler, a table's border
 
 
 def test_lemonade_cli_status_block_on_the_npu() -> None:
