@@ -144,3 +144,29 @@ def no_devices(body: str) -> str | None:
         return None
     match = empty_device_lists().search(body)
     return " / ".join(part.strip() for part in match.group(0).splitlines()) if match else None
+
+
+# xrt-smi examine -r context-health (XRT src/runtime_src/core/tools/xbutil2/ContextHealth/
+# OO_ContextHealth.cpp, generate_report: "  Context Health Information (PID: <pid>):", then
+# a Table2D of "Ctx Id", ..., "Fatal Err Type", ... per context, values "0x%x")
+_HEALTH_RE = re.compile(r"^\s*Context Health Information \(PID: \d+\):\s*$", re.M)
+_ROW_RE = re.compile(r"^\s*\|(.*)\|\s*$")
+
+
+def context_health(body: str) -> list[tuple[str, str]]:
+    """(context id, fatal error type) of each context the report lists."""
+    found: list[tuple[str, str]] = []
+    for match in _HEALTH_RE.finditer(body):
+        columns: list[str] = []
+        for line in body[match.end() :].lstrip("\n").splitlines():
+            row = _ROW_RE.match(line)
+            if row is None:
+                break
+            cells = [cell.strip() for cell in row.group(1).split("|")]
+            if not columns:
+                columns = cells
+            elif not all(set(cell) <= {"-"} for cell in cells):
+                values = dict(zip(columns, cells, strict=False))
+                if "Ctx Id" in values and "Fatal Err Type" in values:
+                    found.append((values["Ctx Id"], values["Fatal Err Type"]))
+    return found

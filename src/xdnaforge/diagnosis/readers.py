@@ -71,6 +71,10 @@ _KNOWN_PROGRAM_RE = re.compile(
 )
 
 
+def _hex(text: str) -> bool:
+    return re.fullmatch(r"0x[0-9a-fA-F]+", text) is not None
+
+
 def _version(text: str | None) -> tuple[int, ...] | None:
     match = re.match(r"\s*(\d+)\.(\d+)", text or "")
     return (int(match.group(1)), int(match.group(2))) if match else None
@@ -107,6 +111,11 @@ def findings(text: str) -> list[str]:
             f"xdnaforge: xrt-smi examine failed to find a device: no devices found ({empty})"
         )
     lines += _flm_not_ready(body)
+    lines += [
+        f"xdnaforge: xrt-smi context health: context {ctx} reported fatal error type {fatal}"
+        for ctx, fatal in examine_report.context_health(body)
+        if _hex(fatal) and int(fatal, 16) != 0
+    ]
     lines += _unbound_npus(body)
     if "#0 " in body or "#1 " in body:
         from xdnaforge.tools.backtrace import blocked_in_shim
@@ -284,6 +293,9 @@ def healthy_evidence(text: str, probe: ProbeWatch | None = None) -> str | None:
     table = examine_report.listed_table(body)
     if table is not None:
         return f"xrt-smi examine: its {table} table is printed (the log ends before its rows)"
+    fatal = [int(kind, 16) for _, kind in examine_report.context_health(body) if _hex(kind)]
+    if fatal and not any(fatal):
+        return f"xrt-smi context health: {len(fatal)} context(s) on the NPU, no fatal error"
     firmware = examine_report.enumerated_npu(body)
     if firmware is not None:
         return f"xrt-smi examine: XRT enumerated an NPU (firmware {firmware})"

@@ -136,6 +136,7 @@ def test_every_entry_is_exercised_by_a_log() -> None:
         "dpkg-file-conflict",
         "dpkg-install-failed",
         "command-hang-backtrace",  # tests/unit/tools/test_backtrace.py
+        "context-fatal-error",  # readers: xrt-smi's context health (test_readers.py)
         "windows-dll-entry-point",
         "windows-video-memory",
         "windows-cm-access-denied",

@@ -416,3 +416,28 @@ def test_the_only_test_cut_off_after_its_measured_details_is_evidence() -> None:
     # no figure yet: no evidence; an error under it: none either
     assert judge(head + test.rsplit("\n", 2)[0] + "\n").status != HEALTHY
     assert judge(head + test + "    Error(s)              : timed out\n").status != HEALTHY
+
+
+# xrt-smi examine -r context-health as OO_ContextHealth.cpp prints it (Table2D, "0x%x")
+CONTEXT_HEALTH = (
+    "  Context Health Information (PID: 1856781):\n"
+    "    |Ctx Id  |Txn Op Idx  |Ctx PC      |Fatal Err Type  |Fatal Err Ex Type  |\n"
+    "    |--------|------------|------------|----------------|-------------------|\n"
+    "    |2       |0xffffffff  |0x28b04c14  |0x0             |0x0                |\n"
+)
+
+
+def test_a_context_health_report_is_evidence_until_a_context_faulted() -> None:
+    verdict = judge(CONTEXT_HEALTH)
+    assert verdict.status == HEALTHY
+    assert verdict.evidence == "xrt-smi context health: 1 context(s) on the NPU, no fatal error"
+    faulted = (
+        CONTEXT_HEALTH
+        + "    |3       |0x12        |0x28b04c20  |0x4             |0x1                |\n"
+    )
+    verdict = judge(faulted)
+    assert verdict.status == FAILURE
+    assert [(d.code, d.family) for d in verdict.diagnoses] == [("context-fatal-error", "command")]
+    assert "context 3" in verdict.diagnoses[0].cause
+    # the heading alone (the report cut off before its table) is no evidence
+    assert judge(CONTEXT_HEALTH.splitlines()[0] + "\n").status != HEALTHY
