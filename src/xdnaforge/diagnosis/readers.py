@@ -117,6 +117,15 @@ def findings(text: str) -> list[str]:
         if _hex(fatal) and int(fatal, 16) != 0
     ]
     lines += _unbound_npus(body)
+    if "Traceback (most recent" in body:
+        from xdnaforge.tools.backtrace import python_wait
+
+        at = python_wait(body)
+        if at is not None:
+            lines.append(
+                f"xdnaforge: a Python traceback ends in an XRT run's wait ({at}): the command "
+                "sent to the NPU did not complete"
+            )
     if "#0 " in body or "#1 " in body:
         from xdnaforge.tools.backtrace import blocked_in_shim
 

@@ -9,6 +9,11 @@ wait* in every release (xdna-driver src/shim: hwq.cpp wait_command, fence.cpp wa
 wait_syncobj_done, platform.cpp wait_syncobj, host/platform_host.cpp wait_cmd_ioctl and
 wait_cmd_syncobj, buffer.cpp wait_for_submitted, and the umq and virtio variants); XRT's
 xrt::run::wait and xrt::bo's sync wait on them.
+
+A Python traceback ("Traceback (most recent call last):", then '  File "<path>", line <n>, in
+<function>' and the code line, innermost last) whose innermost frame is a program's call of an
+XRT run's wait (pyxrt's `run.wait()`, mlir-aie's aie/utils/xrt.py `h.wait()`) ended there:
+the wait raised, or the user interrupted a run that never completed.
 """
 
 from __future__ import annotations
@@ -31,4 +36,22 @@ def blocked_in_shim(text: str) -> str | None:
         if not _SHIM_RE.match(function):
             continue
         return function if function.rsplit("::", 1)[-1].startswith("wait") else None
+    return None
+
+
+_PY_FRAME_RE = re.compile(r'^\s*File "([^"]+)", line (\d+), in (\S+)\s*\n\s*(\S[^\n]*)', re.M)
+
+
+def python_wait(text: str) -> str | None:
+    """'<file>:<line>' of a Python traceback's innermost frame when it is a call of an XRT
+    run's wait (in a file or a line that names XRT); None otherwise."""
+    if "Traceback (most recent call last)" not in text:
+        return None
+    found = list(_PY_FRAME_RE.finditer(text))
+    if not found:
+        return None
+    path, line, _function, code = found[-1].groups()
+    named = "xrt" in path.rsplit("/", 1)[-1].lower() or "xrt" in code.lower()
+    if re.search(r"\.wait\s*\(", code) and named:
+        return f"{path.rsplit('/', 1)[-1]}:{line}"
     return None

@@ -137,6 +137,7 @@ def test_every_entry_is_exercised_by_a_log() -> None:
         "dpkg-install-failed",
         "command-hang-backtrace",  # tests/unit/tools/test_backtrace.py
         "context-fatal-error",  # readers: xrt-smi's context health (test_readers.py)
+        "command-wait-raised",  # readers: a Python traceback in a run's wait (test_backtrace)
         "windows-dll-entry-point",
         "windows-video-memory",
         "windows-cm-access-denied",

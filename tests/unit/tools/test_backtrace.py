@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from xdnaforge.diagnosis.log_verdict import FAILURE, judge
-from xdnaforge.tools.backtrace import blocked_in_shim, frames
+from xdnaforge.tools.backtrace import blocked_in_shim, frames, python_wait
 
 # gdb's `bt` of a program blocked on the NPU (frame lines as gdb prints them, with and
 # without the address; the system call first)
@@ -30,3 +30,27 @@ def test_a_backtrace_blocked_in_a_shim_wait_is_a_hang() -> None:
     verdict = judge(HUNG)
     assert verdict.status == FAILURE
     assert verdict.diagnoses[0].code == "command-hang-backtrace"
+
+
+PY_WAIT = (
+    "Traceback (most recent call last):\n"
+    '  File "/work/test.py", line 123, in main\n'
+    "    out = execute(app)\n"
+    '  File "/venv/site-packages/mlir_aie/python/aie/utils/xrt.py", line 60, in run\n'
+    "    r = h.wait()\n"
+    "        ^^^^^^^^\n"
+)
+
+
+def test_a_python_traceback_ending_in_an_xrt_runs_wait_is_found() -> None:
+    assert python_wait(PY_WAIT) == "xrt.py:60"
+    # innermost frame elsewhere (the wait returned; something after it raised)
+    later = PY_WAIT + '  File "/work/check.py", line 9, in compare\n    assert ok\n'
+    assert python_wait(later) is None
+    # a wait of another library's (threading) is not the NPU's
+    other = PY_WAIT.replace("mlir_aie/python/aie/utils/xrt.py", "threading.py")
+    assert python_wait(other.replace("h.wait()", "self._cond.wait()")) is None
+
+
+def test_a_traceback_in_a_runs_wait_is_a_command_failure() -> None:
+    assert [d.code for d in judge(PY_WAIT).diagnoses] == ["command-wait-raised"]
