@@ -87,12 +87,15 @@ def load_corpus(folder: Path, pattern: str = "c*.txt") -> list[Case]:
 
 
 def fresh(cases: Iterable[Case]) -> dict[str, list[Outcome]]:
-    """The fresh sets (by the digit after the f of each id), judged with the knowledge."""
+    """The fresh sets (by the character after the f of each id: 1-9, then a for set 10, b
+    for 11, ...), judged with the knowledge, in the sets' order."""
     entries = knowledge.load_knowledge()
-    sets: dict[str, list[Outcome]] = {}
+    sets: dict[int, list[Outcome]] = {}
     for case in cases:
-        sets.setdefault(case.ident[1], []).append(judge_case(case, entries))
-    return dict(sorted(sets.items()))
+        mark = case.ident[1]
+        number = int(mark) if mark.isdigit() else 10 + ord(mark) - ord("a")
+        sets.setdefault(number, []).append(judge_case(case, entries))
+    return {str(number): outcomes for number, outcomes in sorted(sets.items())}
 
 
 def judge_case(case: Case, entries: tuple[knowledge.Entry, ...]) -> Outcome:
