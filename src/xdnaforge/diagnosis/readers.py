@@ -365,6 +365,12 @@ def _other_evidence(body: str) -> str | None:
         placed = on_npu(body)
         if placed is not None:
             return placed
+    if "VitisAIExecutionProvider" in body:
+        from xdnaforge.tools.vitis_ai import provider_listed
+
+        listed = provider_listed(body)
+        if listed is not None:
+            return listed
     bench = lemonade_bench(body)
     if bench is not None:
         return f"Lemonade generated on device {bench[0]} ({bench[1]:g} tokens/s)"

@@ -8,7 +8,7 @@ program:
 - a verdict line, alone on its line: "Test Passed", "TEST PASSED!", "PASS!", "GATE PASS",
   "All tests passed.", "Validation passed", "✅ PASS: average_pool.py";
 - a measured rate of the work it did: "Tokens per second: 4.40", "12.5 tokens/s",
-  "items_per_second=620.987/s", "51.0 TOPS", "80547 op/s";
+  "items_per_second=620.987/s", "51.0 TOPS", "80547 op/s", "17965.3 run/sec";
 - a checklist of its steps, every item ticked and none crossed ("[Attention] Rope ✔",
   "✓ Server health: OK"; three at least), unless the log ends at a step still running
   ("Step 3/6: Detecting NPU hardware...": the step that matters may be the one cut off);
@@ -35,7 +35,10 @@ _VERDICT_RE = re.compile(
     r")[^\w\n]*$",
     re.M,
 )
-_UNITS = r"tokens?|tok|items?|ops?|frames?|fps|images?|img|samples?|inferences?|queries|it"
+_UNITS = (
+    r"tokens?|tok|items?|ops?|frames?|fps|images?|img|samples?|inferences?|queries|it"
+    r"|runs?|commands?|cmds?|requests?"
+)
 _RATE_RES = (
     re.compile(  # "Tokens per second: 4.40", "items_per_second=620.987/s"
         rf"(?i)\b({_UNITS})[ _]per[ _]second\s*[:=]\s*(\d+(?:\.\d+)?)"

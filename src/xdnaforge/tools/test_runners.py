@@ -18,7 +18,10 @@ and pytest. Pure parsers; nothing is run here.
   what ran);
 - xdna-driver's shim_test (test/shim_test/shim_test.cpp, every 1.x branch and main):
   "<n>\ttest(s) executed", then "ALL <n> executed test(s) PASSED!" or "<f>\ttest(s) FAILED: <ids>"
-  (FAILED between ANSI colour codes, which a paste may keep as "[5m[31m");
+  (FAILED between ANSI colour codes, which a paste may keep as "[5m[31m"); before it, each
+  test's own lines (run_test): "====== <id>: <name> started =====", then "====== <id>:
+  <name> passed  =====", "... skipped =====" or "... FAILED =====" (counted line by line
+  when the summary is not in the paste);
 - mlir-aie's test programs (runtime_lib/test_lib/xrt_test_wrapper.h, setup_and_run_aie, and
   the programming examples' test.cpp after it): the NPU times ("Avg NPU time: <t>us.", the
   matmul examples' "Avg NPU matmul time:"), then "PASS!" alone on its line, or "Error count:
@@ -65,6 +68,10 @@ _TRITON_FAIL_RE = re.compile(
 _SHIM_EXECUTED_RE = re.compile(r"^(\d+)\s+test\(s\) executed\s*$", re.M)
 _SHIM_PASSED_RE = re.compile(r"^ALL (\d+) executed test\(s\) PASSED!", re.M)
 _SHIM_FAILED_RE = re.compile(r"^(\d+)\s+test\(s\) (?:\x1b?\[[\d;]*m)*FAILED", re.M)
+_SHIM_TEST_RE = re.compile(
+    r"^====== \d+: .+ (passed|skipped|(?:\x1b?\[[\d;]*m)*FAILED(?:\x1b?\[[\d;]*m)*) +=====\s*$",
+    re.M,
+)
 _AIE_TIME_RE = re.compile(r"^Avg NPU (?:\w+ )?time: [\d.]+ ?us\.?\s*$", re.M)
 _AIE_PASS_RE = re.compile(r"^[`*]*PASS![`*]*\s*$", re.M)  # pasted: markdown around it
 _AIE_FAILED_RE = re.compile(r"^Error count: (\d+)\s*\n(?:\s*\n)*Failed\.\s*$", re.M)
@@ -130,6 +137,11 @@ def summaries(text: str) -> list[Summary]:
             found.append(Summary("shim_test", total - int(bad.group(1)), int(bad.group(1))))
         elif _SHIM_PASSED_RE.search(text, executed.end()):
             found.append(Summary("shim_test", total, 0))
+    if not executed and "====== " in text:
+        results = [r for r in _SHIM_TEST_RE.findall(text) if r != "skipped"]
+        if results:
+            passes = results.count("passed")
+            found.append(Summary("shim_test", passes, len(results) - passes))
     timed = _AIE_TIME_RE.search(text)
     if timed:  # the NPU ran the design; its verdict follows the times
         after = text[timed.end() :]

@@ -29,3 +29,17 @@ def on_npu(text: str) -> str | None:
         if placed > 0:
             return f"Vitis AI EP: {placed} operator(s) placed on the NPU"
     return None
+
+
+# ONNX Runtime's get_available_providers(), as Python prints the list it returns
+_PROVIDERS_RE = re.compile(
+    r"^\[(?:'\w+ExecutionProvider', )*'VitisAIExecutionProvider'[^\]\n]*\]", re.M
+)
+
+
+def provider_listed(text: str) -> str | None:
+    """ "ONNX Runtime lists the Vitis AI execution provider" when a printed
+    `get_available_providers()` has it (the Ryzen AI runtime is installed); None otherwise."""
+    if _PROVIDERS_RE.search(text):
+        return "ONNX Runtime lists the Vitis AI execution provider (VitisAIExecutionProvider)"
+    return None

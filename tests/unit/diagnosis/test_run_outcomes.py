@@ -46,6 +46,7 @@ def test_a_measured_rate_is_read_in_its_three_orders() -> None:
     assert measured_rate("BM_x 1.6 ms 0.6 ms 456 items_per_second=620.987/s\n") is not None
     assert measured_rate("decode: 12.5 tokens/s\n") is not None
     assert measured_rate("GEMM: 51.0 TOPS\n") is not None
+    assert measured_rate("32000 runs finished in 1781207 us, 17965.3 run/sec\n") is not None
     assert measured_rate("Tokens per second: 0.00\n") is None  # nothing was done
     # measured where the log says the work ran elsewhere: not the NPU's
     assert measured_rate("running on CPU\nTokens per second: 20.1\n") is None

@@ -124,3 +124,18 @@ def test_google_benchmark_rows_are_runs_and_its_errors_failures() -> None:
     assert summaries(skipped) == []  # nothing ran, nothing failed: no summary
     # a row alone, without the reporter's header, is no benchmark's output
     assert summaries("BM_add/8/real_time   12.3 us   10.0 us  2048\n") == []
+
+
+def test_shim_tests_own_lines_are_counted_when_its_summary_is_not_there() -> None:
+    # run_test (xdna-driver test/shim_test/shim_test.cpp): a line as each test starts and ends
+    ran = (
+        "====== 75: CERT log: attach/detach started =====\n"
+        "====== 75: CERT log: attach/detach passed  =====\n"
+        "====== 76: CERT log: max num_ucs started =====\n"
+        "====== 76: CERT log: max num_ucs skipped =====\n"
+    )
+    assert summaries(ran) == [Summary("shim_test", 1, 0)]
+    failed = ran + "====== 77: npu3 vadd \x1b[5m\x1b[31mFAILED\x1b[0m =====\n"
+    assert summaries(failed) == [Summary("shim_test", 1, 1)]
+    assert summaries(failed.replace("\x1b", "")) == [Summary("shim_test", 1, 1)]
+    assert summaries(ran.splitlines()[0] + "\n") == []  # started, never ended

@@ -28,3 +28,14 @@ def test_a_quicktest_on_the_npu_is_healthy() -> None:
     verdict = judge("python quicktest.py\n" + NOW)
     assert verdict.status == HEALTHY
     assert verdict.evidence == "Vitis AI EP: 1 subgraph(s) running on the NPU"
+
+
+def test_the_providers_onnx_runtime_lists_say_whether_vitis_ai_is_there() -> None:
+    from xdnaforge.tools.vitis_ai import provider_listed
+
+    listed = (
+        ">>> ort.get_available_providers()\n['VitisAIExecutionProvider', 'CPUExecutionProvider']\n"
+    )
+    assert provider_listed(listed) is not None
+    assert provider_listed(listed.replace("VitisAI", "DirectML")) is None
+    assert provider_listed("Specified provider 'VitisAIExecutionProvider' is not in ...") is None
