@@ -561,3 +561,25 @@ def test_the_tables_say_what_they_do_not_know() -> None:
     assert "include(FetchContent)" in cmake_command("FetchContent_Declare")  # any case
     assert "find_package(PkgConfig)" in cmake_command("pkg_check_modules")
     assert "does not say where frob_add comes from" in cmake_command("frob_add")
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # MLIR's tools and TableGen print the compilers' file:line:col format on any source
+        "/src/mlir-aie/include/aie/Dialect/AIEVec/IR/AIEVecOps.td:453:11: error: Variable "
+        "not defined: 'InferTypeOpAdaptor'",
+        "module.aiecc.mlir:995:11: error: failed to legalize operation 'vector.contract'",
+        "LLVM ERROR: unable to legalize instruction: %512:_(<2 x s32>) = G_MUL %378:_, %390:_",
+        # Windows: cl.exe, MSBuild, the linker
+        r"C:\xrt\src\device.cpp(118,5): error C2065: 'ENOTSUP': undeclared identifier",
+        "LINK : fatal error LNK1181: cannot open input file 'xrt_coreutil.lib'",
+        "C:\\VS\\Microsoft.CppCommon.targets(166,5): error MSB3073: The command exited with code 1.",
+        "ERROR: Failed building wheel for pyxrt",
+        "configure: error: C++ compiler cannot create executables",
+    ],
+)
+def test_the_compilers_and_build_tools_own_error_formats_are_build_failures(line: str) -> None:
+    verdict = judge(line + "\n")
+    assert verdict.status == FAILURE
+    assert verdict.diagnoses[0].family == "build"
