@@ -44,7 +44,8 @@ _CHAIN_LINES = 6  # a caller logs its callee's errno within a few lines
 _LINKS = 16  # later driver lines read per entry for errno chains
 _PASS_MARK_RE = re.compile(r"\[(?:TEST )?PASS(?:ED)?\]")
 _FAIL_WORD_RE = re.compile(r"(?i)\bfail")
-_WARNING_MARK_RE = re.compile(r"(?i)\[?warn(?:ing)?\]?(?::| {2}|\] )")
+# a program's warning mark, after its own tag where it has one ("[XRT] WARNING: ")
+_WARNING_MARK_RE = re.compile(r"(?i)(?:\[[a-z][\w.-]*\] +)?\[?warn(?:ing)?\]?(?::| {2}|\] )")
 # the kernel's own WARNING report is never a mere warning
 _KERNEL_WARNING_RE = re.compile(r"WARNING: (?:CPU: \d+ PID: |\S+:\d+ at )")
 
@@ -161,10 +162,19 @@ class Classifier:
             failure = False  # its source prints it as a warning ("Version check timed out")
         if failure and _PASS_MARK_RE.search(line) and not _FAIL_WORD_RE.search(line):
             failure = False  # "[TEST PASS] AIE async error detected.": a test that passed
-        if failure and _WARNING_MARK_RE.match(line) and not _KERNEL_WARNING_RE.match(line):
+        mark = _WARNING_MARK_RE.match(line) if failure else None
+        if mark is not None and not _KERNEL_WARNING_RE.match(line):
             # the program itself says it is a warning ("[Warning]  Version check timed out;
-            # continuing"): not an error, unless an entry or a template says otherwise
-            failure = located is not None and located.level == "error"
+            # continuing"): not an error, unless an entry or an error template it prints
+            # says otherwise; an error it caught and quotes inside ("[XRT] WARNING:
+            # Reverting to host copy of buffers (KDMA not supported on windows)") does not
+            found = located.pattern.search(line) if located is not None else None
+            failure = (
+                located is not None
+                and located.level == "error"
+                and found is not None
+                and found.start() <= mark.end() + 2
+            )
         errno = decode(line) if failure or driver_problem else None
         if errno is not None and errno.name in NOT_FAILURES:
             # "Hardware init failed, ret -517": a probe to retry later, in no family

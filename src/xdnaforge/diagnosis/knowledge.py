@@ -50,6 +50,8 @@ FAILURE_RE = re.compile(
             r"^\s*what\(\): ",  # the message of an uncaught C++ exception
             # Rust's panic and its message, the last line of a Python traceback ("ValueError:")
             r"\bpanicked at\b|on an `Err` value\b|^[\w.]*[a-z](?:Error|Exception): ",
+            # a sentence that opens with "Error" ("Error encountered while running: aie-opt")
+            r"^[^\w\n]{0,4}Error (?!count\b)[a-z]",
             # the kernel: a WARNING, BUG or Oops with its call trace is never healthy
             r"^WARNING: CPU: \d+ PID: |^WARNING: \S+:\d+ at |\bBUG: |\bOops\b|\bCall Trace:",
             r"\bgeneral protection fault\b|\bcut here\b",

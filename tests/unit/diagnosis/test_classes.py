@@ -125,7 +125,7 @@ def test_make_only_passes_a_failure_on() -> None:
         ("c012", "kernel-call-trace", "kernel"),  # an Oops whose first lines were not pasted
         ("c026", "module-unknown-symbol", "module"),  # built for another kernel
         ("c025", "module-vermagic", "module"),  # insmod's refusal ranks after the reason
-        ("c076", "module-insert-failed", "module"),  # Secure Boot rejects the key
+        ("c076", "module-lockdown", "module"),  # Secure Boot rejects the key (EKEYREJECTED)
     ],
 )
 def test_kernel_events_by_class(ident: str, code: str, family: str) -> None:

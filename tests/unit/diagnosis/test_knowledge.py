@@ -129,6 +129,7 @@ def test_every_entry_is_exercised_by_a_log() -> None:
         # the shells' own words for a missing command or sourced file (TOOLS below)
         "build-command-not-found",
         "xclbin-file-missing",
+        "cli-usage-error",
         # the driver core's probe failure, kmod's missing module (KERNEL below)
         "driver-probe-failed",
         "module-not-found",
@@ -421,6 +422,15 @@ TOOLS = {
         "xclbin-file-missing"
     ),
     "sh: 1: chesscc: not found": "build-command-not-found",
+    # argparse's and Click's own refusals (CPython Lib/argparse.py, click/exceptions.py)
+    "usage: gaia [-h] [-v] {prompt,chat}\ngaia: error: argument action: invalid choice: "
+    "'init' (choose from prompt, chat)": "cli-usage-error",
+    "lemonade-server: error: unrecognized arguments: --npu": "cli-usage-error",
+    "Usage: flm-tool [OPTIONS] COMMAND\nTry 'flm-tool --help' for help.\n\nError: No such "
+    "command 'serv'.": "cli-usage-error",
+    "modprobe: ERROR: could not insert 'amdxdna': Key was rejected by service": (
+        "module-lockdown"
+    ),
     "bash: line 1: xchesscc: command not found": "build-command-not-found",
     "xchesscc: line 53: /opt/aietools/tps/lnx64/target_aie2p/chess_env_LNa64.sh: No such file "
     "or directory": "build-command-not-found",
