@@ -428,9 +428,7 @@ TOOLS = {
     "lemonade-server: error: unrecognized arguments: --npu": "cli-usage-error",
     "Usage: flm-tool [OPTIONS] COMMAND\nTry 'flm-tool --help' for help.\n\nError: No such "
     "command 'serv'.": "cli-usage-error",
-    "modprobe: ERROR: could not insert 'amdxdna': Key was rejected by service": (
-        "module-lockdown"
-    ),
+    "modprobe: ERROR: could not insert 'amdxdna': Key was rejected by service": ("module-lockdown"),
     "bash: line 1: xchesscc: command not found": "build-command-not-found",
     "xchesscc: line 53: /opt/aietools/tps/lnx64/target_aie2p/chess_env_LNa64.sh: No such file "
     "or directory": "build-command-not-found",
