@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from xdnaforge.diagnosis.errnos import NOT_FAILURES, decode
+from xdnaforge.diagnosis.errnos import NOT_FAILURES, decode, from_text
 from xdnaforge.diagnosis.ioctls import ioctl_family
 from xdnaforge.diagnosis.knowledge import (
     ANNOTATION,
@@ -220,7 +220,7 @@ class Classifier:
         catch = next((e for e in self.generic if any(p.search(line) for p in e.signatures)), None)
         if catch is None:
             # no words of a family: what the error number it carries means to its caller
-            errno = decode(line)
+            errno = decode(line) or from_text(line)
             family = ERRNO_FAMILIES.get(errno.name) if errno is not None else None
             catch = next((e for e in self.generic if e.family == family), None)
         if catch is None:

@@ -91,3 +91,15 @@ def decode(line: str) -> Errno | None:
 def _errno(number: int) -> Errno:
     name, text = NAMES[number]
     return Errno(number=number, name=name, text=text)
+
+
+_TEXTS = {text.lower(): number for number, (_name, text) in NAMES.items()}
+_STRERROR_RE = re.compile(r":\s+([A-Z][a-z][\w /-]+?)\.?\s*$")
+
+
+def from_text(line: str) -> Errno | None:
+    """The errno whose strerror text ends a "<what>: <text>" message (perror's form,
+    "load_axlf: Operation not supported"), if it is one this module knows."""
+    match = _STRERROR_RE.search(line)
+    number = _TEXTS.get(match.group(1).lower()) if match else None
+    return _errno(number) if number is not None else None

@@ -88,3 +88,14 @@ def test_an_npu_tools_error_with_no_family_words_takes_its_errnos() -> None:
     assert judge(other).diagnoses == ()
     # an errno that says nothing of where (EINVAL) names no family either
     assert judge(run.replace("code: 95", "code: 22")).diagnoses == ()
+
+
+def test_a_strerror_text_ending_a_message_is_its_errno() -> None:
+    from xdnaforge.diagnosis.errnos import from_text
+
+    found = from_text("load_axlf: Operation not supported")
+    assert found is not None
+    assert found.name == "EOPNOTSUPP"
+    assert from_text("open /dev/accel/accel0: Permission denied.") is not None
+    assert from_text("Operation not supported here, retrying") is None  # not its end
+    assert from_text("status: Good") is None
