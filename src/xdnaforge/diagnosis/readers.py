@@ -75,6 +75,11 @@ def _hex(text: str) -> bool:
     return re.fullmatch(r"0x[0-9a-fA-F]+", text) is not None
 
 
+# Lemonade's backend support check (src/cpp/server/system_info.cpp): "Requires " + the NPU
+# family + " NPU"
+_LEMONADE_REQUIRES_RE = re.compile(r"\bRequires ((?:AMD )?XDNA ?\d\S*(?: AMD)?) NPU\b")
+
+
 def _version(text: str | None) -> tuple[int, ...] | None:
     match = re.match(r"\s*(\d+)\.(\d+)", text or "")
     return (int(match.group(1)), int(match.group(2))) if match else None
@@ -98,6 +103,14 @@ def findings(text: str) -> list[str]:
     flm = parse_flm_validate(body)
     lines = [f"xdnaforge: {s.describe()}" for s in summaries(body) if s.failed]
     lines += build_findings(body)  # CMake's find_package blocks, kbuild's two compilers
+    required = _LEMONADE_REQUIRES_RE.search(body)
+    if required:
+        xdna1 = _XDNA1_RE.search(body)
+        if xdna1:
+            lines.append(
+                f"xdnaforge: Lemonade requires an {required.group(1)} NPU; this log shows an "
+                f"XDNA1 NPU ({xdna1.group(0)})"
+            )
     if _FLM_RE.search(body):
         xdna1 = _XDNA1_RE.search(body)
         if xdna1:

@@ -130,6 +130,7 @@ def test_every_entry_is_exercised_by_a_log() -> None:
         "build-command-not-found",
         "xclbin-file-missing",
         "cli-usage-error",
+        "lemonade-npu-family-unsupported",
         # the driver core's probe failure, kmod's missing module (KERNEL below)
         "driver-probe-failed",
         "module-not-found",
@@ -426,6 +427,8 @@ TOOLS = {
     "usage: gaia [-h] [-v] {prompt,chat}\ngaia: error: argument action: invalid choice: "
     "'init' (choose from prompt, chat)": "cli-usage-error",
     "lemonade-server: error: unrecognized arguments: --npu": "cli-usage-error",
+    "NPU: PCI\\VEN_1022&DEV_1502 (1022:1502)\nError: Cannot install ryzenai-llm:npu on this "
+    "system: Requires AMD XDNA 2 AMD NPU": "lemonade-npu-family-unsupported",
     "Usage: flm-tool [OPTIONS] COMMAND\nTry 'flm-tool --help' for help.\n\nError: No such "
     "command 'serv'.": "cli-usage-error",
     "modprobe: ERROR: could not insert 'amdxdna': Key was rejected by service": ("module-lockdown"),
