@@ -9,7 +9,8 @@ program:
   "All tests passed.", "Validation passed", "✅ PASS: average_pool.py";
 - a measured rate of the work it did: "Tokens per second: 4.40", "12.5 tokens/s",
   "items_per_second=620.987/s", "51.0 TOPS", "80547 op/s", "17965.3 run/sec";
-- a checklist of its steps, every item ticked and none crossed ("[Attention] Rope ✔",
+- a checklist of its steps, every item ticked and none crossed or marked with a warning
+  sign ("[Attention] Rope ✔",
   "✓ Server health: OK"; three at least), unless the log ends at a step still running
   ("Step 3/6: Detecting NPU hardware...": the step that matters may be the one cut off);
 - the NPU firmware's version read from the device ("FW Version: 1.5.2.380", a `cat` of the
@@ -59,7 +60,8 @@ _FW_FILE_RE = re.compile(
 
 
 _TICK_RE = re.compile(r"[✓✔☑✅]|\[ ?(?:OK|PASS) ?\]")
-_CROSS_RE = re.compile(r"[✗✘❌☒]|\[ ?(?:FAIL|FAILED|ERROR) ?\]")
+# a crossed item, or one the program marks with a warning sign: not every item went well
+_CROSS_RE = re.compile(r"[✗✘❌☒⚠]|\[ ?(?:FAIL|FAILED|ERROR|WARN|WARNING) ?\]")
 _TICKS = 3
 
 

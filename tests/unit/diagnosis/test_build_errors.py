@@ -577,6 +577,9 @@ def test_the_tables_say_what_they_do_not_know() -> None:
         "C:\\VS\\Microsoft.CppCommon.targets(166,5): error MSB3073: The command exited",
         "ERROR: Failed building wheel for pyxrt",
         "configure: error: C++ compiler cannot create executables",
+        "error: failed to legalize operation 'airrt.dma_memcpy_nd' that was explicitly marked "
+        "illegal",
+        "Error linking with xbridge",
     ],
 )
 def test_the_compilers_and_build_tools_own_error_formats_are_build_failures(line: str) -> None:

@@ -130,6 +130,7 @@ def test_every_entry_is_exercised_by_a_log() -> None:
         "build-command-not-found",
         "xclbin-file-missing",
         "cli-usage-error",
+        "shared-library-missing",
         "lemonade-npu-family-unsupported",
         # the driver core's probe failure, kmod's missing module (KERNEL below)
         "driver-probe-failed",
@@ -423,6 +424,12 @@ TOOLS = {
         "xclbin-file-missing"
     ),
     "sh: 1: chesscc: not found": "build-command-not-found",
+    "/opt/flm/bin/flm-real: error while loading shared libraries: libreadline.so.8: cannot "
+    "open shared object file: No such file or directory": "shared-library-missing",
+    "E20260827 08:17:12.221364 10332 xclbin_fingerprint.cpp:71] Failed to open xclbin": (
+        "xclbin-file-missing"
+    ),
+    "Failed to create GE handle: Error: No compatible xclbin file found": "xclbin-file-missing",
     # argparse's and Click's own refusals (CPython Lib/argparse.py, click/exceptions.py)
     "usage: gaia [-h] [-v] {prompt,chat}\ngaia: error: argument action: invalid choice: "
     "'init' (choose from prompt, chat)": "cli-usage-error",

@@ -90,6 +90,7 @@ def test_a_checklist_counts_only_when_every_item_is_ticked_and_the_run_ended() -
     )
     assert checklist(ticked) is not None  # the legend names both marks: no item
     assert checklist(ticked + "[FFN] GEMV ✘\n") is None  # one fell back to the CPU
+    assert checklist(ticked + "   ⚠️  Version mismatch detected!\n") is None  # a warning
     assert checklist("   ✓ a\n   ✓ b\n") is None  # two are too few to be a checklist
     running = "   ✓ a\n   ✓ b\n   ✓ c\nStep 3/6: Detecting NPU hardware...\n"
     assert checklist(running) is None  # cut off at the step in progress
