@@ -17,6 +17,9 @@
    log) and the same four-word prefilter doctor runs, done by `grep -F` in C.
 3. The same on a journal made only of the real NPU lines (the bench of the last round),
    against `grep -c -E <the failure pattern>`. Target: within 3x.
+4. Hostile lines on the line-by-line path (a small log): 100 distinct 8 KB lines of one
+   unit repeated; the rate shows no regex is quadratic in a line (a line is read to its
+   first 8 KB only).
 
 Wall time on a shared machine is noisy: the CPU time (user + sys) of each run is printed
 too.
@@ -242,6 +245,22 @@ def speed(size_mb: int, repeat: int) -> None:
         )
 
 
+def hostile() -> None:
+    """Doctor on a small log of hostile lines (100 distinct lines of 8 KB each of one unit
+    repeated: letters, digits, non-ASCII, separators): the worst rate of any regex on the
+    line-by-line path, which reads a line to its first 8 KB only."""
+    from xdnaforge.diagnosis.log_verdict import judge
+
+    judge("x\n")  # the knowledge loaded once, as for any log
+    print("\nhostile lines (100 distinct lines of 8 KB, line-by-line path):")
+    for unit in ("a", "1", "\u00e9", "\u00e9 ", "\u00e9: ", ".xclbin ", "| ", "\u2713 "):
+        text = "".join((unit * 8000)[:8000] + f"{i}\n" for i in range(100))
+        start = time.perf_counter()
+        judge(text)
+        took = time.perf_counter() - start
+        print(f"  {unit!r:12} {took:6.2f} s ({len(text) / took / 1e6:5.2f} MB/s)")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--size-mb", type=int, default=200)
@@ -251,6 +270,7 @@ def main() -> int:
     corpus_report()
     if not options.no_speed:
         speed(options.size_mb, options.repeat)
+        hostile()
     return 0
 
 

@@ -100,6 +100,6 @@ _STRERROR_RE = re.compile(r":\s+([A-Z][a-z][\w /-]+?)\.?\s*$")
 def from_text(line: str) -> Errno | None:
     """The errno whose strerror text ends a "<what>: <text>" message (perror's form,
     "load_axlf: Operation not supported"), if it is one this module knows."""
-    match = _STRERROR_RE.search(line)
+    match = _STRERROR_RE.search(line[-120:])  # the end of the line, whatever its length
     number = _TEXTS.get(match.group(1).lower()) if match else None
     return _errno(number) if number is not None else None

@@ -57,6 +57,7 @@ _NPU_TOOL_RE = re.compile(
     r"|^\S*[#$] (?:\w+=\S+ )*\S+ .*?(?i:xdna|\bnpu\b|/dev/accel)",
     re.M,
 )
+_LINE_LIMIT = 8192
 _BLOCK = 1024 * 1024  # fits the cache the four anchor passes share (bench_doctor.py)
 
 
@@ -297,7 +298,9 @@ def _scan(
     # the loop runs once per journal line: names bound locally, the prefix matched once
     classify, add, keep = classifier.classify_message, tally.add, shape.append
     for number, raw in numbered:
-        line = raw.rstrip("\r\n")
+        # a message is at a line's start: a hostile line is read to its first _LINE_LIMIT
+        # characters only, so no regex ever sees more (bounded time per line)
+        line = raw[:_LINE_LIMIT].rstrip("\r\n")
         if line.startswith(">"):  # quoted in a reply (markdown, mail): the log is inside
             line = _QUOTE_RE.sub("", line, count=1)
         if not line or line.startswith(ANNOTATION) or line.isspace():

@@ -44,8 +44,9 @@ _RATE_RES = (
     re.compile(  # "Tokens per second: 4.40", "items_per_second=620.987/s"
         rf"(?i)\b({_UNITS})[ _]per[ _]second\s*[:=]\s*(\d+(?:\.\d+)?)"
     ),
-    re.compile(rf"(?i)(\d+(?:\.\d+)?)\s*({_UNITS})\s*/\s*s(?:ec)?\b"),  # "12.5 tokens/s"
-    re.compile(r"(\d+(?:\.\d+)?)\s*(TOPS|GOPS|TFLOPS|GFLOPS)\b"),
+    # a number from its first digit only: tried once per number, never at each of its digits
+    re.compile(rf"(?i)(?<![\d.])(\d+(?:\.\d+)?)\s*({_UNITS})\s*/\s*s(?:ec)?\b"),  # "12.5 tok/s"
+    re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*(TOPS|GOPS|TFLOPS|GFLOPS)\b"),
 )
 _OTHER_DEVICE_RE = re.compile(
     r"(?i)\b(?:on|device[:=]?|using|backend[:=]?)\s+(?:the\s+)?(?:cpu|gpu|igpu|cuda|rocm|vulkan)\b"
@@ -55,7 +56,8 @@ _FIRMWARE_RE = re.compile(
     r"(?i)\b(?:npu\s+)?(?:fw|firmware)[ _]version\s*[:=]\s*(\d+\.\d+\.\d+(?:\.\d+)?)\b"
 )
 _FW_FILE_RE = re.compile(
-    r"\bcat \S*accel\S*/fw_version\s*\n+\s*(\d+\.\d+\.\d+(?:\.\d+)?)\s*$", re.M
+    r"\bcat \S{0,200}?accel\S{0,200}?/fw_version[ \t]*\n+[ \t]*(\d+\.\d+\.\d+(?:\.\d+)?)\s*$",
+    re.M,
 )
 
 

@@ -17,6 +17,7 @@ from xdnaforge.diagnosis.anchors import JOURNAL_ANCHORS
 from xdnaforge.diagnosis.classify import message_of
 from xdnaforge.diagnosis.evaluate import load_corpus
 from xdnaforge.diagnosis.log_verdict import (
+    _LINE_LIMIT,
     FAILURE,
     HEALTHY,
     Verdict,
@@ -250,3 +251,13 @@ def test_utf16_text_pasted_byte_by_byte_is_read_as_it_was_written() -> None:
     assert judge(text).diagnoses[0].code == "windows-video-memory"
     # a ruler of spaced dashes is left as it is
     assert judge("- - - - - - - - - - - - - -\n").diagnoses == ()
+
+
+def test_a_hostile_line_is_read_to_its_first_characters_only() -> None:
+    # no regex sees more than _LINE_LIMIT characters of a line (bounded time per line,
+    # whatever its content; bench_doctor.py prints the rate on such lines)
+    message = "amdxdna 0000:c5:00.1: aie2_init: Enable PASID failed, ret -95"
+    assert judge(message + " " + "é" * 100_000 + "\n").status == FAILURE
+    hidden = "é" * (_LINE_LIMIT + 10) + message + "\n"
+    assert judge(hidden).status != FAILURE
+    assert judge("1" * 100_000 + "\n").status == "unknown"
