@@ -423,6 +423,9 @@ TOOLS = {
     "[ERROR]  Failed to load model: No such file '/opt/flm/xclbins/Llama-3.2-1B/layer.xclbin'": (
         "xclbin-file-missing"
     ),
+    # FastFlowLM 0.9.45's sanity check (src/src/main.cpp): an NPU of fewer than 8 columns
+    "[Linux]  Kernel: 6.18.0\n[ERROR]  NPU /dev/accel/accel0 does not have enough columns "
+    "(4 < 8)": "versions-mismatch",
     "sh: 1: chesscc: not found": "build-command-not-found",
     "/opt/flm/bin/flm-real: error while loading shared libraries: libreadline.so.8: cannot "
     "open shared object file: No such file or directory": "shared-library-missing",
