@@ -7,6 +7,7 @@ Run `doit list` for the tasks and `doit help <task>` for their options.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -15,20 +16,31 @@ from doit.exceptions import InvalidDodoFile
 
 from xdnaforge.actions import command, env, fleet, hardware, pipeline
 from xdnaforge.actions.reporter import Reporter
+from xdnaforge.cli.main import HELP_ONLY_ENV, asks_help
 from xdnaforge.config.project import load_project
 from xdnaforge.errors import ConfigError
 
 ROOT = Path(__file__).resolve().parent
 
+
+PROJECT: Any
 try:
     PROJECT = load_project(Path(os.environ.get("XDNAFORGE_PROJECT_DIR", ROOT)), os.environ)
 except ConfigError as error:
-    # doit prints "ERROR: <message>" without a traceback and exits 3
-    raise InvalidDodoFile(str(error)) from None
+    under_cli = os.environ.get(HELP_ONLY_ENV) == "1"  # xdnaforge said the problems already
+    # (doit alone runs the default task, `check`: it says the problems, not help)
+    if not under_cli and not asks_help(sys.argv[1:], bare_is_help=False):
+        # doit prints "ERROR: <message>" without a traceback and exits 3
+        raise InvalidDodoFile(str(error)) from None
+    if not under_cli:
+        sys.stderr.write(f"{error}\n")
+    # the help pages of a project whose configuration is broken, after its problems: no
+    # action runs (actions/command.py prints the page), so no task needs the project
+    PROJECT = None
 
 DOIT_CONFIG = {
     "default_tasks": ["check"],
-    "dep_file": str(PROJECT.site.build_dir / ".doit.db"),
+    "dep_file": str((PROJECT.site.build_dir if PROJECT else ROOT / "build") / ".doit.db"),
     "backend": "xdnaforge-json",
     "verbosity": 2,
     "action_string_formatting": "new",

@@ -241,3 +241,30 @@ def test_a_hard_linked_recipe_is_refused_without_its_content(
         "recipes/creds.yaml:1:1: has 2 hard links, so it may be another file's content: "
         "not read; copy it instead of linking it\n"
     ) in outcome.stderr
+
+
+def test_help_is_shown_though_the_configuration_is_broken(project_dir: Path) -> None:
+    (project_dir / "site.yaml").write_text("targets: [\n")
+    for args in (("build", "--help"), ("help", "validate")):
+        outcome = run_doit(project_dir, *args)
+        assert outcome.rc == 0, outcome.output
+        assert "usage:" in outcome.stdout
+        # the problems are said all the same, once, with their line
+        assert outcome.stderr.count("site.yaml:2:1: YAML syntax error") == 1
+    # what runs a task still stops on them, the default task too
+    for args in (("build",), ()):
+        outcome = run_doit(project_dir, *args)
+        assert outcome.rc == 3
+        assert "site.yaml:2:1" in outcome.output
+        assert "Traceback" not in outcome.output
+    cli = subprocess.run(
+        [str(Path(sys.executable).parent / "xdnaforge"), "-C", str(project_dir), "build", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env={**os.environ, "XDNAFORGE_PROJECT_DIR": str(project_dir)},
+    )
+    assert cli.returncode == 0, cli.stderr
+    assert "usage:" in cli.stdout
+    assert cli.stderr.count("site.yaml:2:1") == 1

@@ -77,6 +77,29 @@ def split_directory(argv: Sequence[str]) -> tuple[str | None, list[str]]:
     return given, rest
 
 
+HELP_ONLY_ENV = "XDNAFORGE_HELP_ONLY"
+
+
+# doit's own options that take a value, before the command (`doit -f dodo.py help build`)
+_DOIT_VALUED = frozenset({"-f", "--file", "-d", "--dir", "--db-file", "--backend"})
+
+
+def asks_help(args: Sequence[str], *, bare_is_help: bool = True) -> bool:
+    """Whether the command line only asks for help (the overview, a task's page, the man
+    page, completion): what a broken configuration does not stop. A command line of no
+    command is the overview here, and doit's default task under doit (bare_is_help=False)."""
+    if any(arg in ("--help", "-h") for arg in args):
+        return True
+    words = [
+        arg
+        for at, arg in enumerate(args)
+        if not arg.startswith("-") and (at == 0 or args[at - 1] not in _DOIT_VALUED)
+    ]
+    if not words:
+        return bare_is_help
+    return words[0] in ("help", "man", "completion", "__complete")
+
+
 def load_dodo(path: Path) -> ModuleType:
     """dodo.py as a module (its import loads and validates the project)."""
     spec = importlib.util.spec_from_file_location("dodo", path)
@@ -134,7 +157,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         dodo = load_dodo(dodo_path)
     except InvalidDodoFile as error:
         print(str(error), file=sys.stderr)  # the configuration's problems, each with its line
-        return EXIT_CONFIG
+        if not asks_help(args):
+            return EXIT_CONFIG
+        # help is read from the tasks, not the configuration: shown all the same
+        os.environ[HELP_ONLY_ENV] = "1"
+        try:
+            dodo = load_dodo(dodo_path)
+        finally:
+            del os.environ[HELP_ONLY_ENV]
     if not args or args[0] in ("--help", "-h"):
         print(overview(dodo), end="")
         return 0

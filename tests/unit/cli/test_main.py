@@ -24,3 +24,16 @@ def test_the_project_is_c_then_the_environment_then_here_then_dodo_s(tmp_path: P
     assert project_dir(None, env, here, dodo) == tmp_path / "env"
     assert project_dir(None, {}, here, dodo) == here
     assert project_dir(None, {}, tmp_path, dodo) == tmp_path / "checkout"
+
+
+def test_which_command_lines_only_ask_for_help() -> None:
+    from xdnaforge.cli.main import asks_help
+
+    assert asks_help(["build", "--help"])
+    assert asks_help(["help", "validate"])
+    assert asks_help(["-f", "dodo.py", "help", "build"])  # doit's own option before it
+    assert asks_help(["man"])
+    assert asks_help([])  # xdnaforge alone prints the overview
+    assert not asks_help([], bare_is_help=False)  # doit alone runs its default task
+    assert not asks_help(["-f", "dodo.py"], bare_is_help=False)
+    assert not asks_help(["build", "--target", "ubuntu26-compat"])
