@@ -97,6 +97,8 @@ def _spaced_out(line: str) -> str:
     """A line of UTF-16 text shown byte by byte, its NULs as spaces (PowerShell's output
     file pasted as bytes: "E r r o r :   N o"), as the program wrote it; any other line
     as it is."""
+    if "   " not in line:  # a space of the text shows as three: "0 7   1 5"; "a a a a" is words
+        return line
     for start in (0, 1):
         if not line[start + 1 :: 2].strip(" ") and line[start] != " ":
             text = line[start::2]

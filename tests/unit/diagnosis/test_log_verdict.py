@@ -249,8 +249,9 @@ def test_utf16_text_pasted_byte_by_byte_is_read_as_it_was_written() -> None:
     spaced = " ".join("[XRT] ERROR: Failed to submit the command to the hw queue (0xc01e0200):")
     text = spaced + "\ncould not page-in all of the required allocations into video memory\n"
     assert judge(text).diagnoses[0].code == "windows-video-memory"
-    # a ruler of spaced dashes is left as it is
+    # a ruler of spaced dashes is left as it is, and so is a model repeating one letter
     assert judge("- - - - - - - - - - - - - -\n").diagnoses == ()
+    assert [d.code for d in judge("a " * 20 + "\n").diagnoses] == ["degenerate-output"]
 
 
 def test_a_hostile_line_is_read_to_its_first_characters_only() -> None:
