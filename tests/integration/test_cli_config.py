@@ -252,8 +252,9 @@ def test_help_is_shown_though_the_configuration_is_broken(project_dir: Path) -> 
         # the problems are said all the same, once, with their line
         assert outcome.stderr.count("site.yaml:2:1: YAML syntax error") == 1
     # what runs a task still stops on them, the default task too
-    for args in (("build",), ()):
-        outcome = run_doit(project_dir, *args)
+    running: tuple[tuple[str, ...], ...] = (("build",), ())
+    for task in running:
+        outcome = run_doit(project_dir, *task)
         assert outcome.rc == 3
         assert "site.yaml:2:1" in outcome.output
         assert "Traceback" not in outcome.output
