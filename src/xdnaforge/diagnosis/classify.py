@@ -35,7 +35,10 @@ from xdnaforge.diagnosis.upstream import Message, catalogue
 # "2024-02-15T17:51:15.668676-08:00 host kernel: " (journalctl -o short-iso, syslog RFC 3339),
 # "Jul 13 22:00:51.952097 host kernel: " (journalctl -o short-precise)
 _PREFIX_RE = re.compile(
-    r"(?:(?:[A-Za-z]{3} +\d+ [\d:]+(?:\.\d+)?|\d{4}-\d\d-\d\dT[\d:.]+(?:[+-]\d\d:?\d\d|Z)?)"
+    # journald's short and short-iso(-precise) times: microseconds at most, so GitHub
+    # Actions' stamp (seven digits, .NET's round-trip time) is never a journal's
+    r"(?:(?:[A-Za-z]{3} +\d+ [\d:]+(?:\.\d+)?"
+    r"|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,6})?(?:[+-]\d\d:?\d\d|Z)?)"
     r" \w[\w.-]* [^:\s]+: )?"  # host (a hostname: never "[XRT]" or "file.c:12:"), ident
     r"(?:(?:\[\s*\d+\.\d+\]|\[[A-Z][a-z]{2} [^\]]*\]) *)?"
 )

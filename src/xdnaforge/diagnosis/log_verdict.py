@@ -44,9 +44,6 @@ _QUOTE_RE = re.compile(r"^(?:> ?)+")
 # "2025-01-09 13:41:14 ", "2025-01-09T13:41:14.1234567Z " (GitHub Actions), "[2025-12-01
 # 10:00:00.123] " (spdlog, Lemonade): a timestamp of the program's own before its line
 _STAMP_RE = re.compile(r"\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\]? ")
-# GitHub Actions stamps each line with .NET's round-trip time (seven digits of fraction,
-# Z); journald prints microseconds (six) and an offset
-_CI_STAMP_RE = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{7}Z ")
 _STAMP_STARTS = frozenset({"19", "20", "[1", "[2"})
 # output of the NPU stack's own tools: FastFlowLM's "[FLM]  " lines, xrt-smi/xbutil's
 # reports, XRT's own messages ("[XRT] ERROR: ...") and exceptions ('xrt_core::system_error')
@@ -310,8 +307,6 @@ def _scan(
         if len(line) >= 16 and (line[1] == line[3] == line[5] == " " or line[2] == line[4] == " "):
             line = _spaced_out(line)
         cut = prefix_length(line)
-        if cut and line[19:20] == "." and _CI_STAMP_RE.match(line):
-            cut = 0  # GitHub Actions' stamp, not a journal's host and ident ("FW Version:")
         if not cut and line[:2] in _STAMP_STARTS:
             stamp = _STAMP_RE.match(line)  # a program's own timestamp, or a CI log's
             if stamp:  # what follows may be a kernel line ("[ 12.3] amdxdna ...")
