@@ -30,6 +30,7 @@ from pathlib import Path
 from xdnaforge.diagnosis.anchors import SAMPLE, Search, searcher
 from xdnaforge.diagnosis.classify import Classifier, Tally, message_of, prefix_length
 from xdnaforge.diagnosis.knowledge import ANNOTATION, Diagnosis, Entry, load_knowledge
+from xdnaforge.diagnosis.paste import unpasted
 from xdnaforge.diagnosis.readers import ProbeWatch, findings, healthy_evidence, skipped_messages
 from xdnaforge.diagnosis.upstream import Message
 from xdnaforge.readahead import read_ahead
@@ -87,7 +88,7 @@ def judge(text: str, entries: tuple[Entry, ...] | None = None) -> Verdict:
 
 def scan(lines: Iterable[str], entries: tuple[Entry, ...] | None = None) -> Verdict:
     """One pass over the lines (a file object streams): bounded memory whatever the size."""
-    return _scan(enumerate(lines), entries)
+    return _scan(unpasted(enumerate(lines)), entries)
 
 
 def _spaced_out(line: str) -> str:
@@ -132,7 +133,7 @@ def scan_file(
         verdict = _scan(hits, entries, hits.remember)
         return hits.renumber(verdict)
     with path.open(encoding=_encoding(path), errors="replace") as stream:
-        return _scan(enumerate(stream), entries)
+        return _scan(unpasted(enumerate(stream)), entries)
 
 
 def is_journal(path: Path, min_bytes: int = JOURNAL_MIN_BYTES) -> bool:

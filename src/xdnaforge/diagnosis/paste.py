@@ -1,0 +1,127 @@
+"""What a copy of a log adds that none of its programs printed, taken off before it is read.
+
+Per line: a terminal's colour and cursor sequences (a build run with colours on, a CI log;
+also as `cat -v` and some viewers show the escape: `^[[31m`, `␛[31m`) and HTML's character
+references (a log copied out of a web page's source: `&lt;` for `<`).
+
+Per log, decided on its first lines (so a file still streams): a prefix that every one of
+them carries and no program prints:
+
+- a viewer's line numbers (`  12  text`, `12: text`, `12 | text`), counting up by one;
+- docker compose's service column (`npu-1  | text`), at one column in every line;
+- an indentation common to every line (a paste indented as a code block, a mail).
+
+A prefix only some of the first lines carry is not taken off: it may be the log's own.
+"""
+
+from __future__ import annotations
+
+import html
+import itertools
+import re
+from collections.abc import Callable, Iterable, Iterator
+
+_ESCAPES_RE = re.compile(
+    r"(?:\x1b|\^\[|\u241b)(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])"
+)
+_ENTITY_RE = re.compile(r"&(?:lt|gt|amp|quot|apos|nbsp|#\d{1,6}|#x[0-9a-fA-F]{1,5});")
+_NUMBER_RE = re.compile(r"^[ \t]*(\d{1,7})(?=[ \t:|]|$)")
+_BAR_RE = re.compile(r"^[ \t]*[:|] ?")
+_SERVICE_RE = re.compile(r"^[\w.@-]+[ \t]*(\|) ?")
+_SNIFF = 40  # first lines that decide a log's prefix
+_AT_LEAST = 2  # lines a prefix must be seen on before it is taken for the paste's
+_Strip = Callable[[str], str]
+
+
+def clean(line: str) -> str:
+    """A line without a terminal's escape sequences and HTML's character references."""
+    if "\x1b" in line or "^[" in line or "\u241b" in line:
+        line = _ESCAPES_RE.sub("", line)
+    if "&" in line and ";" in line:
+        line = _ENTITY_RE.sub(lambda match: html.unescape(match.group(0)), line)
+    return line
+
+
+def unpasted(numbered: Iterable[tuple[int, str]]) -> Iterator[tuple[int, str]]:
+    """The lines as their programs printed them (module doc); numbers unchanged."""
+    lines = iter(numbered)
+    head: list[tuple[int, str]] = []
+    for item in lines:
+        head.append((item[0], clean(item[1])))
+        if len(head) >= _SNIFF:
+            break
+    strip = _prefix([text.rstrip("\r\n") for _, text in head])
+    for number, text in head:
+        yield number, strip(text)
+    for number, text in lines:
+        yield number, strip(clean(text))
+
+
+def _same(text: str) -> str:
+    return text
+
+
+def _prefix(head: list[str]) -> _Strip:
+    """How to take the paste's prefix off a line, read from the log's first lines."""
+    filled = [text for text in head if text.strip()]
+    if len(filled) < _AT_LEAST:
+        return _same
+    numbered = _numbered(filled)
+    if numbered is not None:
+        return numbered
+    services = [_SERVICE_RE.match(text) for text in filled]
+    if all(services) and len({match.start(1) for match in services if match}) == 1:
+        return _cut(_SERVICE_RE)
+    indent = _common_indent(filled)
+    if indent:
+        return lambda text: text[len(indent) :] if text.startswith(indent) else text
+    return _same
+
+
+def _numbered(filled: list[str]) -> _Strip | None:
+    """A viewer's line numbers: right-aligned or not, then a bar, a colon or spaces (as
+    many as the fewest after any number: the rest is the log's own indentation)."""
+    values: list[int] = []
+    gaps: list[int] = []
+    bars = True
+    for text in filled:
+        match = _NUMBER_RE.match(text)
+        if match is None:
+            return None
+        values.append(int(match.group(1)))
+        rest = text[match.end() :]
+        bars = bars and _BAR_RE.match(rest) is not None
+        if rest.strip():
+            gaps.append(len(rest) - len(rest.lstrip(" \t")))
+    steps = [b - a for a, b in itertools.pairwise(values)]
+    # a blank line of the log may have lost its number in the copy: a step of two
+    if not all(step > 0 for step in steps) or steps.count(1) < 0.8 * len(steps):
+        return None
+    if bars:
+        return lambda text: _after_number(text, lambda rest: _BAR_RE.sub("", rest, count=1))
+    width = min(gaps, default=0)
+    if not width:
+        return None
+
+    def spaces(rest: str) -> str:
+        return rest[width:] if rest[:width].isspace() else rest
+
+    return lambda text: _after_number(text, spaces)
+
+
+def _after_number(text: str, separator: _Strip) -> str:
+    match = _NUMBER_RE.match(text)
+    return separator(text[match.end() :]) if match else text
+
+
+def _cut(pattern: re.Pattern[str]) -> _Strip:
+    return lambda text: pattern.sub("", text, count=1)
+
+
+def _common_indent(lines: list[str]) -> str:
+    first = lines[0]
+    indent = first[: len(first) - len(first.lstrip(" \t"))]
+    for text in lines[1:]:
+        while indent and not text.startswith(indent):
+            indent = indent[:-1]
+    return indent

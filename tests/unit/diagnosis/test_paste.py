@@ -1,0 +1,95 @@
+"""What a copy adds to a log (terminal escapes, HTML references, line numbers, a service
+column, an indentation) is taken off before the log is read: the shapes of
+tests/fixtures/shapes, copied as users copy them, get the verdicts they get as printed."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable
+
+import pytest
+
+from tests.conftest import REPO
+from xdnaforge.diagnosis.log_verdict import judge
+from xdnaforge.diagnosis.paste import clean, unpasted
+
+SHAPES = REPO / "tests/fixtures/shapes"
+LOGS = [
+    "xrt-smi-2.21-validate-text-windows.txt",  # healthy, by its report's structure
+    "example-noop-passed.txt",
+    "xrt-smi-2.21-validate-text-failed.txt",
+    "cmake-boost-not-found.txt",
+    "flm-validate-old-driver.txt",
+]
+
+
+def lines(text: str) -> list[str]:
+    return [line for _, line in unpasted(enumerate(text.splitlines()))]
+
+
+def outcome(text: str) -> tuple[str, str | None, tuple[str, ...]]:
+    verdict = judge(text)
+    return verdict.status, verdict.evidence, tuple(d.code for d in verdict.diagnoses)
+
+
+def numbered(form: str, first: int) -> Callable[[str], str]:
+    def copy(text: str) -> str:
+        return "\n".join(form.format(n, line) for n, line in enumerate(text.split("\n"), first))
+
+    return copy
+
+
+COPIES: dict[str, Callable[[str], str]] = {
+    "line numbers": numbered("{:4d}  {}", 1),
+    "numbers and a bar": numbered("{} | {}", 7),
+    "compose column": lambda t: "\n".join(f"npu-1  | {line}" for line in t.split("\n")),
+    "code block": lambda t: "\n".join(f"    {line}" for line in t.split("\n")),
+    "tab": lambda t: "\n".join(f"\t{line}" for line in t.split("\n")),
+    "html": html.escape,
+    "colours": lambda t: "\n".join(f"\x1b[1;31m{line}\x1b[0m" for line in t.split("\n")),
+}
+
+
+@pytest.mark.parametrize("copy", sorted(COPIES))
+@pytest.mark.parametrize("name", LOGS)
+def test_a_copied_log_reads_as_printed(name: str, copy: str) -> None:
+    text = (SHAPES / name).read_text()
+    assert outcome(COPIES[copy](text)) == outcome(text)
+
+
+def test_escapes_and_references_are_taken_off_a_line() -> None:
+    gcc = "\x1b[01m\x1b[Kfoo.c:3:1:\x1b[m\x1b[K \x1b[01;31merror: \x1b[mx"
+    assert clean(gcc) == "foo.c:3:1: error: x"
+    assert clean("^[[31mFAILED^[[0m: a") == "FAILED: a"  # cat -v
+    assert clean("\u241b[32mPASSED\u241b[0m") == "PASSED"
+    assert clean("\x1b]0;title\x07ok") == "ok"  # a terminal title
+    assert clean("std::vector&lt;int&gt; &amp;&amp; &#39;x&#39;") == "std::vector<int> && 'x'"
+    # text that only looks like a reference keeps its letters
+    assert clean("R&D; a && b; &unknown;") == "R&D; a && b; &unknown;"
+
+
+def test_a_prefix_only_some_lines_carry_is_the_logs_own() -> None:
+    text = "  indented first\nnot indented\n  indented again"
+    assert lines(text) == text.splitlines()
+    # numbers that do not count up by one are the log's (a column of figures)
+    figures = "10 ms first\n25 ms second\n40 ms third"
+    assert lines(figures) == figures.splitlines()
+
+
+def test_a_log_of_one_line_keeps_its_prefix() -> None:
+    # nothing to compare it with: "1 passed" is a runner's summary, not a line number
+    assert lines("1 passed in 0.2s") == ["1 passed in 0.2s"]
+
+
+def test_the_prefix_is_read_on_the_first_lines_and_taken_off_everywhere() -> None:
+    text = "\n".join(f"{n}: line {n}" for n in range(1, 101))
+    assert lines(text) == [f"line {n}" for n in range(1, 101)]
+    service = ["lemonade-1  | Starting", "lemonade-1  |", "lemonade-1  | Ready"]
+    assert lines("\n".join(service)) == ["Starting", "", "Ready"]
+
+
+def test_a_journal_keeps_its_prefix() -> None:
+    journal = "\n".join(
+        f"Dec 01 10:00:0{n} host kernel: amdxdna 0000:c5:00.1: message {n}" for n in range(5)
+    )
+    assert lines(journal) == journal.splitlines()
