@@ -47,8 +47,15 @@ _CHAIN_LINES = 6  # a caller logs its callee's errno within a few lines
 _LINKS = 16  # later driver lines read per entry for errno chains
 _PASS_MARK_RE = re.compile(r"\[(?:TEST )?PASS(?:ED)?\]")
 _FAIL_WORD_RE = re.compile(r"(?i)\bfail")
-# a program's warning mark, after its own tag where it has one ("[XRT] WARNING: ")
-_WARNING_MARK_RE = re.compile(r"(?i)(?:\[[a-z][\w.-]*\] +)?\[?warn(?:ing)?\]?(?::| {2}|\] )")
+# a program's mark of a level below error, after its own tag where it has one ("[XRT]
+# WARNING: ", "[Info] (ModelManager) ", "INFO: [aiecompiler 77-749] ")
+_WARNING_MARK_RE = re.compile(
+    r"(?i)(?:\[[a-z][\w.-]*\] +)?"
+    r"\[?(?:warn(?:ing)?|info|notice|debug|trace|verbose)\]?(?::| {2}|\] )"
+)
+_RELAYED_ERROR_RE = re.compile(
+    r"(?i)(?:\([\w.-]+\) +|\[[\w.-]+\] +)*\[?(?:error|fatal|critical)\]?(?::| {2}|\] )"
+)
 # the kernel's own WARNING report is never a mere warning
 _KERNEL_WARNING_RE = re.compile(r"WARNING: (?:CPU: \d+ PID: |\S+:\d+ at )")
 
@@ -166,9 +173,12 @@ class Classifier:
         if failure and _PASS_MARK_RE.search(line) and not _FAIL_WORD_RE.search(line):
             failure = False  # "[TEST PASS] AIE async error detected.": a test that passed
         mark = _WARNING_MARK_RE.match(line) if failure else None
+        if mark is not None and _RELAYED_ERROR_RE.match(line, mark.end()):
+            mark = None  # another program's error it relays: "[Info] (FLM) [ERROR]  Model ..."
         if mark is not None and not _KERNEL_WARNING_RE.match(line):
             # the program itself says it is a warning ("[Warning]  Version check timed out;
-            # continuing"): not an error, unless an entry or an error template it prints
+            # continuing") or news ("[Info] ... NVIDIA GPU: detection error: No NVIDIA
+            # discrete GPU found"): not an error, unless an entry or an error template it prints
             # says otherwise; an error it caught and quotes inside ("[XRT] WARNING:
             # Reverting to host copy of buffers (KDMA not supported on windows)") does not
             found = located.pattern.search(line) if located is not None else None

@@ -31,9 +31,11 @@ def on_npu(text: str) -> str | None:
     return None
 
 
-# ONNX Runtime's get_available_providers(), as Python prints the list it returns
+# ONNX Runtime's get_available_providers() or a session's get_providers(), as Python
+# prints the list it returns, alone or after a label ("session providers: [...]")
 _PROVIDERS_RE = re.compile(
-    r"^\[(?:'\w+ExecutionProvider', )*'VitisAIExecutionProvider'[^\]\n]*\]", re.M
+    r"^(?:\w[\w ]{0,39}[:=] ?)?\[(?:'\w+ExecutionProvider', )*'VitisAIExecutionProvider'[^\]\n]*\]",
+    re.M,
 )
 
 

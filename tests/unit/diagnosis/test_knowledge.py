@@ -511,6 +511,17 @@ def test_a_line_the_program_marks_as_a_warning_is_not_a_failure() -> None:
     assert judge(kernel).status == FAILURE
 
 
+def test_a_line_the_program_marks_as_news_is_not_a_failure_unless_it_relays_an_error() -> None:
+    # Lemonade's model manager says at Info that no NVIDIA GPU is there
+    info = "[Info] (ModelManager)   - NVIDIA GPU: detection error: No NVIDIA discrete GPU found\n"
+    assert judge(info).status == "unknown"
+    assert judge("INFO: reading the device failed, trying the next one\n").status == "unknown"
+    # ... and relays FastFlowLM's own error at Info: the error mark inside is the program's
+    relayed = "[Info] (FLM) [ERROR]  Model not found: models--Qwen3-NPU2; Please check\n"
+    assert judge(relayed).failing
+    assert judge(info.replace("[Info]", "[Error]")).status == UNKNOWN_FAILURE
+
+
 def test_an_npu_tools_own_error_lines_are_the_npu_stacks() -> None:
     # FastFlowLM's run on Windows: its error names no NPU, but the run is FastFlowLM's
     line = "Error: Failed to create context virtual (0xc01e0009): There was an error creating it"

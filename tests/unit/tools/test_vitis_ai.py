@@ -39,3 +39,7 @@ def test_the_providers_onnx_runtime_lists_say_whether_vitis_ai_is_there() -> Non
     assert provider_listed(listed) is not None
     assert provider_listed(listed.replace("VitisAI", "DirectML")) is None
     assert provider_listed("Specified provider 'VitisAIExecutionProvider' is not in ...") is None
+    # a session's get_providers() after a label: the session runs on the Vitis AI EP
+    session = "session providers: ['VitisAIExecutionProvider', 'CPUExecutionProvider']\n"
+    assert provider_listed(session) is not None
+    assert provider_listed("session providers: ['CPUExecutionProvider']\n") is None
