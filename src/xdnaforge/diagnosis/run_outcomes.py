@@ -16,6 +16,12 @@ program:
 - the NPU firmware's version read from the device ("FW Version: 1.5.2.380", a `cat` of the
   accel device's `fw_version`): the firmware answered the driver's query, so the driver
   probed and the firmware runs.
+- a build tool's own word that the build finished, in its format strings: CMake's
+  Makefiles' last target at 100 % ("[100%] Built target xrt_native",
+  cmGlobalUnixMakefileGenerator3.cxx), ninja's last step of all ("[57/57] Linking ..."),
+  kbuild linking a module ("LD [M]  drivers/accel/amdxdna/amdxdna.ko",
+  scripts/Makefile.modfinal), MSBuild's "Build succeeded.", pip's "Successfully installed
+  ..." and CMake's configure step ("-- Build files have been written to: ...", cmake.cxx).
 
 These are the last positive evidence doctor looks for, and they stand only where nothing
 else speaks: the verdict has already found no error line anywhere in the log, and a rate
@@ -25,6 +31,7 @@ measured where the log itself names another device (the CPU, a GPU) is not the N
 from __future__ import annotations
 
 import re
+from collections import deque
 
 from xdnaforge.diagnosis.knowledge import NPU_RE
 
@@ -118,6 +125,38 @@ def firmware_answered(body: str) -> str | None:
     return None
 
 
+_BUILT_RES = (
+    (re.compile(r"^\[100%\] Built target (\S+)", re.M), "make built target {}"),
+    (re.compile(r"^[ \t]*LD \[M\] +(\S+\.ko)\s*$", re.M), "kbuild linked {}"),
+    (re.compile(r"^[ \t]*(Build succeeded)\.\s*$", re.M), "MSBuild: {}"),
+    (re.compile(r"^(Successfully installed \S.*?)\s*$", re.M), "pip: {}"),
+    (re.compile(r"^-- Build files have been written to: (\S.*?)\s*$", re.M), "CMake configured {}"),
+)
+_NINJA_RE = re.compile(r"^\[(\d+)/(\d+)\] ", re.M)
+
+
+def _last(pattern: re.Pattern[str], body: str) -> re.Match[str] | None:
+    return next(iter(deque(pattern.finditer(body), maxlen=1)), None)
+
+
+def build_finished(body: str) -> str | None:
+    """A build tool's own word that its build (or configure step) finished."""
+    for pattern, says in _BUILT_RES:
+        found = _last(pattern, body)
+        if found is not None:
+            return f"the build finished ({says.format(found.group(1))})"
+    last = _last(_NINJA_RE, body)
+    if last is not None and last.group(1) == last.group(2):
+        return f"the build finished (ninja ran all {last.group(2)} steps)"
+    return None
+
+
 def outcome(body: str) -> str | None:
     """The first of these that the log shows, or None."""
-    return verdict(body) or measured_rate(body) or checklist(body) or firmware_answered(body)
+    return (
+        verdict(body)
+        or measured_rate(body)
+        or checklist(body)
+        or firmware_answered(body)
+        or build_finished(body)
+    )

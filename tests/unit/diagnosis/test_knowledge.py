@@ -128,6 +128,7 @@ def test_every_entry_is_exercised_by_a_log() -> None:
         "tool-unrecognized-arguments",
         # the shells' own words for a missing command or sourced file (TOOLS below)
         "build-command-not-found",
+        "build-cmake-file-step-failed",
         "xclbin-file-missing",
         "cli-usage-error",
         "shared-library-missing",
@@ -445,6 +446,11 @@ TOOLS = {
     "bash: line 1: xchesscc: command not found": "build-command-not-found",
     "xchesscc: line 53: /opt/aietools/tps/lnx64/target_aie2p/chess_env_LNa64.sh: No such file "
     "or directory": "build-command-not-found",
+    # CMake's `cmake -E` file commands (Source/cmcmd.cxx), as a build step prints them
+    'Error copying file (if different) from "/b/gen/ir.pyi" to "/b/python/".': (
+        "build-cmake-file-step-failed"
+    ),
+    'Error creating directory "/opt/xilinx/xrt/share".': "build-cmake-file-step-failed",
 }
 
 

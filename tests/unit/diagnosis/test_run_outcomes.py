@@ -95,3 +95,42 @@ def test_a_checklist_counts_only_when_every_item_is_ticked_and_the_run_ended() -
     running = "   ✓ a\n   ✓ b\n   ✓ c\nStep 3/6: Detecting NPU hardware...\n"
     assert checklist(running) is None  # cut off at the step in progress
     assert checklist(running.replace("...", " done")) is not None
+
+
+@pytest.mark.parametrize(
+    ("log", "says"),
+    [
+        (
+            "[ 50%] Building CXX object CMakeFiles/x.dir/x.cpp.o\n[100%] Built target x\n",
+            "make built target x",
+        ),
+        (
+            "  CC [M]  drivers/accel/amdxdna/aie2_pci.o\n"
+            "  LD [M]  drivers/accel/amdxdna/amdxdna.ko\n",
+            "kbuild linked drivers/accel/amdxdna/amdxdna.ko",
+        ),
+        ("Build succeeded.\n    0 Warning(s)\n    0 Error(s)\n", "MSBuild: Build succeeded"),
+        ("Successfully installed pyxrt-2.20\n", "pip: Successfully installed pyxrt-2.20"),
+        (
+            "[1/3] Building C\n[2/3] Building D\n[3/3] Linking CXX shared library x.so\n",
+            "ninja ran all 3 steps",
+        ),
+        (
+            "-- Configuring done (0.1s)\n-- Build files have been written to: /b\n",
+            "CMake configured /b",
+        ),
+    ],
+)
+def test_a_build_tools_own_word_that_it_finished_is_evidence(log: str, says: str) -> None:
+    verdict = judge(log)
+    assert (verdict.status, verdict.evidence) == (HEALTHY, f"the build finished ({says})")
+
+
+def test_a_build_that_did_not_finish_is_no_evidence() -> None:
+    # ninja stopped before its last step; make reached 100 % of another target only
+    assert judge("[1/3] Building C\n[2/3] Building D\n").status == UNKNOWN
+    assert judge("[ 66%] Built target x\n").status == UNKNOWN
+    # the last target was built, then the next command failed
+    failed = "[100%] Built target x\nx.cpp:1:1: error: 'y' was not declared in this scope\n"
+    assert judge(failed).status == FAILURE
+    assert judge("  LD [M]  drivers/accel/amdxdna/amdxdna.o\n").status == UNKNOWN  # no module
