@@ -46,6 +46,10 @@ _CACHE_LIMIT = 100_000
 _CHAIN_LINES = 6  # a caller logs its callee's errno within a few lines
 _LINKS = 16  # later driver lines read per entry for errno chains
 _PASS_MARK_RE = re.compile(r"\[(?:TEST )?PASS(?:ED)?\]")
+# a failure word the line denies ("No *ERROR* lines", "without error", "0 failed")
+_DENIED_RE = re.compile(
+    r"(?i)\b(?:no|without|zero|0)\s+[*\"'`]*(?:errors?|fail(?:ed|ures?|s)?)\b[*\"'`]*"
+)
 _FAIL_WORD_RE = re.compile(r"(?i)\bfail")
 # a program's mark of a level below error, after its own tag where it has one ("[XRT]
 # WARNING: ", "[Info] (ModelManager) ", "INFO: [aiecompiler 77-749] ")
@@ -172,6 +176,8 @@ class Classifier:
             failure = False  # its source prints it as a warning ("Version check timed out")
         if failure and _PASS_MARK_RE.search(line) and not _FAIL_WORD_RE.search(line):
             failure = False  # "[TEST PASS] AIE async error detected.": a test that passed
+        if failure and located is None and _DENIED_RE.search(line):
+            failure = looks_failed(_DENIED_RE.sub(" ", line))  # what it denies is no failure
         mark = _WARNING_MARK_RE.match(line) if failure else None
         if mark is not None and _RELAYED_ERROR_RE.match(line, mark.end()):
             mark = None  # another program's error it relays: "[Info] (FLM) [ERROR]  Model ..."

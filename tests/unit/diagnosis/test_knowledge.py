@@ -517,6 +517,14 @@ def test_a_line_the_program_marks_as_a_warning_is_not_a_failure() -> None:
     assert judge(kernel).status == FAILURE
 
 
+def test_a_failure_word_the_line_denies_is_no_failure() -> None:
+    for line in ("# No *ERROR* lines — clean", "finished without error", "5 passed, 0 failed"):
+        assert judge(line + "\n").status == "unknown", line
+    # what it does not deny still counts
+    assert judge("open failed with no error code\n").status == UNKNOWN_FAILURE
+    assert judge("Error: no errors allowed here\n").status == UNKNOWN_FAILURE
+
+
 def test_a_line_the_program_marks_as_news_is_not_a_failure_unless_it_relays_an_error() -> None:
     # Lemonade's model manager says at Info that no NVIDIA GPU is there
     info = "[Info] (ModelManager)   - NVIDIA GPU: detection error: No NVIDIA discrete GPU found\n"
