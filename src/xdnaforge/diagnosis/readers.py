@@ -361,6 +361,7 @@ def _other_evidence(body: str) -> str | None:
         lemonade_bench,
         lemonade_flm_backend,
         lemonade_inferences,
+        lemonade_npu_available,
     )
     from xdnaforge.tools.test_runners import summaries
 
@@ -390,6 +391,9 @@ def _other_evidence(body: str) -> str | None:
     backend = lemonade_flm_backend(body)
     if backend is not None and backend.status == "installed":
         return f"lemonade backends: FastFlowLM NPU backend installed {backend.version}".rstrip()
+    available = lemonade_npu_available(body)
+    if available is not None:
+        return available
     runs = summaries(body)
     if runs and all(s.all_passed for s in runs):
         return "; ".join(s.describe() for s in runs)

@@ -13,6 +13,10 @@ what a degenerate generation looks like. Pure parsers; nothing is run here.
   server.cpp prints with std::cout and later releases at LOG(DEBUG) (its "Model:" line
   from 10.x on).
 
+- Lemonade's model manager at start-up (src/cpp/server/model_manager.cpp, `LOG(INFO,
+  "ModelManager") << "Backend availability:"` then `"  - NPU hardware: " << (npu_available
+  ? "Yes" : "No")`; available means the NPU's PCI device and its driver were found,
+  src/cpp/server/system_info.cpp `get_npu_device`);
 - the status block of Lemonade's Python CLI (`lemonade ... bench`, v5.0.0 to v9.1.4:
   src/lemonade/common/status.py prints each stat under `_pretty_print_key(key)`, the keys
   of src/lemonade/cache.py's `Keys`): "Device: npu" (or "hybrid", NPU and iGPU) and "Token
@@ -49,6 +53,7 @@ _TELEMETRY_BLOCK_RE = re.compile(
 _BLOCK_MODEL_RE = re.compile(r"\bModel: +(\S+)")
 _BENCH_DEVICE_RE = re.compile(r"^\s*Device:\s+(npu|hybrid)\s*$", re.M)
 _BENCH_TPS_RE = re.compile(r"^\s*Token Generation Tokens Per Second:\s+([0-9.]+)\s*$", re.M)
+_AVAILABLE_RE = re.compile(r"- NPU hardware: Yes\s*$", re.M)
 _WORD_RE = re.compile(r"\S+")
 # the object `flm validate --json` prints (one line; a pretty-printed one starts with "{")
 _FLM_JSON_RE = re.compile(r'^\s*(\{[^{}]*"ready"\s*:[^{}]*\})', re.M)
@@ -78,6 +83,14 @@ def lemonade_flm_backend(text: str) -> Backend | None:
     for match in _BACKEND_ROW_RE.finditer(text):
         if match.group(1) == "flm":
             return Backend(match.group(3), match.group(4) or "")
+    return None
+
+
+def lemonade_npu_available(text: str) -> str | None:
+    """ "Lemonade found the NPU and its driver" when its model manager's start-up report says
+    the NPU hardware is available."""
+    if "Backend availability:" in text and _AVAILABLE_RE.search(text):
+        return "Lemonade found the NPU and its driver (Backend availability: NPU hardware: Yes)"
     return None
 
 

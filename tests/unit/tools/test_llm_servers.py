@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from xdnaforge.diagnosis.log_verdict import HEALTHY, judge
 from xdnaforge.tools.llm_servers import (
     Backend,
     degenerate,
@@ -10,6 +11,7 @@ from xdnaforge.tools.llm_servers import (
     lemonade_bench,
     lemonade_flm_backend,
     lemonade_inferences,
+    lemonade_npu_available,
 )
 
 BACKENDS = """Recipe              Backend     Status          Message/Version                               Action
@@ -31,6 +33,18 @@ def test_lemonade_backend_table_row_of_fastflowlm() -> None:
     assert lemonade_flm_backend(BACKENDS) == Backend("installed", "v0.9.43")
     assert lemonade_flm_backend(BACKENDS.replace("flm  ", "xyz  ")) is None
     assert lemonade_flm_backend("flm   npu   installed   v0.9.43\n") is None  # no table
+
+
+def test_lemonade_model_manager_says_whether_it_found_the_npu() -> None:
+    report = (
+        "2026-04-16 23:27:18.189 [Info] (ModelManager) Backend availability:\n"
+        "2026-04-16 23:27:18.189 [Info] (ModelManager)   - NPU hardware: Yes\n"
+        "2026-04-16 23:27:18.189 [Info] (ModelManager)   - System RAM: 62.1 GB\n"
+    )
+    assert lemonade_npu_available(report) is not None
+    assert judge(report).status == HEALTHY
+    assert lemonade_npu_available(report.replace("Yes", "No")) is None
+    assert lemonade_npu_available("  - NPU hardware: Yes\n") is None  # not Lemonade's report
 
 
 def test_lemonade_telemetry_inferences() -> None:
