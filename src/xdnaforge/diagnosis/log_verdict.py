@@ -51,6 +51,8 @@ _STAMP_STARTS = frozenset({"19", "20", "[1", "[2"})
 _NPU_TOOL_RE = re.compile(
     r"^\[FLM\]  |^(?:Validate Device|Device\(s\) Present)\b|\bxrt-smi \w|^\[XRT\] "
     r"|an instance of 'xrt_core::"
+    # a program loading an xclbin, the container only XRT loads ("Loading XCLBIN: 4x4.xclbin")
+    r"|\.xclbin\b"
     # a command line after a shell's prompt that runs the NPU stack ("# amdgpu_top --xdna")
     r"|^\S*[#$] (?:\w+=\S+ )*\S+ .*?(?i:xdna|\bnpu\b|/dev/accel)",
     re.M,

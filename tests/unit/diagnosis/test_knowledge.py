@@ -547,6 +547,11 @@ def test_an_npu_tools_own_error_lines_are_the_npu_stacks() -> None:
     # an exception XRT threw makes the program's lines the stack's too
     thrown = "terminate called after throwing an instance of 'xrt_core::system_error'\n"
     assert judge(thrown + line + "\n").diagnoses[0].code == "hwctx-failed"
+    # so does a program that loads an xclbin (pyxrt's RuntimeError on Windows)
+    loads = "Loading XCLBIN: kernels\\4x4.xclbin\n"
+    assert judge(loads + "RuntimeError: " + line[len("Error: ") :] + "\n").diagnoses[0].code == (
+        "hwctx-failed"
+    )
 
 
 def test_an_errno_chain_passes_through_any_line_of_an_entry() -> None:
