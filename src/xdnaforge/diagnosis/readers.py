@@ -89,6 +89,17 @@ def _body(text: str) -> str:
     return "\n".join(line for line in text.splitlines() if not line.startswith(ANNOTATION))
 
 
+# the step of a pyxrt call a traceback ends in (tools/backtrace.python_xrt_call), as the
+# knowledge's entries read it
+_PYXRT_STEPS = {
+    "wait": "an XRT run's wait ({at}): the command sent to the NPU did not complete",
+    "hw_context": "creating an XRT hardware context ({at})",
+    "bo": "allocating an XRT buffer ({at})",
+    "device": "opening an XRT device ({at})",
+    "xclbin": "loading an xclbin ({at})",
+}
+
+
 def findings(text: str) -> list[str]:
     """Evidence lines for what only a comparison or a whole run shows: FastFlowLM floors, a
     test runner's failures, a degenerate generation (one token repeated)."""
@@ -131,14 +142,13 @@ def findings(text: str) -> list[str]:
     ]
     lines += _unbound_npus(body)
     if "Traceback (most recent" in body:
-        from xdnaforge.tools.backtrace import python_wait
+        from xdnaforge.tools.backtrace import python_xrt_call
 
-        at = python_wait(body)
-        if at is not None:
-            lines.append(
-                f"xdnaforge: a Python traceback ends in an XRT run's wait ({at}): the command "
-                "sent to the NPU did not complete"
-            )
+        called = python_xrt_call(body)
+        if called is not None:
+            call, at = called
+            step = _PYXRT_STEPS[call].format(at=at)
+            lines.append(f"xdnaforge: a Python traceback ends in {step}")
     if "#0 " in body or "#1 " in body:
         from xdnaforge.tools.backtrace import blocked_in_shim
 

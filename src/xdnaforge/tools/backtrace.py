@@ -13,7 +13,12 @@ xrt::run::wait and xrt::bo's sync wait on them.
 A Python traceback ("Traceback (most recent call last):", then '  File "<path>", line <n>, in
 <function>' and the code line, innermost last) whose innermost frame is a program's call of an
 XRT run's wait (pyxrt's `run.wait()`, mlir-aie's aie/utils/xrt.py `h.wait()`) ended there:
-the wait raised, or the user interrupted a run that never completed.
+the wait raised, or the user interrupted a run that never completed. The same holds for
+pyxrt's other objects whose creation talks to the device (XRT src/python/pybind11/src/
+pyxrt.cpp: `xrt.device(i)` opens it, `xrt.hw_context(device, uuid)` creates a hardware
+context, `xrt.bo(...)` allocates a buffer, `device.register_xclbin`/`load_xclbin` and
+`xrt.xclbin(path)` read and register the xclbin): a traceback that ends in one of these
+calls raised there, even when the paste stops before the exception's own line.
 """
 
 from __future__ import annotations
@@ -42,16 +47,36 @@ def blocked_in_shim(text: str) -> str | None:
 _PY_FRAME_RE = re.compile(r'^\s*File "([^"]+)", line (\d+), in (\S+)\s*\n\s*(\S[^\n]*)', re.M)
 
 
-def python_wait(text: str) -> str | None:
-    """'<file>:<line>' of a Python traceback's innermost frame when it is a call of an XRT
-    run's wait (in a file or a line that names XRT); None otherwise."""
+# what the innermost frame's code calls -> the step of the NPU's use it is
+_XRT_CALLS = (
+    (re.compile(r"\.wait\s*\("), "wait"),
+    (re.compile(r"\bhw_context\s*\("), "hw_context"),
+    (re.compile(r"\b(?:py)?xrt\.bo\s*\("), "bo"),
+    (re.compile(r"\b(?:py)?xrt\.device\s*\("), "device"),
+    (re.compile(r"\.(?:register|load)_xclbin\s*\(|\b(?:py)?xrt\.xclbin\s*\("), "xclbin"),
+)
+
+
+def python_xrt_call(text: str) -> tuple[str, str] | None:
+    """(call, '<file>:<line>') of a Python traceback's innermost frame when it is a call of
+    pyxrt that talks to the device (module doc), in a file or a line that names XRT; call is
+    wait, hw_context, bo, device or xclbin. None otherwise."""
     if "Traceback (most recent call last)" not in text:
         return None
     found = list(_PY_FRAME_RE.finditer(text))
     if not found:
         return None
     path, line, _function, code = found[-1].groups()
-    named = "xrt" in path.rsplit("/", 1)[-1].lower() or "xrt" in code.lower()
-    if re.search(r"\.wait\s*\(", code) and named:
-        return f"{path.rsplit('/', 1)[-1]}:{line}"
+    if "xrt" not in path.rsplit("/", 1)[-1].lower() and "xrt" not in code.lower():
+        return None
+    for pattern, call in _XRT_CALLS:
+        if pattern.search(code):
+            return call, f"{path.rsplit('/', 1)[-1]}:{line}"
     return None
+
+
+def python_wait(text: str) -> str | None:
+    """'<file>:<line>' of a Python traceback's innermost frame when it is a call of an XRT
+    run's wait; None otherwise."""
+    called = python_xrt_call(text)
+    return called[1] if called is not None and called[0] == "wait" else None

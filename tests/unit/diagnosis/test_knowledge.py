@@ -142,6 +142,10 @@ def test_every_entry_is_exercised_by_a_log() -> None:
         "command-hang-backtrace",  # tests/unit/tools/test_backtrace.py
         "context-fatal-error",  # readers: xrt-smi's context health (test_readers.py)
         "command-wait-raised",  # readers: a Python traceback in a run's wait (test_backtrace)
+        "hwctx-create-raised",  # ... in creating a context, reading an xclbin, a buffer, a
+        "xclbin-load-raised",  # device (TOOLS below)
+        "bo-alloc-raised",
+        "device-open-raised",
         "windows-dll-entry-point",
         "windows-video-memory",
         "windows-cm-access-denied",
@@ -451,6 +455,18 @@ TOOLS = {
         "build-cmake-file-step-failed"
     ),
     'Error creating directory "/opt/xilinx/xrt/share".': "build-cmake-file-step-failed",
+    # a Python traceback cut after its innermost frame, a pyxrt call (pyxrt.cpp's classes)
+    **{
+        "Traceback (most recent call last):\n"
+        '  File "/w/run.py", line 8, in <module>\n    main()\n'
+        f'  File "/w/npu.py", line 40, in setup\n    {code}': entry
+        for code, entry in (
+            ("self.ctx = xrt.hw_context(self.device, uuid)", "hwctx-create-raised"),
+            ("uuid = device.register_xclbin(xrt.xclbin(path))", "xclbin-load-raised"),
+            ("bo = xrt.bo(device, 4096, xrt.bo.host_only, k.group_id(0))", "bo-alloc-raised"),
+            ("device = xrt.device(0)", "device-open-raised"),
+        )
+    },
 }
 
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
 from xdnaforge.diagnosis.log_verdict import FAILURE, judge
-from xdnaforge.tools.backtrace import blocked_in_shim, frames, python_wait
+from xdnaforge.tools.backtrace import blocked_in_shim, frames, python_wait, python_xrt_call
 
 # gdb's `bt` of a program blocked on the NPU (frame lines as gdb prints them, with and
 # without the address; the system call first)
@@ -50,6 +52,28 @@ def test_a_python_traceback_ending_in_an_xrt_runs_wait_is_found() -> None:
     # a wait of another library's (threading) is not the NPU's
     other = PY_WAIT.replace("mlir_aie/python/aie/utils/xrt.py", "threading.py")
     assert python_wait(other.replace("h.wait()", "self._cond.wait()")) is None
+
+
+@pytest.mark.parametrize(
+    ("code", "call"),
+    [
+        ("self.ctx = xrt.hw_context(self.device, uuid)", "hw_context"),
+        ("bo = pyxrt.bo(device, size, pyxrt.bo.host_only, kernel.group_id(0))", "bo"),
+        ("device = xrt.device(0)", "device"),
+        ("uuid = device.register_xclbin(xclbin)", "xclbin"),
+        ("xclbin = xrt.xclbin(path)", "xclbin"),
+        ("r = h.wait()", "wait"),
+    ],
+)
+def test_a_traceback_ending_in_a_pyxrt_call_names_the_step(code: str, call: str) -> None:
+    text = (
+        "Traceback (most recent call last):\n"
+        '  File "/work/bench.py", line 12, in main\n    run_all()\n'
+        f'  File "/work/npu_xrt.py", line 40, in setup\n    {code}\n'
+    )
+    assert python_xrt_call(text) == (call, "npu_xrt.py:40")
+    # a frame after it: the call returned
+    assert python_xrt_call(text + '  File "/work/x.py", line 3, in f\n    g()\n') is None
 
 
 def test_a_traceback_in_a_runs_wait_is_a_command_failure() -> None:
