@@ -107,8 +107,15 @@ def spec_pattern(spec: str) -> str:
     return ".*?"
 
 
+_SHIM_ERR_SUFFIX = " (err=%d)"
+
+
 def template_pattern(template: str) -> str:
-    """The template with each specifier (and each piece not known here: "\x00") as a regex."""
+    """The template with each specifier (and each piece not known here: "\x00") as a regex;
+    shim_err's suffix may be missing where a program printed the exception's message its
+    own way ("Kernel access failed: No valid DPU kernel found in xclbin")."""
+    if template.endswith(_SHIM_ERR_SUFFIX):
+        return template_pattern(template[: -len(_SHIM_ERR_SUFFIX)]) + r"(?: \(err=-?\d+\))?"
     parts = []
     position = 0
     for match in _SPEC_RE.finditer(template):
@@ -224,7 +231,7 @@ def extract(text: str) -> list[tuple[str, str, str, bool]]:
             continue
         template = _template(args[index])
         if template and match.group(1) == "shim_err":
-            template += " (err=%d)"
+            template += _SHIM_ERR_SUFFIX
         if template:
             messages.append((level, template, function_at(match.start()), prefixed))
     for match in _LOGGER_RE.finditer(text):  # XRT validate: logger(ptree, "Error", text)

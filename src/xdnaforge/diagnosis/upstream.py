@@ -163,7 +163,9 @@ def parse_catalogue(text: str) -> Catalogue:
     by_function: dict[str, list[tuple[str, Message]]] = {}
     by_word: dict[str, list[tuple[str, Message]]] = {}
     for message in messages:
-        pieces = _WORD_RE.findall(_CONVERSION_RE.sub("\x00", message.template))
+        # shim_err's suffix may be missing from the line (scripts/message_extract.py)
+        text = message.template.removesuffix(" (err=%d)")
+        pieces = _WORD_RE.findall(_CONVERSION_RE.sub("\x00", text))
         piece = max(pieces, key=len).strip().lower() if pieces else ""
         if message.function and message.regex.startswith(re.escape(message.function) + ": "):
             by_function.setdefault(message.function, []).append((piece, message))

@@ -105,3 +105,13 @@ def test_a_line_that_prints_an_error_template_is_never_unknown() -> None:
             misses.append(f"{errors[0].family} instead of {located.family}: {line}")
     assert judged > 3000
     assert not misses, "\n".join(misses[:20])
+
+
+def test_a_shim_error_printed_without_its_errno_suffix_is_still_the_shims() -> None:
+    # shim_err() appends " (err=%d)"; a program printing the exception its own way drops it
+    line = "[!] Kernel access failed: No valid DPU kernel found in xclbin"
+    located = catalogue().locate(line)
+    assert located is not None
+    assert located.template.endswith(" (err=%d)")
+    assert located.family == "hwctx"
+    assert catalogue().locate(line + " (err=-22)") == located
