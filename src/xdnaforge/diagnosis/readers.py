@@ -141,6 +141,15 @@ def findings(text: str) -> list[str]:
         if _hex(fatal) and int(fatal, 16) != 0
     ]
     lines += _unbound_npus(body)
+    if "System compatibility check for VitisAI EP" in body:
+        from xdnaforge.tools.vitis_ai import npu_checks
+
+        checks = npu_checks(body)[-1:]  # the newest release it checked: what an install uses
+        lines += [
+            f"xdnaforge: Ryzen AI's npu_check refused VitisAI EP {release}: {status}"
+            for release, status in checks
+            if status != "OK!"
+        ]
     if "Traceback (most recent" in body:
         from xdnaforge.tools.backtrace import python_xrt_call
 
@@ -372,6 +381,7 @@ def _other_evidence(body: str) -> str | None:
         lemonade_flm_backend,
         lemonade_inferences,
         lemonade_npu_available,
+        lemonade_prompted,
     )
     from xdnaforge.tools.test_runners import summaries
 
@@ -389,12 +399,21 @@ def _other_evidence(body: str) -> str | None:
         placed = on_npu(body)
         if placed is not None:
             return placed
+    if "System compatibility check for VitisAI EP" in body:
+        from xdnaforge.tools.vitis_ai import npu_checks
+
+        checks = npu_checks(body)  # the last is the newest release, what an install uses
+        if checks and checks[-1][1] == "OK!":
+            return f"Ryzen AI's npu_check: the NPU and its driver suit VitisAI EP {checks[-1][0]}"
     if "VitisAIExecutionProvider" in body:
         from xdnaforge.tools.vitis_ai import provider_listed
 
         listed = provider_listed(body)
         if listed is not None:
             return listed
+    prompted = lemonade_prompted(body)
+    if prompted is not None:
+        return f"Lemonade loaded and prompted a model on device {prompted}"
     bench = lemonade_bench(body)
     if bench is not None:
         return f"Lemonade generated on device {bench[0]} ({bench[1]:g} tokens/s)"

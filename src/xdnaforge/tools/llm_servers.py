@@ -17,6 +17,10 @@ what a degenerate generation looks like. Pure parsers; nothing is run here.
   "ModelManager") << "Backend availability:"` then `"  - NPU hardware: " << (npu_available
   ? "Yes" : "No")`; available means the NPU's PCI device and its driver were found,
   src/cpp/server/system_info.cpp `get_npu_device`);
+- the status block of Lemonade's Python CLI after a model was loaded and prompted (v5.0.0's
+  src/turnkeyml/sequence/sequence.py, src/lemonade/sequence.py from v8.0.0 to v9.1.4: the
+  build's status "Successful build!", then the stats, "Device: npu" or "hybrid" and the
+  model's "Response:");
 - the status block of Lemonade's Python CLI (`lemonade ... bench`, v5.0.0 to v9.1.4:
   src/lemonade/common/status.py prints each stat under `_pretty_print_key(key)`, the keys
   of src/lemonade/cache.py's `Keys`): "Device: npu" (or "hybrid", NPU and iGPU) and "Token
@@ -52,6 +56,8 @@ _TELEMETRY_BLOCK_RE = re.compile(
 )
 _BLOCK_MODEL_RE = re.compile(r"\bModel: +(\S+)")
 _BENCH_DEVICE_RE = re.compile(r"^\s*Device:\s+(npu|hybrid)\s*$", re.M)
+_BUILD_OK_RE = re.compile(r"^\s*Status:\s+Successful build!", re.M)
+_RESPONSE_RE = re.compile(r"^\s*Response:\s+\S", re.M)
 _BENCH_TPS_RE = re.compile(r"^\s*Token Generation Tokens Per Second:\s+([0-9.]+)\s*$", re.M)
 _AVAILABLE_RE = re.compile(r"- NPU hardware: Yes\s*$", re.M)
 _WORD_RE = re.compile(r"\S+")
@@ -105,6 +111,17 @@ def lemonade_inferences(text: str) -> list[tuple[str, int]]:
         model = _BLOCK_MODEL_RE.search(block.group(0))
         blocks.append((model.group(1) if model else "", int(block.group(1))))
     return blocks
+
+
+def lemonade_prompted(text: str) -> str | None:
+    """The device of a Lemonade CLI status block whose build succeeded and whose model
+    answered (`oga-load --device npu|hybrid ... llm-prompt`: "Status: Successful build!",
+    sequence.py, and the "Response:" stat), or None."""
+    built = _BUILD_OK_RE.search(text)
+    device = _BENCH_DEVICE_RE.search(text, built.end()) if built else None
+    if device is None or not _RESPONSE_RE.search(text, device.end()):
+        return None
+    return device.group(1)
 
 
 def lemonade_bench(text: str) -> tuple[str, float] | None:

@@ -4,7 +4,14 @@ installation guide's quicktest: "[Vitis AI EP] No. of Operators :   NPU   398
 VITIS_EP_CPU     2", "[Vitis AI EP] No. of Subgraphs :   NPU     1 Actually running on NPU
 1", "Test Passed"; releases before 1.2 say IPU for NPU and add the share, "CPU     2    IPU
 398  99.50%"). The provider itself is not public source; its summary lines are its
-documented interface. A pure parser; nothing is run here.
+documented interface.
+
+Ryzen AI's NPU compatibility check (amd/RyzenAI-SW utilities/npu_check/example.cpp, from
+557e527 of 2024-11 to fe3e27f of 2025-10): for each Vitis AI EP release, "System
+compatibility check for VitisAI EP <release>..." and then "OK!" (with the NPU's device id,
+name and driver version) or one of "NPU type not recognized.", "Installed drivers are too
+old.", "VitisAI EP is too old.", "Unknown state." followed by " Do not use VitisAI EP.". A
+pure parser; nothing is run here.
 """
 
 from __future__ import annotations
@@ -45,3 +52,16 @@ def provider_listed(text: str) -> str | None:
     if _PROVIDERS_RE.search(text):
         return "ONNX Runtime lists the Vitis AI execution provider (VitisAIExecutionProvider)"
     return None
+
+
+_CHECK_RE = re.compile(
+    r"^System compatibility check for VitisAI EP (\S+?)\.\.\.\s*\n"
+    r"\s*(OK!|NPU type not recognized\.|Installed drivers are too old\.|VitisAI EP is too old\."
+    r"|Unknown state\.)",
+    re.M,
+)
+
+
+def npu_checks(text: str) -> list[tuple[str, str]]:
+    """(Vitis AI EP release, "OK!" or the check's refusal) of each check npu_check printed."""
+    return [(match.group(1), match.group(2)) for match in _CHECK_RE.finditer(text)]

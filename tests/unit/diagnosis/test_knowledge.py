@@ -146,6 +146,7 @@ def test_every_entry_is_exercised_by_a_log() -> None:
         "xclbin-load-raised",  # device (TOOLS below)
         "bo-alloc-raised",
         "device-open-raised",
+        "ryzenai-npu-check-refused",  # readers: Ryzen AI's npu_check (test_vitis_ai.py)
         "windows-dll-entry-point",
         "windows-video-memory",
         "windows-cm-access-denied",

@@ -12,6 +12,7 @@ from xdnaforge.tools.llm_servers import (
     lemonade_flm_backend,
     lemonade_inferences,
     lemonade_npu_available,
+    lemonade_prompted,
 )
 
 BACKENDS = """Recipe              Backend     Status          Message/Version                               Action
@@ -74,3 +75,19 @@ def test_lemonade_cli_status_block_on_the_npu() -> None:
     assert lemonade_bench(block.replace("npu", "hybrid")) == ("hybrid", 56.284)
     assert lemonade_bench(block.replace("npu", "cpu")) is None  # not the NPU
     assert lemonade_bench(block.replace("56.284", "0.0")) is None
+
+
+def test_lemonade_cli_status_block_of_a_prompted_model() -> None:
+    block = (
+        'Building "amd_Llama-3.2-1B-Instruct-onnx-hybrid"\n'
+        "    \u2713 Loading OnnxRuntime-GenAI model\n    \u2713 Prompting LLM\n\n"
+        "                Status:         Successful build!\n"
+        "                                Dtype:  int4\n"
+        "                                Device: hybrid\n"
+        "                                Response:       hello, I am a robot\n"
+    )
+    assert lemonade_prompted(block) == "hybrid"
+    assert judge(block).status == HEALTHY
+    assert lemonade_prompted(block.replace("Successful build!", "Failed build")) is None
+    assert lemonade_prompted(block.replace("hybrid", "cpu")) is None
+    assert lemonade_prompted(block.replace("hello, I am a robot", "")) is None  # no answer

@@ -43,3 +43,36 @@ def test_the_providers_onnx_runtime_lists_say_whether_vitis_ai_is_there() -> Non
     session = "session providers: ['VitisAIExecutionProvider', 'CPUExecutionProvider']\n"
     assert provider_listed(session) is not None
     assert provider_listed("session providers: ['CPUExecutionProvider']\n") is None
+
+
+NPU_CHECK = """System compatibility check for VitisAI EP 1.2...
+OK!
+NPU Device ID     : 0x1502
+NPU Device Name   : NPU Compute Accelerator Device
+NPU Driver Version: 32.0.203.257
+PHX/HPT NPU detected. Make sure to load corresponding XCLBIN.
+
+System compatibility check for VitisAI EP 1.6...
+OK!
+NPU Device ID     : 0x1502
+NPU Device Name   : NPU Compute Accelerator Device
+NPU Driver Version: 32.0.203.257
+PHX/HPT NPU detected. Make sure to load corresponding XCLBIN.
+"""
+
+
+def test_ryzen_ais_npu_check_says_which_releases_suit_the_npu() -> None:
+    from xdnaforge.diagnosis.log_verdict import FAILURE, HEALTHY, judge
+    from xdnaforge.tools.vitis_ai import npu_checks
+
+    assert npu_checks(NPU_CHECK) == [("1.2", "OK!"), ("1.6", "OK!")]
+    verdict = judge(NPU_CHECK)
+    assert (verdict.status, verdict.evidence) == (
+        HEALTHY,
+        "Ryzen AI's npu_check: the NPU and its driver suit VitisAI EP 1.6",
+    )
+    # the newest release refused: the driver is too old for what an install uses
+    old = NPU_CHECK.rsplit("OK!", 1)[0] + "Installed drivers are too old. Do not use VitisAI EP.\n"
+    verdict = judge(old)
+    assert verdict.status == FAILURE
+    assert [d.code for d in verdict.diagnoses] == ["ryzenai-npu-check-refused"]
