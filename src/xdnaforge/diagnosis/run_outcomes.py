@@ -5,7 +5,8 @@ other program that ran on the NPU (a demo, a benchmark, a test gate, a monitor) 
 them. What such programs print of a good run has a few forms of its own, whatever the
 program:
 
-- a verdict line, alone on its line: "Test Passed", "TEST PASSED!", "PASS!", "GATE PASS",
+- a verdict line, alone on its line or after the name of what passed: "Test Passed", "TEST
+  PASSED!", "PASS!", "mha: PASS!", "GATE PASS",
   "All tests passed.", "Validation passed", "✅ PASS: average_pool.py";
 - a measured rate of the work it did: "Tokens per second: 4.40", "12.5 tokens/s",
   "items_per_second=620.987/s", "51.0 TOPS", "80547 op/s", "17965.3 run/sec";
@@ -39,7 +40,9 @@ _VERDICT_RE = re.compile(
     r"(?i)^[^\w\n]*(?:"
     r"(?:all (?:\d+ )?)?(?:tests?|gates?|checks?|validation|verification|examples?|runs?)"
     r" (?:have |has )?(?:passed|pass|succeeded|successful)"
-    r"|(?:test |gate )?pass(?:ed)?(?:: \S+)?"
+    # "PASS!", "PASS: x.py", or after the name of what passed ("mha: PASS!", mlir-aie's
+    # test programs run one after another)
+    r"|(?:[\w./-]{1,80}: )?(?:test |gate )?pass(?:ed)?(?:: \S+)?"
     r")[^\w\n]*$",
     re.M,
 )

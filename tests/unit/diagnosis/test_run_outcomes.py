@@ -21,6 +21,7 @@ from xdnaforge.diagnosis.run_outcomes import checklist, firmware_answered, measu
         "Validation passed",
         "   ✅ PASS: average_pool.py",
         "**PASSED**",
+        "mha_by_steps/only_attn_steps: PASS!",
     ],
 )
 def test_a_verdict_alone_on_its_line_is_the_programs_pass(line: str) -> None:
@@ -35,6 +36,7 @@ def test_a_verdict_alone_on_its_line_is_the_programs_pass(line: str) -> None:
         "Test Passed with warnings: see below",  # not alone
         "bypass",
         "Checks passed to the next stage were dropped",
+        "the first stage, which the second one: passed",  # a sentence, not a test's name
     ],
 )
 def test_other_lines_with_pass_in_them_are_no_verdict(line: str) -> None:
