@@ -73,10 +73,3 @@ def python_xrt_call(text: str) -> tuple[str, str] | None:
         if pattern.search(code):
             return call, f"{path.rsplit('/', 1)[-1]}:{line}"
     return None
-
-
-def python_wait(text: str) -> str | None:
-    """'<file>:<line>' of a Python traceback's innermost frame when it is a call of an XRT
-    run's wait; None otherwise."""
-    called = python_xrt_call(text)
-    return called[1] if called is not None and called[0] == "wait" else None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from xdnaforge.diagnosis.log_verdict import FAILURE, judge
-from xdnaforge.tools.backtrace import blocked_in_shim, frames, python_wait, python_xrt_call
+from xdnaforge.tools.backtrace import blocked_in_shim, frames, python_xrt_call
 
 # gdb's `bt` of a program blocked on the NPU (frame lines as gdb prints them, with and
 # without the address; the system call first)
@@ -45,13 +45,13 @@ PY_WAIT = (
 
 
 def test_a_python_traceback_ending_in_an_xrt_runs_wait_is_found() -> None:
-    assert python_wait(PY_WAIT) == "xrt.py:60"
+    assert python_xrt_call(PY_WAIT) == ("wait", "xrt.py:60")
     # innermost frame elsewhere (the wait returned; something after it raised)
     later = PY_WAIT + '  File "/work/check.py", line 9, in compare\n    assert ok\n'
-    assert python_wait(later) is None
+    assert python_xrt_call(later) is None
     # a wait of another library's (threading) is not the NPU's
     other = PY_WAIT.replace("mlir_aie/python/aie/utils/xrt.py", "threading.py")
-    assert python_wait(other.replace("h.wait()", "self._cond.wait()")) is None
+    assert python_xrt_call(other.replace("h.wait()", "self._cond.wait()")) is None
 
 
 @pytest.mark.parametrize(
