@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import re
 
+from xdnaforge.diagnosis.upstream import SHIM_ERR_SUFFIX
+
 # call -> (level, index of the format argument, does the driver prefix "<function>: ")
-# shim_err() appends " (err=%d)" to its format (src/shim/shim_debug.h)
+# shim_err() appends SHIM_ERR_SUFFIX to its format (src/shim/shim_debug.h)
 CALLS = {
     "XDNA_ERR": ("error", 1, True),
     "XDNA_ERR_ONCE": ("error", 1, True),
@@ -107,15 +109,12 @@ def spec_pattern(spec: str) -> str:
     return ".*?"
 
 
-_SHIM_ERR_SUFFIX = " (err=%d)"
-
-
 def template_pattern(template: str) -> str:
     """The template with each specifier (and each piece not known here: "\x00") as a regex;
     shim_err's suffix may be missing where a program printed the exception's message its
     own way ("Kernel access failed: No valid DPU kernel found in xclbin")."""
-    if template.endswith(_SHIM_ERR_SUFFIX):
-        return template_pattern(template[: -len(_SHIM_ERR_SUFFIX)]) + r"(?: \(err=-?\d+\))?"
+    if template.endswith(SHIM_ERR_SUFFIX):
+        return template_pattern(template[: -len(SHIM_ERR_SUFFIX)]) + r"(?: \(err=-?\d+\))?"
     parts = []
     position = 0
     for match in _SPEC_RE.finditer(template):
@@ -231,7 +230,7 @@ def extract(text: str) -> list[tuple[str, str, str, bool]]:
             continue
         template = _template(args[index])
         if template and match.group(1) == "shim_err":
-            template += _SHIM_ERR_SUFFIX
+            template += SHIM_ERR_SUFFIX
         if template:
             messages.append((level, template, function_at(match.start()), prefixed))
     for match in _LOGGER_RE.finditer(text):  # XRT validate: logger(ptree, "Error", text)

@@ -18,6 +18,9 @@ from pathlib import Path
 from typing import Any
 
 DATA_FILE = Path(__file__).resolve().parent / "data" / "upstream_messages.json"
+# shim_err() appends it to its format (xdna-driver src/shim/shim_debug.h); a line may print
+# the message without it (scripts/message_extract.py makes it optional in the pattern)
+SHIM_ERR_SUFFIX = " (err=%d)"
 _PREFIX_RE = re.compile(r"\b([A-Za-z_]\w+): ")
 _INDEX_WORD_RE = re.compile(r"[a-z][a-z0-9_]{3,}")
 _WORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9_ .,'()/-]{5,}")
@@ -163,8 +166,7 @@ def parse_catalogue(text: str) -> Catalogue:
     by_function: dict[str, list[tuple[str, Message]]] = {}
     by_word: dict[str, list[tuple[str, Message]]] = {}
     for message in messages:
-        # shim_err's suffix may be missing from the line (scripts/message_extract.py)
-        text = message.template.removesuffix(" (err=%d)")
+        text = message.template.removesuffix(SHIM_ERR_SUFFIX)  # the line may not print it
         pieces = _WORD_RE.findall(_CONVERSION_RE.sub("\x00", text))
         piece = max(pieces, key=len).strip().lower() if pieces else ""
         if message.function and message.regex.startswith(re.escape(message.function) + ": "):
