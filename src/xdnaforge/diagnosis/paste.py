@@ -94,7 +94,8 @@ def _numbered(filled: list[str]) -> _Strip | None:
         if rest.strip():
             gaps.append(len(rest) - len(rest.lstrip(" \t")))
     steps = [b - a for a, b in itertools.pairwise(values)]
-    # a blank line of the log may have lost its number in the copy: a step of two
+    # a blank line of the log may have lost its number in the copy: a larger step now and
+    # then, never a step back
     if not all(step > 0 for step in steps) or steps.count(1) < 0.8 * len(steps):
         return None
     if bars:
