@@ -17,6 +17,11 @@ program:
 - the NPU firmware's version read from the device ("FW Version: 1.5.2.380", a `cat` of the
   accel device's `fw_version`): the firmware answered the driver's query, so the driver
   probed and the firmware runs.
+- an XRT program's own word that its hardware context was created ("Hardware context
+  created", "hw_context created successfully"): xrt::hw_context is the first step of a run
+  the firmware takes part in (the driver asks it for the context: aie2_create_context), so
+  the driver, the firmware and the xclbin's partition all accepted it. Opening the device or
+  registering the xclbin is the host's work alone and is no evidence.
 - a build tool's own word that the build finished, in its format strings: CMake's
   Makefiles' last target at 100 % ("[100%] Built target xrt_native",
   cmGlobalUnixMakefileGenerator3.cxx), ninja's last step of all ("[57/57] Linking ..."),
@@ -71,6 +76,14 @@ _FW_FILE_RE = re.compile(
 )
 
 
+# "Hardware context created", "hw_context created successfully", "Created HW context 1":
+# the program's own word on the step, on a line of its own that says nothing went wrong
+_HWCTX_RE = re.compile(r"(?i)\b(?:hardware|hw)[ _-]?(?:context|ctx)\b")
+_CREATED_RE = re.compile(r"(?i)\b(?:created|opened|ready)\b")
+_NOT_DONE_RE = re.compile(
+    r"(?i)\b(?:fail\w*|error|unable|cannot|could not|not|no|before|after|when|if|to)\b|\?"
+)
+_SAID_MOST = 120  # a program's report of a step, not a sentence about one
 _TICK_RE = re.compile(r"[✓✔☑✅]|\[ ?(?:OK|PASS) ?\]")
 # a crossed item, or one the program marks with a warning sign: not every item went well
 _CROSS_RE = re.compile(r"[✗✘❌☒⚠]|\[ ?(?:FAIL|FAILED|ERROR|WARN|WARNING) ?\]")
@@ -128,6 +141,19 @@ def firmware_answered(body: str) -> str | None:
     return None
 
 
+def hardware_context(body: str) -> str | None:
+    """An XRT program's own word that its hardware context was created, in a log of the NPU."""
+    if not NPU_RE.search(body) and "xclbin" not in body:
+        return None
+    for line in body.splitlines():
+        if len(line) > _SAID_MOST or not _HWCTX_RE.search(line):
+            continue
+        if _CREATED_RE.search(line) and not _NOT_DONE_RE.search(line):
+            said = line.strip()
+            return f"the program created its hardware context on the NPU ({said})"
+    return None
+
+
 _BUILT_RES = (
     (re.compile(r"^\[100%\] Built target (\S+)", re.M), "make built target {}"),
     (re.compile(r"^[ \t]*LD \[M\] +(\S+\.ko)\s*$", re.M), "kbuild linked {}"),
@@ -161,5 +187,6 @@ def outcome(body: str) -> str | None:
         or measured_rate(body)
         or checklist(body)
         or firmware_answered(body)
+        or hardware_context(body)
         or build_finished(body)
     )

@@ -7,7 +7,13 @@ from __future__ import annotations
 import pytest
 
 from xdnaforge.diagnosis.log_verdict import FAILURE, HEALTHY, UNKNOWN, UNKNOWN_FAILURE, judge
-from xdnaforge.diagnosis.run_outcomes import checklist, firmware_answered, measured_rate, verdict
+from xdnaforge.diagnosis.run_outcomes import (
+    checklist,
+    firmware_answered,
+    hardware_context,
+    measured_rate,
+    verdict,
+)
 
 
 @pytest.mark.parametrize(
@@ -136,3 +142,37 @@ def test_a_build_that_did_not_finish_is_no_evidence() -> None:
     failed = "[100%] Built target x\nx.cpp:1:1: error: 'y' was not declared in this scope\n"
     assert judge(failed).status == FAILURE
     assert judge("  LD [M]  drivers/accel/amdxdna/amdxdna.o\n").status == UNKNOWN  # no module
+
+
+def test_the_programs_word_that_its_hardware_context_was_created_is_evidence() -> None:
+    # a service's log of its XRT steps (pyxrt): the context is the first step the firmware
+    # takes part in
+    log = (
+        "INFO:xdna2.server:  Found xclbin: /k/matmul.xclbin\n"
+        "INFO:xdna2.server:  XRT device opened\n"
+        "INFO:xdna2.server:  Hardware context created\n"
+    )
+    verdict = judge(log)
+    assert verdict.status == HEALTHY
+    assert verdict.evidence is not None
+    assert "INFO:xdna2.server:  Hardware context created" in verdict.evidence
+    assert hardware_context("hw_context created successfully on the NPU\n") is not None
+
+
+@pytest.mark.parametrize(
+    "log",
+    [
+        "Step 4: Creating hardware context...\nXRT device opened\n",  # still running
+        "the hardware context is created when the xclbin is registered (npu)\n",  # a sentence
+        "XRT: hardware context not created\n",
+        "Hardware context created\n",  # no sign of the NPU in the log
+        "INFO: XRT device opened\nINFO: xclbin registered successfully\n",  # host work only
+    ],
+)
+def test_other_words_about_a_hardware_context_are_no_evidence(log: str) -> None:
+    assert hardware_context(log) is None
+
+
+def test_a_created_context_then_a_failure_is_a_failure() -> None:
+    log = "xclbin loaded\nHardware context created\nERROR: run failed (ERT_CMD_STATE_ERROR)\n"
+    assert judge(log).status in (FAILURE, UNKNOWN_FAILURE)
