@@ -1,8 +1,10 @@
 """What a copy of a log adds that none of its programs printed, taken off before it is read.
 
 Per line: a terminal's colour and cursor sequences (a build run with colours on, a CI log;
-also as `cat -v` and some viewers show the escape: `^[[31m`, `␛[31m`) and HTML's character
-references (a log copied out of a web page's source: `&lt;` for `<`).
+also as `cat -v` and some viewers show the escape: `^[[31m`, `␛[31m`), HTML's character
+references (a log copied out of a web page's source: `&lt;` for `<`), and the pair of
+quotes a writer put around a whole line to quote it (`"Error: ..."`, `` `Error: ...` ``,
+“...”), when no other quote of the kind is inside.
 
 Per log, decided on its first lines (so a file still streams): a prefix that every one of
 them carries and no program prints:
@@ -28,6 +30,7 @@ _ENTITY_RE = re.compile(r"&(?:lt|gt|amp|quot|apos|nbsp|#\d{1,6}|#x[0-9a-fA-F]{1,
 _NUMBER_RE = re.compile(r"^[ \t]*(\d{1,7})(?=[ \t:|]|$)")
 _BAR_RE = re.compile(r"^[ \t]*[:|] ?")
 _SERVICE_RE = re.compile(r"^[\w.@-]+[ \t]*(\|) ?")
+_QUOTES = {'"': '"', "`": "`", "\u201c": "\u201d"}  # a line quoted whole: "...", `...`, “...”
 _SNIFF = 40  # first lines that decide a log's prefix
 _AT_LEAST = 2  # lines a prefix must be seen on before it is taken for the paste's
 _Strip = Callable[[str], str]
@@ -39,6 +42,17 @@ def clean(line: str) -> str:
         line = _ESCAPES_RE.sub("", line)
     if "&" in line and ";" in line:
         line = _ENTITY_RE.sub(lambda match: html.unescape(match.group(0)), line)
+    if line[:1] in _QUOTES:
+        return _unquoted(line)
+    return line
+
+
+def _unquoted(line: str) -> str:
+    text = line.rstrip("\r\n")
+    opening, closing = text[0], _QUOTES[text[0]]
+    inside = text[1:-1]
+    if len(text) > 2 and text.endswith(closing) and opening not in inside and closing not in inside:
+        return inside + line[len(text) :]
     return line
 
 

@@ -1,5 +1,5 @@
-"""What a copy adds to a log (terminal escapes, HTML references, line numbers, a service
-column, an indentation) is taken off before the log is read: the shapes of
+"""What a copy adds to a log (terminal escapes, HTML references, quotes around a line, line
+numbers, a service column, an indentation) is taken off before the log is read: the shapes of
 tests/fixtures/shapes, copied as users copy them, get the verdicts they get as printed."""
 
 from __future__ import annotations
@@ -66,6 +66,16 @@ def test_escapes_and_references_are_taken_off_a_line() -> None:
     assert clean("std::vector&lt;int&gt; &amp;&amp; &#39;x&#39;") == "std::vector<int> && 'x'"
     # text that only looks like a reference keeps its letters
     assert clean("R&D; a && b; &unknown;") == "R&D; a && b; &unknown;"
+
+
+def test_the_quotes_around_a_line_quoted_whole_are_taken_off() -> None:
+    error = "[ERROR]  Failed to load model: Failed to create context virtual (0xc01e0009)"
+    for quoted in (f'"{error}"', f"`{error}`", f"\u201c{error}\u201d"):
+        assert clean(quoted + "\n") == error + "\n"
+        assert outcome(quoted) == outcome(error)
+    # quotes that belong to the line stay: JSON, a fence, a quote only opened
+    for line in ('"status": "passed"', "```", '"', '""', '"Error: x', "`a` and `b`"):
+        assert clean(line) == line
 
 
 def test_a_prefix_only_some_lines_carry_is_the_logs_own() -> None:
