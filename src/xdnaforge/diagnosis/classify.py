@@ -76,6 +76,12 @@ def message_of(line: str) -> str:
     return line[match.end() :] if match and match.end() else line
 
 
+def kernel_prefix(prefix: str) -> bool:
+    """A prefix (prefix_length) of the kernel's log: dmesg's time in brackets, or the
+    journal's kernel ident; a service's line in the journal ("host flm[123]: ") is not."""
+    return prefix.rstrip().endswith("]") or " kernel: " in prefix
+
+
 # what an error number the NPU stack returns says to its caller, for a line of an NPU
 # tool's run that names no family in words (the driver's ioctl handlers: -EACCES/-EPERM a
 # request the caller may not make, -ENODEV/-ENXIO no device behind the node, -ENOMEM/-EFAULT
@@ -137,20 +143,24 @@ class Classifier:
         self._plain = tuple((s.literal, s.search_regex, i) for s, i in signatures if not s.folded)
         self._folded = tuple((s.literal, s.search_regex, i) for s, i in signatures if s.folded)
         self._cache: dict[str, LineClass] = {}
+        self._kernel_cache: dict[str, LineClass] = {}
 
     def classify(self, line: str) -> LineClass:
-        return self.classify_message(message_of(line))
+        cut = prefix_length(line)
+        return self.classify_message(line[cut:], kernel_prefix(line[:cut]) if cut else False)
 
-    def classify_message(self, key: str) -> LineClass:
-        """Classify a line already stripped of its journal prefix (message_of)."""
-        found = self._cache.get(key)
+    def classify_message(self, key: str, kernel: bool = False) -> LineClass:
+        """Classify a line already stripped of its journal prefix (message_of); `kernel`: the
+        prefix was the kernel log's (kernel_prefix), so only the driver's templates apply."""
+        cache = self._kernel_cache if kernel else self._cache
+        found = cache.get(key)
         if found is None:
-            if len(self._cache) >= _CACHE_LIMIT:
-                self._cache.clear()  # bounded memory on journals of ever-new messages
-            found = self._cache[key] = self._classify(key)
+            if len(cache) >= _CACHE_LIMIT:
+                cache.clear()  # bounded memory on journals of ever-new messages
+            found = cache[key] = self._classify(key, kernel)
         return found
 
-    def _classify(self, line: str) -> LineClass:
+    def _classify(self, line: str, kernel: bool = False) -> LineClass:
         matched = [at for text, search, at in self._plain if text in line and search(line)]
         lowered = line.lower() if line.isascii() else None  # else: the regexes' own folding
         matched += [
@@ -163,7 +173,7 @@ class Classifier:
         # every line is looked up, whatever its words: an upstream error template without a
         # failure word ("No such graph handle", "Query interrupted by user") is an error all
         # the same; a reader's finding ("xdnaforge: ...") no upstream printed
-        located = None if line.startswith("xdnaforge: ") else catalogue().locate(line)
+        located = None if line.startswith("xdnaforge: ") else catalogue().locate(line, kernel)
         driver_problem = located is not None and located.component == "amdxdna"
         if located is not None and located.level == "error" and located.family != "notes":
             failure = True  # an error message without a failure word ("Bad time quantum 5")

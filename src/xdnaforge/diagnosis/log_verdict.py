@@ -28,8 +28,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from xdnaforge.diagnosis.anchors import SAMPLE, Search, searcher
-from xdnaforge.diagnosis.classify import Classifier, Tally, message_of, prefix_length
-from xdnaforge.diagnosis.knowledge import ANNOTATION, Diagnosis, Entry, load_knowledge
+from xdnaforge.diagnosis.classify import (
+    Classifier,
+    Tally,
+    kernel_prefix,
+    prefix_length,
+)
+from xdnaforge.diagnosis.knowledge import ANNOTATION, NPU_RE, Diagnosis, Entry, load_knowledge
 from xdnaforge.diagnosis.paste import unpasted
 from xdnaforge.diagnosis.readers import ProbeWatch, findings, healthy_evidence, skipped_messages
 from xdnaforge.diagnosis.upstream import Message
@@ -320,14 +325,29 @@ def _scan(
         message = line[cut:] if cut else line
         # read as the program printed it: a paste's or a runner's indentation ("  FAILED: "
         # in a list item) is not part of the message
-        line_class = classify(message.lstrip(" \t") if message[:1] in " \t" else message)
+        line_class = classify(
+            message.lstrip(" \t") if message[:1] in " \t" else message,
+            bool(cut) and kernel_prefix(line[:cut]),
+        )
         if "amdxdna" in message:
             probe.feed(message)
         if line_class.explained:
             if remember is not None and tally.records(line_class):
                 remember(number)
             add(number, line, line_class)
-        elif line_class.failure and len(unexplained) < _UNEXPLAINED:
+        elif (
+            line_class.failure
+            and len(unexplained) < _UNEXPLAINED
+            and not (
+                cut
+                and line_class.located is None
+                and kernel_prefix(line[:cut])
+                and not NPU_RE.search(message)
+            )
+        ):
+            # another driver's failure in the kernel's log ("cfg80211: failed to load
+            # regulatory.db", amd-pmf's TEE) is not the NPU's: an NPU line names the NPU or
+            # prints a template of its driver (then it is explained, or located)
             unexplained.append(Unexplained(line.strip(), line_class.located))
             where[id(unexplained[-1])] = number
         if not cut:
@@ -345,7 +365,11 @@ def _scan(
         # the lines of an NPU tool's own run are the NPU stack's, whatever they name
         still = []
         for item in unexplained:
-            read = classifier.classify_in_npu_tool(message_of(item.line))
+            cut = prefix_length(item.line)
+            if cut and kernel_prefix(item.line[:cut]):  # another driver's, not the tool's
+                still.append(item)
+                continue
+            read = classifier.classify_in_npu_tool(item.line[cut:])
             if read is None:
                 still.append(item)
             else:

@@ -21,6 +21,7 @@ DATA_FILE = Path(__file__).resolve().parent / "data" / "upstream_messages.json"
 # shim_err() appends it to its format (xdna-driver src/shim/shim_debug.h); a line may print
 # the message without it (scripts/message_extract.py makes it optional in the pattern)
 SHIM_ERR_SUFFIX = " (err=%d)"
+KERNEL_COMPONENT = "amdxdna"  # the driver's messages: the only ones a kernel log line prints
 _PREFIX_RE = re.compile(r"\b([A-Za-z_]\w+): ")
 _INDEX_WORD_RE = re.compile(r"[a-z][a-z0-9_]{3,}")
 _WORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9_ .,'()/-]{5,}")
@@ -99,8 +100,10 @@ class Catalogue:
     # the other messages by the longest word of their piece: a line looks up its own words
     by_word: dict[str, tuple[tuple[str, Message], ...]]
 
-    def locate(self, line: str) -> Message | None:
-        """The upstream message `line` prints, errors before warnings; None if none."""
+    def locate(self, line: str, kernel: bool = False) -> Message | None:
+        """The upstream message `line` prints, errors before warnings; None if none. A line
+        of the kernel's log (`kernel`: dmesg's or the journal's kernel prefix) prints only a
+        driver's message: no userspace program writes there."""
         lowered = line.lower()
         candidates: list[tuple[str, Message]] = []
         for name in _PREFIX_RE.findall(line):
@@ -113,6 +116,8 @@ class Catalogue:
                 for item in self.by_word.get(word, ())
             ]
             found = [m for piece, m in anchored if piece in lowered and m.pattern.search(line)]
+        if kernel:
+            found = [m for m in found if m.component == KERNEL_COMPONENT]
         if not found:
             return None
         # the most specific: the longest template, errors first

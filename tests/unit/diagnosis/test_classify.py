@@ -12,7 +12,7 @@ from xdnaforge.diagnosis.ioctls import (
     history,
     ioctl_family,
 )
-from xdnaforge.diagnosis.log_verdict import judge
+from xdnaforge.diagnosis.log_verdict import HEALTHY, UNKNOWN_FAILURE, judge
 
 SMU = "amdxdna 0000:c6:00.1: [drm] *ERROR* aie2_smu_init: Access power failed, ret -22\n"
 CALLER = "amdxdna 0000:c6:00.1: [drm] *ERROR* aie2_init: start npu failed, ret -22\n"
@@ -99,3 +99,27 @@ def test_a_strerror_text_ending_a_message_is_its_errno() -> None:
     assert from_text("open /dev/accel/accel0: Permission denied.") is not None
     assert from_text("Operation not supported here, retrying") is None  # not its end
     assert from_text("status: Good") is None
+
+
+def test_a_kernel_log_line_prints_only_a_drivers_template() -> None:
+    # the shim's "Failed to open %s (err=%d)" is a userspace message: never dmesg's
+    line = "Failed to open TEE session err:0x0, rc:-12"
+    assert judge(line).status != HEALTHY  # a userspace line: the shim's template
+    assert diagnose(f"[    4.331693] {line}") == []
+    assert diagnose(f"nov 04 13:18:03 host kernel: {line}") == []
+
+
+def test_another_drivers_failure_in_a_kernel_log_is_not_the_npus() -> None:
+    dmesg = (
+        "[    4.254317] amdxdna 0000:c4:00.1: enabling device (0000 -> 0002)\n"
+        "[    4.284151] cfg80211: failed to load regulatory.db\n"
+        "[    4.332537] amd-pmf AMDI0105:00: Failed to open TA session (-12)\n"
+        "[    4.356598] [drm] Initialized amdxdna_accel_driver 0.0.0 for 0000:c4:00.1 on minor 0\n"
+    )
+    verdict = judge(dmesg)
+    assert (verdict.status, verdict.unexplained) == (HEALTHY, ())
+    # the same failure printed by a program (no kernel prefix) is still a failure
+    assert judge(dmesg + "cfg80211: failed to load regulatory.db\n").status == UNKNOWN_FAILURE
+    # an untagged kernel line naming the NPU stays the NPU's
+    npu = dmesg + "[    5.1] failed to load amdnpu/17f0_10/npu.sbin\n"
+    assert judge(npu).status != HEALTHY
