@@ -11,7 +11,11 @@ them carries and no program prints:
 
 - a viewer's line numbers (`  12  text`, `12: text`, `12 | text`), counting up by one;
 - docker compose's service column (`npu-1  | text`), at one column in every line;
-- an indentation common to every line (a paste indented as a code block, a mail).
+- an indentation common to every line (a paste indented as a code block, a mail);
+- a mail's quoted-printable encoding (a log copied out of a raw mail or a list archive's
+  mbox): no line over 76 characters and some broken there with a soft line break (`=` at
+  the end, RFC 2045 6.7), so the broken lines are joined and `=3D`, `=20` decoded
+  (Python's quopri) before anything else is read.
 
 A prefix only some of the first lines carry is not taken off: it may be the log's own.
 """
@@ -20,6 +24,7 @@ from __future__ import annotations
 
 import html
 import itertools
+import quopri
 import re
 from collections.abc import Callable, Iterable, Iterator
 
@@ -31,6 +36,8 @@ _NUMBER_RE = re.compile(r"^[ \t]*(\d{1,7})(?=[ \t:|]|$)")
 _BAR_RE = re.compile(r"^[ \t]*[:|] ?")
 _SERVICE_RE = re.compile(r"^[\w.@-]+[ \t]*(\|) ?")
 _QUOTES = {'"': '"', "`": "`", "\u201c": "\u201d"}  # a line quoted whole: "...", `...`, “...”
+_QP_WIDTH = 76  # RFC 2045: an encoded line is at most 76 characters, its soft break's "=" too
+_QP_BROKEN = 2  # lines broken with a soft break, at that width, before a log is taken for QP
 _SNIFF = 40  # first lines that decide a log's prefix
 _AT_LEAST = 2  # lines a prefix must be seen on before it is taken for the paste's
 _Strip = Callable[[str], str]
@@ -57,18 +64,48 @@ def _unquoted(line: str) -> str:
 
 
 def unpasted(numbered: Iterable[tuple[int, str]]) -> Iterator[tuple[int, str]]:
-    """The lines as their programs printed them (module doc); numbers unchanged."""
-    lines = iter(numbered)
-    head: list[tuple[int, str]] = []
-    for item in lines:
-        head.append((item[0], clean(item[1])))
-        if len(head) >= _SNIFF:
-            break
+    """The lines as their programs printed them (module doc); numbers unchanged (a line a
+    soft break joined has the number of its first part)."""
+    lines: Iterator[tuple[int, str]] = iter(numbered)
+    first = list(itertools.islice(lines, _SNIFF))
+    if _quoted_printable([text.rstrip("\r\n") for _, text in first]):
+        lines = _soft_joined(itertools.chain(first, lines))
+        first = list(itertools.islice(lines, _SNIFF))
+    head = [(number, clean(text)) for number, text in first]
     strip = _prefix([text.rstrip("\r\n") for _, text in head])
     for number, text in head:
         yield number, strip(text)
     for number, text in lines:
         yield number, strip(clean(text))
+
+
+def _quoted_printable(head: list[str]) -> bool:
+    if any(len(text) > _QP_WIDTH for text in head):
+        return False
+    broken = sum(1 for text in head if text.endswith("=") and len(text) >= _QP_WIDTH - 3)
+    return broken >= _QP_BROKEN
+
+
+def _soft_joined(lines: Iterator[tuple[int, str]]) -> Iterator[tuple[int, str]]:
+    number, parts = -1, list[str]()
+    for at, text in lines:
+        text = text.rstrip("\r\n")
+        if not parts:
+            number = at
+        if text.endswith("=") and len(parts) < _SNIFF:  # a soft break: the line goes on
+            parts.append(text[:-1])
+            continue
+        parts.append(text)
+        yield number, _decoded("".join(parts))
+        parts = []
+    if parts:
+        yield number, _decoded("".join(parts))
+
+
+def _decoded(text: str) -> str:
+    if "=" not in text:
+        return text
+    return quopri.decodestring(text.encode("utf-8", "surrogateescape")).decode("utf-8", "replace")
 
 
 def _same(text: str) -> str:

@@ -5,6 +5,7 @@ tests/fixtures/shapes, copied as users copy them, get the verdicts they get as p
 from __future__ import annotations
 
 import html
+import quopri
 from collections.abc import Callable
 
 import pytest
@@ -103,3 +104,21 @@ def test_a_journal_keeps_its_prefix() -> None:
         f"Dec 01 10:00:0{n} host kernel: amdxdna 0000:c5:00.1: message {n}" for n in range(5)
     )
     assert lines(journal) == journal.splitlines()
+
+
+def test_a_log_copied_out_of_a_mails_quoted_printable_text_is_decoded() -> None:
+    printed = [
+        "[    4.254317] amdxdna 0000:c4:00.1: enabling device (0000 -> 0002)",
+        "[    4.260408] r8169 0000:bf:00.0 eth0: RTL8126A, 9c:bf:0d:00:e0:8d, XID 649, IRQ 186",
+        "[    4.262344] r8169 0000:bf:00.0 eth0: jumbo features [frames: 9194 bytes, tx ok]",
+        "[    4.356598] [drm] Initialized amdxdna_accel_driver 0.0.0 for 0000:c4:00.1 on minor 0",
+        "a=b",
+    ]
+    encoded = quopri.encodestring("\n".join(printed).encode()).decode()
+    assert max(len(line) for line in encoded.splitlines()) <= 76
+    assert sum(line.endswith("=") for line in encoded.splitlines()) >= 2
+    assert lines(encoded) == printed
+    assert outcome(encoded) == outcome("\n".join(printed))
+    # a log whose lines end in "=" for their own reasons is not decoded
+    own = "CFLAGS=\nLDFLAGS=\nx=3D\n"
+    assert lines(own) == ["CFLAGS=", "LDFLAGS=", "x=3D"]
