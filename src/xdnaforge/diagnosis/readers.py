@@ -24,7 +24,7 @@ import re
 from typing import TYPE_CHECKING
 
 from xdnaforge.diagnosis import examine_report
-from xdnaforge.diagnosis.knowledge import ANNOTATION, looks_failed
+from xdnaforge.diagnosis.knowledge import ANNOTATION, NPU_RE, looks_failed
 
 if TYPE_CHECKING:
     from xdnaforge.tools.xrt_smi import TestResult, Validation
@@ -316,6 +316,14 @@ def healthy_evidence(text: str, probe: ProbeWatch | None = None) -> str | None:
         # the only test ran and reported its figures; the log ends before its status
         return (
             f"xrt-smi validate: test 1 ran and measured ({validation.tests[-1].details[-1]}){cut}"
+        )
+    if not validation.tests and validation.device and NPU_RE.search(validation.platform or ""):
+        # the header validate prints once it has opened the device and asked the driver for
+        # its BDF and name (SubCmdValidate.cpp, get_platform_info: pcie_bdf, rom_vbnv); the
+        # log ends before the first test began
+        return (
+            f"xrt-smi validate opened the NPU [{validation.device}] "
+            f"(Platform: {validation.platform}); the log ends before its first test"
         )
     # a JSON report cut off mid-way: count the statuses it did record
     recorded = [s.upper() for s in re.findall(r'"status":\s*"([\w ]+)"', body)]

@@ -441,3 +441,24 @@ def test_a_context_health_report_is_evidence_until_a_context_faulted() -> None:
     assert "context 3" in verdict.diagnoses[0].cause
     # the heading alone (the report cut off before its table) is no evidence
     assert judge(CONTEXT_HEALTH.splitlines()[0] + "\n").status != HEALTHY
+
+
+def test_validates_header_is_evidence_when_the_log_ends_before_its_first_test() -> None:
+    # get_platform_info prints it after asking the driver for the device's BDF and name
+    header = (
+        "> xrt-smi validate -r latency --pmode default\n"
+        "Validate Device           : [00c5:00:01.1]\n"
+        "    Platform              : NPU Krackan\n"
+        "    Power Mode            : Default\n"
+    )
+    verdict = judge(header)
+    assert verdict.status == HEALTHY
+    assert verdict.evidence is not None
+    assert "[00c5:00:01.1]" in verdict.evidence
+    assert "NPU Krackan" in verdict.evidence
+    # a test that began and printed nothing more may have hung: no evidence
+    started = header + "-" * 79 + "\nTest 1 [00c5:00:01.1]     : latency\n"
+    assert judge(started).status != HEALTHY
+    # a platform that is no NPU (an Alveo card) says nothing of the NPU
+    alveo = "Validate Device           : [0000:17:00.1]\n    Platform              : xilinx_u250\n"
+    assert judge(alveo).status != HEALTHY
