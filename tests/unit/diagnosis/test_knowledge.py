@@ -16,7 +16,7 @@ from xdnaforge.diagnosis.knowledge import (
     parse_knowledge,
     unexplained_failures,
 )
-from xdnaforge.diagnosis.log_verdict import FAILURE, UNKNOWN_FAILURE, judge
+from xdnaforge.diagnosis.log_verdict import FAILURE, UNKNOWN, UNKNOWN_FAILURE, judge
 from xdnaforge.diagnosis.log_verdict import HEALTHY as HEALTHY_VERDICT
 from xdnaforge.diagnosis.upstream import catalogue
 from xdnaforge.stages.validate import healthy_evidence
@@ -177,6 +177,7 @@ def test_every_entry_is_exercised_by_a_log() -> None:
         "build-cmake-no-compiler",
         "build-cmake-unknown-command",
         "build-cmake-project-error",
+        "rmmod-not-loaded-harmless",  # kmod's rmmod, as kmod 30 prints it
     }
     assert {e.code for e in load_knowledge()} == seen | synthetic | GENERIC
 
@@ -583,3 +584,15 @@ def test_an_errno_chain_passes_through_any_line_of_an_entry() -> None:
     families = [d.family for d in judge(log).diagnoses]
     assert families[0] == "hwctx"
     assert set(families) == {"hwctx", "versions", "power"}
+
+
+def test_an_unload_of_a_module_that_was_not_loaded_is_no_failure() -> None:
+    # kmod's rmmod, as a package's postinst runs it before it installs the new module
+    log = "Unloading old modules\nrmmod: ERROR: Module zocl is not currently loaded\n"
+    verdict = judge(log)
+    assert verdict.status == UNKNOWN  # no failure, and no evidence either
+    assert [(d.code, d.severity) for d in verdict.diagnoses] == [
+        ("rmmod-not-loaded-harmless", "info")
+    ]
+    # another rmmod error is still one
+    assert judge("rmmod: ERROR: Module amdxdna is in use\n").status != UNKNOWN
