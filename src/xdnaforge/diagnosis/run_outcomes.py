@@ -6,10 +6,11 @@ them. What such programs print of a good run has a few forms of its own, whateve
 program:
 
 - a verdict line, alone on its line or after the name of what passed: "Test Passed", "TEST
-  PASSED!", "PASS!", "mha: PASS!", "GATE PASS",
+  PASSED!", "PASS!", "mha: PASS!", "GATE PASS", or first on its line before what it was
+  judged by ("PASS -- tolerance 2e-03 on 1-cos");
   "All tests passed.", "Validation passed", "✅ PASS: average_pool.py";
 - a measured rate of the work it did: "Tokens per second: 4.40", "12.5 tokens/s",
-  "items_per_second=620.987/s", "51.0 TOPS", "80547 op/s", "17965.3 run/sec";
+  "items_per_second=620.987/s", "51.0 TOPS", "80547 op/s", "17965.3 run/sec", "30.00 fps";
 - a checklist of its steps, every item ticked and none crossed or marked with a warning
   sign ("[Attention] Rope ✔",
   "✓ Server health: OK"; three at least), unless the log ends at a step still running
@@ -48,7 +49,9 @@ _VERDICT_RE = re.compile(
     # "PASS!", "PASS: x.py", or after the name of what passed ("mha: PASS!", mlir-aie's
     # test programs run one after another)
     r"|(?:[\w./-]{1,80}: )?(?:test |gate )?pass(?:ed)?(?:: \S+)?"
-    r")[^\w\n]*$",
+    r")[^\w\n]*$"
+    # "PASS -- tolerance 2e-03 on 1-cos": the verdict first, then what it was judged by
+    r"|^[^\w\n]*(?:test |gate )?PASS(?:ED)? (?:--?|\u2014|\u2013) \S.*$",
     re.M,
 )
 _UNITS = (
@@ -62,6 +65,7 @@ _RATE_RES = (
     # a number from its first digit only: tried once per number, never at each of its digits
     re.compile(rf"(?i)(?<![\d.])(\d+(?:\.\d+)?)\s*({_UNITS})\s*/\s*s(?:ec)?\b"),  # "12.5 tok/s"
     re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*(TOPS|GOPS|TFLOPS|GFLOPS)\b"),
+    re.compile(r"(?i)(?<![\d.])(\d+(?:\.\d+)?)\s*(fps)\b(?!\s*/)"),  # "= 30.00 fps": a rate
 )
 _OTHER_DEVICE_RE = re.compile(
     r"(?i)\b(?:on|device[:=]?|using|backend[:=]?)\s+(?:the\s+)?(?:cpu|gpu|igpu|cuda|rocm|vulkan)\b"

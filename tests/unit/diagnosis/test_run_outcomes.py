@@ -28,6 +28,8 @@ from xdnaforge.diagnosis.run_outcomes import (
         "   ✅ PASS: average_pool.py",
         "**PASSED**",
         "mha_by_steps/only_attn_steps: PASS!",
+        "PASS -- tolerance 2e-03 on 1-cos, no Python in this process",  # then its measure
+        "PASSED \u2014 3 of 3 gates",
     ],
 )
 def test_a_verdict_alone_on_its_line_is_the_programs_pass(line: str) -> None:
@@ -43,6 +45,8 @@ def test_a_verdict_alone_on_its_line_is_the_programs_pass(line: str) -> None:
         "bypass",
         "Checks passed to the next stage were dropped",
         "the first stage, which the second one: passed",  # a sentence, not a test's name
+        "PASS--through mode",  # no separator: a word
+        "Passthrough -- 4096 int32",
     ],
 )
 def test_other_lines_with_pass_in_them_are_no_verdict(line: str) -> None:
@@ -55,6 +59,8 @@ def test_a_measured_rate_is_read_in_its_three_orders() -> None:
     assert measured_rate("decode: 12.5 tokens/s\n") is not None
     assert measured_rate("GEMM: 51.0 TOPS\n") is not None
     assert measured_rate("32000 runs finished in 1781207 us, 17965.3 run/sec\n") is not None
+    assert measured_rate("window 900 frames in 30.0 s = 30.00 fps\n") is not None
+    assert measured_rate("capture at 0 fps\n") is None
     assert measured_rate("Tokens per second: 0.00\n") is None  # nothing was done
     # measured where the log says the work ran elsewhere: not the NPU's
     assert measured_rate("running on CPU\nTokens per second: 20.1\n") is None
