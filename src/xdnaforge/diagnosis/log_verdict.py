@@ -35,7 +35,7 @@ from xdnaforge.diagnosis.classify import (
     prefix_length,
 )
 from xdnaforge.diagnosis.knowledge import ANNOTATION, NPU_RE, Diagnosis, Entry, load_knowledge
-from xdnaforge.diagnosis.paste import unpasted
+from xdnaforge.diagnosis.paste import QUOTE_RE, STAMP_RE, unpasted
 from xdnaforge.diagnosis.readers import ProbeWatch, findings, healthy_evidence, skipped_messages
 from xdnaforge.diagnosis.upstream import Message
 from xdnaforge.readahead import read_ahead
@@ -46,10 +46,7 @@ _UNEXPLAINED = 50
 # a journal: a file this large whose first lines nearly all carry a journal/dmesg prefix
 JOURNAL_MIN_BYTES = 16 * 1024 * 1024
 _SNIFF_LINES = 2000
-_QUOTE_RE = re.compile(r"^(?:> ?)+")
-# "2025-01-09 13:41:14 ", "2025-01-09T13:41:14.1234567Z " (GitHub Actions), "[2025-12-01
-# 10:00:00.123] " (spdlog, Lemonade): a timestamp of the program's own before its line
-_STAMP_RE = re.compile(r"\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\]? ")
+# the first characters of a timestamp paste.STAMP_RE reads: tried only on lines that start so
 _STAMP_STARTS = frozenset({"19", "20", "[1", "[2"})
 # output of the NPU stack's own tools: FastFlowLM's "[FLM]  " lines, xrt-smi/xbutil's
 # reports, XRT's own messages ("[XRT] ERROR: ...") and exceptions ('xrt_core::system_error')
@@ -309,18 +306,18 @@ def _scan(
         # characters only, so no regex ever sees more (bounded time per line)
         line = raw[:_LINE_LIMIT].rstrip("\r\n")
         if line.startswith(">"):  # quoted in a reply (markdown, mail): the log is inside
-            line = _QUOTE_RE.sub("", line, count=1)
+            line = QUOTE_RE.sub("", line, count=1)
         if not line or line.startswith(ANNOTATION) or line.isspace():
             continue
         if len(line) >= 16 and (line[1] == line[3] == line[5] == " " or line[2] == line[4] == " "):
             line = _spaced_out(line)
         cut = prefix_length(line)
         if not cut and line[:2] in _STAMP_STARTS:
-            stamp = _STAMP_RE.match(line)  # a program's own timestamp, or a CI log's
+            stamp = STAMP_RE.match(line)  # a program's own timestamp, or a CI log's
             if stamp:  # what follows may be a kernel line ("[ 12.3] amdxdna ...")
                 line = line[stamp.end() :]
                 if line.startswith(">"):  # a CI's stamp before a quoted reply's line
-                    line = _QUOTE_RE.sub("", line, count=1)
+                    line = QUOTE_RE.sub("", line, count=1)
                 cut = prefix_length(line)
         message = line[cut:] if cut else line
         # read as the program printed it: a paste's or a runner's indentation ("  FAILED: "

@@ -36,6 +36,12 @@ _NUMBER_RE = re.compile(r"^[ \t]*(\d{1,7})(?=[ \t:|]|$)")
 _BAR_RE = re.compile(r"^[ \t]*[:|] ?")
 _SERVICE_RE = re.compile(r"^[\w.@-]+[ \t]*(\|) ?")
 _QUOTES = {'"': '"', "`": "`", "\u201c": "\u201d"}  # a line quoted whole: "...", `...`, “...”
+# what a reply's quoting or a timestamp puts before each line of a paste: "2025-01-09
+# 13:41:14 ", "2025-01-09T13:41:14.1234567Z " (GitHub Actions), "[2025-12-01 10:00:00.123] "
+# (spdlog, Lemonade); log_verdict takes them off a line at a time, a soft break is read past
+# them
+QUOTE_RE = re.compile(r"^(?:> ?)+")
+STAMP_RE = re.compile(r"\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\]? ")
 _QP_WIDTH = 76  # RFC 2045: an encoded line is at most 76 characters, its soft break's "=" too
 _QP_BROKEN = 2  # lines broken with a soft break, at that width, before a log is taken for QP
 _SNIFF = 40  # first lines that decide a log's prefix
@@ -79,10 +85,19 @@ def unpasted(numbered: Iterable[tuple[int, str]]) -> Iterator[tuple[int, str]]:
         yield number, strip(clean(text))
 
 
+def _lead(text: str) -> int:
+    """Where a line's text starts after a CI's stamp and a reply's quoting."""
+    stamp = STAMP_RE.match(text)
+    end = stamp.end() if stamp else 0
+    quote = QUOTE_RE.match(text, end)
+    return quote.end() if quote else end
+
+
 def _quoted_printable(head: list[str]) -> bool:
-    if any(len(text) > _QP_WIDTH for text in head):
+    texts = [text[_lead(text) :] for text in head]
+    if any(len(text) > _QP_WIDTH for text in texts):
         return False
-    broken = sum(1 for text in head if text.endswith("=") and len(text) >= _QP_WIDTH - 3)
+    broken = sum(1 for text in texts if text.endswith("=") and len(text) >= _QP_WIDTH - 3)
     return broken >= _QP_BROKEN
 
 
@@ -92,6 +107,8 @@ def _soft_joined(lines: Iterator[tuple[int, str]]) -> Iterator[tuple[int, str]]:
         text = text.rstrip("\r\n")
         if not parts:
             number = at
+        else:  # the rest of a line a soft break cut: what a paste put before it goes
+            text = text[_lead(text) :]
         if text.endswith("=") and len(parts) < _SNIFF:  # a soft break: the line goes on
             parts.append(text[:-1])
             continue
