@@ -70,9 +70,11 @@ _SHELL_FAIL_RE = re.compile(
     r"(?i)\b(?:error|fail|failed|not found|missing|unsupported|cannot|can't|unable|invalid|must)\b"
 )
 _SHELL_VAR_RE = re.compile(r"\$(?:\{[^}]*\}|\(\([^)]*\)\)|\([^)]*\)|\w+|[@*#?0-9])")
-# example tests and tools print failures to a stream: `std::cout << "ERROR: ..."`
+# example tests and tools print failures to a stream: `std::cout << "ERROR: ..."`, or
+# through boost::format (xrt-smi's `std::cerr << boost::format("Error: ... %s\n") % x`)
 _STREAM_RE = re.compile(
-    r'std::(?:cout|cerr)\s*<<\s*"((?:ERROR|Error|TEST FAILED|FAILED)[^"\\]*(?:\\.[^"\\]*)*)"'
+    r"std::(?:cout|cerr)\s*<<\s*(?:boost::format\s*\(\s*)?"
+    r'"((?:ERROR|Error|TEST FAILED|FAILED)[^"\\]*(?:\\.[^"\\]*)*)"'
 )
 # a report that found no device says so in its text, not through an error call
 _NO_DEVICES_RE = re.compile(r'<<\s*"(\s*0 devices? found[^"\\]*)"')
@@ -247,7 +249,11 @@ def extract(text: str) -> list[tuple[str, str, str, bool]]:
         messages.append(("error", match.group(1).strip(), function_at(match.start()), False))
     for match in _STREAM_RE.finditer(text):
         template = _unescape(match.group(1)).strip()
-        messages.append(("error", template, function_at(match.start()), False))
+        said = re.sub(r"^(?:ERROR|Error)\b[\s:()\[]*", "", template)
+        if re.search(r"[A-Za-z]{2}", _SPEC_RE.sub("", said)):
+            # a tag alone ("ERROR: %s", "Error:") prints another message: it is found
+            # where that one is thrown; "TEST FAILED!" says what failed
+            messages.append(("error", template, function_at(match.start()), False))
     for match in _HEADER_PRINT_RE.finditer(text):
         args = _call_args(text, text.index("(", match.start()) + 1)
         template = _template(args[1]) if len(args) > 1 else None

@@ -172,6 +172,23 @@ def test_a_reports_no_device_line_is_a_message() -> None:
     ]
 
 
+def test_a_tools_error_streamed_through_boost_format_is_a_message() -> None:
+    text = (
+        "int SubCmdExamine::execute(const SubCmdOptions& options)\n{\n"
+        '  std::cerr << boost::format("Error: The following report(s) require specifying a '
+        'device using the --device option:\\n");\n'
+        '  std::cerr << boost::format("ERROR: %s\\n") % e.what();\n'
+        '  std::cout << "TEST FAILED!" << std::endl;\n}\n'
+    )
+    found = generator().extract(text)
+    said = "Error: The following report(s) require specifying a device using the --device option:"
+    # the tag alone ("ERROR: %s") prints another message, extracted where that is thrown
+    assert found == [
+        ("error", said, "SubCmdExamine::execute", False),
+        ("error", "TEST FAILED!", "SubCmdExamine::execute", False),
+    ]
+
+
 def test_the_written_catalogue_reads_back_as_the_messages_given() -> None:
     from xdnaforge.diagnosis.upstream import parse_catalogue
 
