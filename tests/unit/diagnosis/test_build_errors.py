@@ -586,3 +586,36 @@ def test_the_compilers_and_build_tools_own_error_formats_are_build_failures(line
     verdict = judge(line + "\n")
     assert verdict.status == FAILURE
     assert verdict.diagnoses[0].family == "build"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # clang's backend failure and LLVM's crash banner (Peano, the NPU's clang)
+        "fatal error: error in backend: unable to legalize instruction: %14:_(<64 x s8>) = G_SHL",
+        "PLEASE submit a bug report to https://github.com/llvm/llvm-project/issues/ and include"
+        " the crash backtrace, preprocessed source, and associated run script.",
+        # an LLVM, MLIR or NPU toolchain tool's own error line (WithColor::error)
+        "opt: error: expected type",
+        "aie-opt: error: unknown pass 'aie-localize-locks'",
+        "ld.lld: error: undefined symbol: foo",
+    ],
+)
+def test_the_llvm_toolchains_own_failures_are_build_errors(line: str) -> None:
+    verdict = judge(line)
+    assert [d.family for d in verdict.diagnoses if d.severity == "error"][:1] == ["build"]
+
+
+def test_a_compiler_crash_without_an_error_line_is_a_build_error() -> None:
+    log = (
+        "PLEASE submit a bug report to https://github.com/llvm/llvm-project/issues/ and include"
+        " the crash backtrace, preprocessed source, and associated run script.\n"
+        "Stack dump:\n0.      Program arguments: clang++ -O2 --target=aie2-none-unknown-elf\n"
+    )
+    assert [d.code for d in judge(log).diagnoses] == ["build-toolchain-crashed"]
+
+
+def test_another_programs_error_line_is_not_the_toolchains() -> None:
+    # argparse's refusal keeps its own entry; a program named like no tool is not a build
+    assert judge("flm: error: unrecognized arguments: --x").diagnoses[0].family == "usage"
+    assert "build" not in {d.family for d in judge("optimizer: error: no input").diagnoses}
