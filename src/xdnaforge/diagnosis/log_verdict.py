@@ -38,9 +38,14 @@ from xdnaforge.diagnosis.knowledge import ANNOTATION, NPU_RE, Diagnosis, Entry, 
 from xdnaforge.diagnosis.paste import QUOTE_RE, STAMP_RE, unpasted
 from xdnaforge.diagnosis.readers import ProbeWatch, findings, healthy_evidence, skipped_messages
 from xdnaforge.diagnosis.upstream import Message
+from xdnaforge.host import NPU_DEVICE_IDS
 from xdnaforge.readahead import read_ahead
 
 FAILURE, UNKNOWN_FAILURE, HEALTHY, UNKNOWN = "failure", "unknown failure", "healthy", "unknown"
+_BDF_RE = re.compile(r"\b(?:[0-9a-f]{4}:)?([0-9a-f]{2}:[0-9a-f]{2}\.[0-7])\b")
+_PCI_ID_RE = re.compile(
+    r"\bpci (?:[0-9a-f]{4}:)?([0-9a-f]{2}:[0-9a-f]{2}\.[0-7]): \[1022:([0-9a-f]{4})\]"
+)
 _SHAPE_LINES = 20_000  # tool output kept for the readers (validate, examine, flm: short)
 _UNEXPLAINED = 50
 # a journal: a file this large whose first lines nearly all carry a journal/dmesg prefix
@@ -298,6 +303,10 @@ def _scan(
     # tool output (validate, examine, flm) for the readers; journal lines never are
     shape: deque[str] = deque(maxlen=_SHAPE_LINES)
     probe = ProbeWatch()
+    # kernel lines of other drivers, and the NPU's PCI addresses the log shows ("amdxdna
+    # 0000:c5:00.1: ...", "pci 0000:c5:00.1: [1022:17f0] type 00 class 0x118000")
+    aside: list[tuple[int, Unexplained, str]] = []
+    npu_devices: set[str] = set()
     number = 0
     # the loop runs once per journal line: names bound locally, the prefix matched once
     classify, add, keep = classifier.classify_message, tally.add, shape.append
@@ -332,25 +341,32 @@ def _scan(
             if remember is not None and tally.records(line_class):
                 remember(number)
             add(number, line, line_class)
-        elif (
-            line_class.failure
-            and len(unexplained) < _UNEXPLAINED
-            and not (
+        elif line_class.failure and len(unexplained) < _UNEXPLAINED:
+            item = Unexplained(line.strip(), line_class.located)
+            if (
                 cut
                 and line_class.located is None
                 and kernel_prefix(line[:cut])
                 and not NPU_RE.search(message)
-            )
-        ):
-            # another driver's failure in the kernel's log ("cfg80211: failed to load
-            # regulatory.db", amd-pmf's TEE) is not the NPU's: an NPU line names the NPU or
-            # prints a template of its driver (then it is explained, or located)
-            unexplained.append(Unexplained(line.strip(), line_class.located))
-            where[id(unexplained[-1])] = number
+            ):
+                # another driver's failure in the kernel's log ("cfg80211: failed to load
+                # regulatory.db", amd-pmf's TEE) is not the NPU's: an NPU line names the
+                # NPU, prints a template of its driver, or names its PCI device (below)
+                if len(aside) < _UNEXPLAINED:
+                    aside.append((number, item, message))
+            else:
+                unexplained.append(item)
+                where[id(item)] = number
+        if "[1022:" in message or "amdxdna" in message:
+            npu_devices.update(_npu_devices(message))
         if not cut:
             keep(line)
         elif " kernel: " not in line[:cut] and line[cut - 2 : cut] == ": ":
             keep(message)  # a service's output in the journal (lemonade-server, flm serve)
+    for at, item, message in aside:  # the NPU's PCI device, named by its address only
+        if len(unexplained) < _UNEXPLAINED and npu_devices & set(_BDF_RE.findall(message)):
+            unexplained.append(item)
+            where[id(item)] = at
     body = "\n".join(shape)
     for extra, finding in enumerate(findings(body), start=number + 1):
         found = classifier.classify(finding)
@@ -400,6 +416,16 @@ def _scan(
     else:
         status = UNKNOWN
     return Verdict(status, tuple(diagnoses), left, evidence)
+
+
+def _npu_devices(message: str) -> set[str]:
+    """The PCI addresses (bus:device.function) a kernel message shows to be the NPU's."""
+    if "amdxdna" in message:
+        return set(_BDF_RE.findall(message))
+    listed = _PCI_ID_RE.search(message)
+    if listed and listed.group(2) in NPU_DEVICE_IDS:
+        return {listed.group(1)}
+    return set()
 
 
 @functools.lru_cache(maxsize=64)

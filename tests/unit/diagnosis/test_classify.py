@@ -123,3 +123,11 @@ def test_another_drivers_failure_in_a_kernel_log_is_not_the_npus() -> None:
     # an untagged kernel line naming the NPU stays the NPU's
     npu = dmesg + "[    5.1] failed to load amdnpu/17f0_10/npu.sbin\n"
     assert judge(npu).status != HEALTHY
+    # so does a line naming the NPU's PCI device by its address only (amdxdna's lines, or
+    # the PCI core's enumeration of an NPU device id, show which one it is)
+    probe = "[  100.1] pci 0000:c4:00.1: probe of 0000:c4:00.1 failed with error -22\n"
+    assert judge(dmesg + probe).status == UNKNOWN_FAILURE
+    listed = "[    0.5] pci 0000:c4:00.1: [1022:17f0] type 00 class 0x118000\n"
+    assert judge(listed + probe).status == UNKNOWN_FAILURE
+    other = "[  100.1] pci 0000:c3:00.0: probe of 0000:c3:00.0 failed with error -22\n"
+    assert judge(dmesg + other).status == HEALTHY
