@@ -46,6 +46,7 @@ _BDF_RE = re.compile(r"\b(?:[0-9a-f]{4}:)?([0-9a-f]{2}:[0-9a-f]{2}\.[0-7])\b")
 _PCI_ID_RE = re.compile(
     r"\bpci (?:[0-9a-f]{4}:)?([0-9a-f]{2}:[0-9a-f]{2}\.[0-7]): \[1022:([0-9a-f]{4})\]"
 )
+_HEAD, _HEADS = 24, 256  # "amdxdna 0000:c5:00.1: ", and how many distinct ones are read
 _SHAPE_LINES = 20_000  # tool output kept for the readers (validate, examine, flm: short)
 _UNEXPLAINED = 50
 # a journal: a file this large whose first lines nearly all carry a journal/dmesg prefix
@@ -307,6 +308,7 @@ def _scan(
     # 0000:c5:00.1: ...", "pci 0000:c5:00.1: [1022:17f0] type 00 class 0x118000")
     aside: list[tuple[int, Unexplained, str]] = []
     npu_devices: set[str] = set()
+    heads: set[str] = set()
     number = 0
     # the loop runs once per journal line: names bound locally, the prefix matched once
     classify, add, keep = classifier.classify_message, tally.add, shape.append
@@ -337,6 +339,14 @@ def _scan(
         )
         if "amdxdna" in message:
             probe.feed(message)
+            # the address after the driver's name: read once per distinct head, as a journal
+            # repeats "amdxdna 0000:c5:00.1: " on every line
+            head = message[message.index("amdxdna") :][:_HEAD]
+            if head not in heads and len(heads) < _HEADS:
+                heads.add(head)
+                npu_devices.update(_BDF_RE.findall(message))
+        elif "[1022:" in message:
+            npu_devices.update(_npu_devices(message))
         if line_class.explained:
             if remember is not None and tally.records(line_class):
                 remember(number)
@@ -357,8 +367,6 @@ def _scan(
             else:
                 unexplained.append(item)
                 where[id(item)] = number
-        if "[1022:" in message or "amdxdna" in message:
-            npu_devices.update(_npu_devices(message))
         if not cut:
             keep(line)
         elif " kernel: " not in line[:cut] and line[cut - 2 : cut] == ": ":
@@ -419,9 +427,7 @@ def _scan(
 
 
 def _npu_devices(message: str) -> set[str]:
-    """The PCI addresses (bus:device.function) a kernel message shows to be the NPU's."""
-    if "amdxdna" in message:
-        return set(_BDF_RE.findall(message))
+    """The PCI address (bus:device.function) the PCI core enumerates with an NPU's id."""
     listed = _PCI_ID_RE.search(message)
     if listed and listed.group(2) in NPU_DEVICE_IDS:
         return {listed.group(1)}
