@@ -46,9 +46,13 @@ _CACHE_LIMIT = 100_000
 _CHAIN_LINES = 6  # a caller logs its callee's errno within a few lines
 _LINKS = 16  # later driver lines read per entry for errno chains
 _PASS_MARK_RE = re.compile(r"\[(?:TEST )?PASS(?:ED)?\]")
-# a failure word the line denies ("No *ERROR* lines", "without error", "0 failed")
+# a failure word the line denies ("No *ERROR* lines", "without error", "0 failed"), counts
+# of none ("(WARNING:43, CRITICAL-WARNING:0, ERROR:0)", "errors=0,"), and a timeout that is
+# a setting, not an event ("dispatching (timeout 10s)...", "timeout=30")
 _DENIED_RE = re.compile(
     r"(?i)\b(?:no|without|zero|0)\s+[*\"'`]*(?:errors?|fail(?:ed|ures?|s)?)\b[*\"'`]*"
+    r"|\b(?:errors?|fail(?:ed|ures?|s)?)\s*[:=]\s*0(?=\s*[,;)\]}]|\s*$)"
+    r"|\(timeout:? ?\d+\s*(?:ms|us|s|sec|seconds?)\)|\btimeout=\d+\b"
 )
 _FAIL_WORD_RE = re.compile(r"(?i)\bfail")
 # a program's mark of a level below error, after its own tag where it has one ("[XRT]

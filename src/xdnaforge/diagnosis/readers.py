@@ -52,7 +52,11 @@ _SHIM_CONTEXT_RE = re.compile(r"\bCreated (KMQ|UMQ) HW context \((\d+)\)")
 # the shim opened the NPU and read what it is
 _SHIM_DEVICE_RE = re.compile(r"\bCreated (?:KMQ |UMQ )?device \(([\w:.]+)\) \.\.\.")
 # the driver's probe in a kernel log ("amdxdna 0000:c5:00.1: ..." or "amdxdna axi:ve2: ...")
-_PROBED_RE = re.compile(r"\[drm\] Initialized amdxdna\S* (\S+) for (\S+) on minor (\d+)")
+# drm_dev_register's "Initialized %s %d.%d.%d [%s ]for %s on minor %d" (the date went in
+# 6.14); a paste may end the line at the device
+_PROBED_RE = re.compile(
+    r"\[drm\] Initialized amdxdna\S* (\S+) (?:\S+ )?for (\S+?)(?: on minor (\d+)|\s*$)"
+)
 _DRIVER_DEVICE_RE = re.compile(r"\bamdxdna ([\w:.-]+): ")
 _DEFERRED_RE = re.compile(r"ret -517\b|(?i:deferring probe)")
 # FastFlowLM's own lines, and the marks of an XDNA1 NPU (Phoenix, Hawk Point): its PCI id,
@@ -229,9 +233,8 @@ class ProbeWatch:
         """One kernel message (no dmesg/journal prefix) that names amdxdna."""
         probed = _PROBED_RE.search(message)
         if probed and self.probed is None:
-            self.probed = (
-                f"amdxdna {probed.group(1)} probed {probed.group(2)} (minor {probed.group(3)})"
-            )
+            minor = f" (minor {probed.group(3)})" if probed.group(3) else ""
+            self.probed = f"amdxdna {probed.group(1)} probed {probed.group(2)}{minor}"
         device = _DRIVER_DEVICE_RE.search(message)
         if device is None:
             return

@@ -10,7 +10,8 @@ program:
   judged by ("PASS -- tolerance 2e-03 on 1-cos");
   "All tests passed.", "Validation passed", "✅ PASS: average_pool.py";
 - a measured rate of the work it did: "Tokens per second: 4.40", "12.5 tokens/s",
-  "items_per_second=620.987/s", "51.0 TOPS", "80547 op/s", "17965.3 run/sec", "30.00 fps";
+  "items_per_second=620.987/s", "51.0 TOPS", "80547 op/s", "17965.3 run/sec", "30.00 fps",
+  "203.68 dispatch/s";
 - a checklist of its steps, every item ticked and none crossed or marked with a warning
   sign ("[Attention] Rope ✔",
   "✓ Server health: OK"; three at least), unless the log ends at a step still running
@@ -56,7 +57,7 @@ _VERDICT_RE = re.compile(
 )
 _UNITS = (
     r"tokens?|tok|items?|ops?|frames?|fps|images?|img|samples?|inferences?|queries|it"
-    r"|runs?|commands?|cmds?|requests?"
+    r"|runs?|commands?|cmds?|requests?|dispatch(?:es)?"
 )
 _RATE_RES = (
     re.compile(  # "Tokens per second: 4.40", "items_per_second=620.987/s"

@@ -12,7 +12,7 @@ from xdnaforge.diagnosis.ioctls import (
     history,
     ioctl_family,
 )
-from xdnaforge.diagnosis.log_verdict import HEALTHY, UNKNOWN_FAILURE, judge
+from xdnaforge.diagnosis.log_verdict import HEALTHY, UNKNOWN, UNKNOWN_FAILURE, judge
 
 SMU = "amdxdna 0000:c6:00.1: [drm] *ERROR* aie2_smu_init: Access power failed, ret -22\n"
 CALLER = "amdxdna 0000:c6:00.1: [drm] *ERROR* aie2_init: start npu failed, ret -22\n"
@@ -131,3 +131,20 @@ def test_another_drivers_failure_in_a_kernel_log_is_not_the_npus() -> None:
     assert judge(listed + probe).status == UNKNOWN_FAILURE
     other = "[  100.1] pci 0000:c3:00.0: probe of 0000:c3:00.0 failed with error -22\n"
     assert judge(dmesg + other).status == HEALTHY
+
+
+def test_counts_of_none_and_a_timeout_setting_are_no_failure() -> None:
+    for line in (
+        "(WARNING:43, CRITICAL-WARNING:0, ERROR:0)",
+        "errors=0, warnings=2",
+        "replay: dispatching (timeout 10s)...",
+        "run with timeout=30",
+    ):
+        assert judge(line).status == UNKNOWN, line
+    # a count that is not zero, a zero that begins a message, a timeout that happened
+    for line in (
+        "ERROR: 0x1c load failed",
+        "ERROR: 0 devices found",
+        "command timeout 10s exceeded",
+    ):
+        assert judge(line).status != UNKNOWN, line

@@ -179,6 +179,7 @@ def test_every_entry_is_exercised_by_a_log() -> None:
         "build-cmake-project-error",
         "rmmod-not-loaded-harmless",  # kmod's rmmod, as kmod 30 prints it
         "build-toolchain-crashed",  # LLVM's crash banner (test_build_errors.py)
+        "dpkg-dependency-missing",  # dpkg's depcon.c lines, as dpkg 1.22 prints them
     }
     assert {e.code for e in load_knowledge()} == seen | synthetic | GENERIC
 
@@ -597,3 +598,35 @@ def test_an_unload_of_a_module_that_was_not_loaded_is_no_failure() -> None:
     ]
     # another rmmod error is still one
     assert judge("rmmod: ERROR: Module amdxdna is in use\n").status != UNKNOWN
+
+
+def test_dpkg_names_the_dependency_that_is_not_installed() -> None:
+    log = (
+        "dpkg: dependency problems prevent configuration of fastflowlm:\n"
+        " fastflowlm depends on libxrt2 (>= 1:2.21.75); however:\n"
+        "  Package libxrt2 is not installed.\n"
+    )
+    (diagnosis,) = [d for d in judge(log).diagnoses if d.severity == "error"]
+    assert diagnosis.code == "dpkg-dependency-missing"
+    assert "libxrt2" in diagnosis.cause
+    assert "fastflowlm" in diagnosis.cause
+
+
+def test_a_programs_refusal_of_an_unknown_argument_is_usage() -> None:
+    # CMake's cmakemain.cxx, after a build that finished: the later command failed
+    log = "[37/37] Linking CXX executable flm\n$ cmake --install --preset x\nUnknown argument x\n"
+    verdict = judge(log)
+    assert verdict.status == FAILURE
+    assert verdict.diagnoses[0].family == "usage"
+    # a kernel module's unknown parameter is ignored, not refused
+    assert judge("amdxdna: unknown parameter 'fw_patches_enable' ignored\n").status == UNKNOWN
+
+
+def test_windows_video_memory_text_is_read_where_a_paste_wraps_it() -> None:
+    log = (
+        "[XRT] ERROR: Failed to submit command to hw queue (0xc01e0200):\n"
+        "Even after the video memory manager split the DMA buffer, the video \n"
+        "memory manager could not page-in all of the required allocations into\n"
+        "video memory at the same time. The device is unable to continue.\n"
+    )
+    assert judge(log).diagnoses[0].code == "windows-video-memory"

@@ -462,3 +462,22 @@ def test_validates_header_is_evidence_when_the_log_ends_before_its_first_test() 
     # a platform that is no NPU (an Alveo card) says nothing of the NPU
     alveo = "Validate Device           : [0000:17:00.1]\n    Platform              : xilinx_u250\n"
     assert judge(alveo).status != HEALTHY
+
+
+def test_the_drivers_probe_line_is_read_with_or_without_its_minor_and_date() -> None:
+    for line, says in (
+        (
+            "[drm] Initialized amdxdna_accel_driver 0.0.0 20240101 for 0000:c6:00.1 on minor 0",
+            "amdxdna 0.0.0 probed 0000:c6:00.1 (minor 0)",
+        ),
+        (
+            "[drm] Initialized amdxdna_accel_driver 0.7.0 for 0000:c6:00.1 on minor 1",
+            "amdxdna 0.7.0 probed 0000:c6:00.1 (minor 1)",
+        ),
+        (
+            "[drm] Initialized amdxdna_accel_driver 0.7.0 for 0000:c6:00.1",  # a paste's cut
+            "amdxdna 0.7.0 probed 0000:c6:00.1",
+        ),
+    ):
+        verdict = judge(f"[  773.586164] {line}\n")
+        assert (verdict.status, verdict.evidence) == (HEALTHY, says)

@@ -60,6 +60,7 @@ def test_a_measured_rate_is_read_in_its_three_orders() -> None:
     assert measured_rate("GEMM: 51.0 TOPS\n") is not None
     assert measured_rate("32000 runs finished in 1781207 us, 17965.3 run/sec\n") is not None
     assert measured_rate("window 900 frames in 30.0 s = 30.00 fps\n") is not None
+    assert measured_rate("3 iters total 14729 us (203.68 dispatch/s)\n") is not None
     assert measured_rate("capture at 0 fps\n") is None
     assert measured_rate("Tokens per second: 0.00\n") is None  # nothing was done
     # measured where the log says the work ran elsewhere: not the NPU's
