@@ -12,6 +12,9 @@ them carries and no program prints:
 - a viewer's line numbers (`  12  text`, `12: text`, `12 | text`), counting up by one;
 - docker compose's service column (`npu-1  | text`), at one column in every line;
 - an indentation common to every line (a paste indented as a code block, a mail);
+- a terminal's or a viewer's line breaks at its width (the longest line's, at least two
+  lines broken there and going on in the next: not separators or a table's rows), joined
+  back;
 - a mail's quoted-printable encoding (a log copied out of a raw mail or a list archive's
   mbox): no line over 76 characters and some broken there with a soft line break (`=` at
   the end, RFC 2045 6.7), so the broken lines are joined and `=3D`, `=20` decoded
@@ -44,6 +47,13 @@ QUOTE_RE = re.compile(r"^(?:> ?)+")
 STAMP_RE = re.compile(r"\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\]? ")
 _QP_WIDTH = 76  # RFC 2045: an encoded line is at most 76 characters, its soft break's "=" too
 _QP_BROKEN = 2  # lines broken with a soft break, at that width, before a log is taken for QP
+_WRAP_MIN = 60  # a terminal's or a viewer's width: narrower lines are a log's own
+_WRAP_BROKEN = 2
+_TERMINAL_WIDTHS = frozenset({80, 100, 120, 132})
+_SEPARATOR_CHARS = 2
+_TABLE_CHARS = "|+\u2502"
+_START = 4  # the characters that tell how a log's own lines begin  # "-----", "=-=-=": one or two characters repeated
+_KERNEL_TIME_RE = re.compile(r"\[\s*\d+\.\d+\]")
 _SNIFF = 40  # first lines that decide a log's prefix
 _AT_LEAST = 2  # lines a prefix must be seen on before it is taken for the paste's
 _Strip = Callable[[str], str]
@@ -77,12 +87,19 @@ def unpasted(numbered: Iterable[tuple[int, str]]) -> Iterator[tuple[int, str]]:
     if _quoted_printable([text.rstrip("\r\n") for _, text in first]):
         lines = _soft_joined(itertools.chain(first, lines))
         first = list(itertools.islice(lines, _SNIFF))
-    head = [(number, clean(text)) for number, text in first]
+    cleaned: Iterator[tuple[int, str]] = (
+        (number, clean(text)) for number, text in itertools.chain(first, lines)
+    )
+    head = list(itertools.islice(cleaned, _SNIFF))
+    wrapped = _wrap_width([text.rstrip("\r\n") for _, text in head])
+    if wrapped:
+        cleaned = _rejoined(itertools.chain(head, cleaned), *wrapped)
+        head = list(itertools.islice(cleaned, _SNIFF))
     strip = _prefix([text.rstrip("\r\n") for _, text in head])
     for number, text in head:
         yield number, strip(text)
-    for number, text in lines:
-        yield number, strip(clean(text))
+    for number, text in cleaned:
+        yield number, strip(text)
 
 
 def _lead(text: str) -> int:
@@ -91,6 +108,68 @@ def _lead(text: str) -> int:
     end = stamp.end() if stamp else 0
     quote = QUOTE_RE.match(text, end)
     return quote.end() if quote else end
+
+
+def _wrap_width(head: list[str]) -> tuple[int, frozenset[str]] | None:
+    """The width a terminal or a viewer broke the lines at, and how the log's own lines
+    begin: the longest line's width, when at least two lines are of exactly that width and
+    each goes on in the next (not a separator, a table's row or border, or a line before
+    one that begins as the log's lines begin)."""
+    texts = [text[_lead(text) :] for text in head]
+    width = max((len(text) for text in texts), default=0)
+    if width < _WRAP_MIN:
+        return None
+    starts = frozenset(
+        text[:_START]
+        for at, text in enumerate(texts)
+        if text and (at == 0 or len(texts[at - 1]) != width)
+    )
+    broken = sum(
+        1
+        for text, after in itertools.pairwise(texts)
+        if len(text) == width and _goes_on(text, after, starts)
+    )
+    # two lines broken at one width; one is enough at a terminal's usual width
+    enough = broken >= _WRAP_BROKEN or (broken == 1 and width in _TERMINAL_WIDTHS)
+    return (width, starts) if enough else None
+
+
+def _goes_on(text: str, after: str, starts: frozenset[str]) -> bool:
+    if not after.strip():
+        return False  # nothing to go on with
+    chars = set(text.strip())
+    if len(chars) <= _SEPARATOR_CHARS:  # a separator ("-----"): its rest is of its characters
+        return set(after.strip()) <= chars
+    indent = len(text) - len(text.lstrip())
+    if text[indent : indent + 1] in _TABLE_CHARS and after.startswith(text[: indent + 1]):
+        return False  # a table's next row, at the row's own indentation
+    return after[:_START] not in starts and not _KERNEL_TIME_RE.match(after)
+
+
+def _rejoined(
+    lines: Iterator[tuple[int, str]], width: int, starts: frozenset[str]
+) -> Iterator[tuple[int, str]]:
+    number, parts, body = -1, list[str](), ""
+    for at, text in lines:
+        text = text.rstrip("\r\n")
+        after = text[_lead(text) :]
+        if parts and _goes_on(body, after, starts) and len(parts) < _SNIFF:
+            parts.append(after)  # the rest of a broken line, without what a paste put first
+            body = after
+            if len(after) == width:
+                continue
+            yield number, "".join(parts)
+            parts = []
+            continue
+        if parts:
+            yield number, "".join(parts)
+            parts = []
+        if len(after) == width:
+            number, parts, body = at, [text], after
+            continue
+        yield at, text
+    if parts:
+        yield number, "".join(parts)
 
 
 def _quoted_printable(head: list[str]) -> bool:

@@ -209,6 +209,13 @@ PASTED: dict[str, Callable[[str], str]] = {  # quoted in a reply, unindented, CR
     # a CI log (GitHub Actions stamps every line) or a program's own timestamps
     "ci": lambda text: "\n".join("2025-01-09T13:41:14.1234567Z " + x for x in text.splitlines()),
     "stamped": lambda text: "\n".join("[2025-12-01 10:00:00.123] " + x for x in text.splitlines()),
+    # a Windows console's default width breaks every longer line (at 80 columns, 4 of the
+    # 308 logs with longer lines read otherwise: tables broken mid-row, docs/knowledge.md)
+    "wrapped": lambda text: "\n".join(
+        piece
+        for line in text.splitlines()
+        for piece in ([line[i : i + 120] for i in range(0, len(line), 120)] or [""])
+    ),
 }
 
 

@@ -1,6 +1,7 @@
 """What a copy adds to a log (terminal escapes, HTML references, quotes around a line, line
-numbers, a service column, an indentation) is taken off before the log is read: the shapes of
-tests/fixtures/shapes, copied as users copy them, get the verdicts they get as printed."""
+numbers, a service column, an indentation, a terminal's line breaks) is taken off before the
+log is read: the shapes of tests/fixtures/shapes, copied as users copy them, get the
+verdicts they get as printed."""
 
 from __future__ import annotations
 
@@ -33,6 +34,17 @@ def outcome(text: str) -> tuple[str, str | None, tuple[str, ...]]:
     return verdict.status, verdict.evidence, tuple(d.code for d in verdict.diagnoses)
 
 
+def wrapped(text: str, width: int) -> str:
+    """The text as a terminal of that width shows it: every longer line broken there."""
+    out = []
+    for line in text.split("\n"):
+        while len(line) > width:
+            out.append(line[:width])
+            line = line[width:]
+        out.append(line)
+    return "\n".join(out)
+
+
 def numbered(form: str, first: int) -> Callable[[str], str]:
     def copy(text: str) -> str:
         return "\n".join(form.format(n, line) for n, line in enumerate(text.split("\n"), first))
@@ -48,6 +60,7 @@ COPIES: dict[str, Callable[[str], str]] = {
     "tab": lambda t: "\n".join(f"\t{line}" for line in t.split("\n")),
     "html": html.escape,
     "colours": lambda t: "\n".join(f"\x1b[1;31m{line}\x1b[0m" for line in t.split("\n")),
+    "wrapped": lambda t: wrapped(t, 80),  # a terminal that broke its lines at its width
 }
 
 
@@ -122,3 +135,20 @@ def test_a_log_copied_out_of_a_mails_quoted_printable_text_is_decoded() -> None:
     # a log whose lines end in "=" for their own reasons is not decoded
     own = "CFLAGS=\nLDFLAGS=\nx=3D\n"
     assert lines(own) == ["CFLAGS=", "LDFLAGS=", "x=3D"]
+
+
+def test_lines_a_terminal_broke_at_its_width_are_joined_back() -> None:
+    line = (
+        "amdxdna 0000:c4:00.1: [drm] *ERROR* aie2_check_protocol: Incompatible firmware "
+        "protocol major 7 minor 2"
+    )
+    log = f"{line}\namdxdna 0000:c4:00.1: aie2_hw_start: firmware is not alive\n"
+    assert lines(wrapped(log, 80)) == lines(log)
+    # lines of one width that are the log's own stay apart: a journal's, a separator, a
+    # table's rows
+    journal = "".join(
+        f"Dec 01 10:00:0{n} host kernel: amdxdna 0000:c5:00.1: m {n}\n" for n in range(5)
+    )
+    table = "|" + "-" * 78 + "|\n|" + "x" * 78 + "|\n|" + "y" * 78 + "|\n"
+    for text in (journal, "-" * 80 + "\nTest 1 [0000:c5:00.1]     : latency\n" + "=" * 80, table):
+        assert lines(text) == text.rstrip("\n").split("\n")
