@@ -50,9 +50,9 @@ _QP_BROKEN = 2  # lines broken with a soft break, at that width, before a log is
 _WRAP_MIN = 60  # a terminal's or a viewer's width: narrower lines are a log's own
 _WRAP_BROKEN = 2
 _TERMINAL_WIDTHS = frozenset({80, 100, 120, 132})
-_SEPARATOR_CHARS = 2
+_SEPARATOR_CHARS = 2  # "-----", "=-=-=": one or two characters repeated
 _TABLE_CHARS = "|+\u2502"
-_START = 4  # the characters that tell how a log's own lines begin  # "-----", "=-=-=": one or two characters repeated
+_START = 4  # the characters that tell how a log's own lines begin
 _KERNEL_TIME_RE = re.compile(r"\[\s*\d+\.\d+\]")
 _SNIFF = 40  # first lines that decide a log's prefix
 _AT_LEAST = 2  # lines a prefix must be seen on before it is taken for the paste's
