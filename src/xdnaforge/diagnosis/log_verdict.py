@@ -387,8 +387,8 @@ def _scan(
         still = []
         for item in unexplained:
             cut = prefix_length(item.line)
-            if cut and kernel_prefix(item.line[:cut]):  # another driver's, not the tool's
-                still.append(item)
+            if cut and kernel_prefix(item.line[:cut]) and not NPU_RE.search(item.line[cut:]):
+                still.append(item)  # another driver's line in the kernel's log, not the tool's
                 continue
             read = classifier.classify_in_npu_tool(item.line[cut:])
             if read is None:
