@@ -36,17 +36,22 @@ from xdnaforge.diagnosis.classify import (
 )
 from xdnaforge.diagnosis.knowledge import ANNOTATION, NPU_RE, Diagnosis, Entry, load_knowledge
 from xdnaforge.diagnosis.paste import QUOTE_RE, STAMP_RE, unpasted
-from xdnaforge.diagnosis.readers import ProbeWatch, findings, healthy_evidence, skipped_messages
+from xdnaforge.diagnosis.readers import (
+    BDF_RE,
+    ProbeWatch,
+    findings,
+    healthy_evidence,
+    skipped_messages,
+)
 from xdnaforge.diagnosis.upstream import Message
 from xdnaforge.host import NPU_DEVICE_IDS
 from xdnaforge.readahead import read_ahead
 
 FAILURE, UNKNOWN_FAILURE, HEALTHY, UNKNOWN = "failure", "unknown failure", "healthy", "unknown"
-_BDF_RE = re.compile(r"\b(?:[0-9a-f]{4}:)?([0-9a-f]{2}:[0-9a-f]{2}\.[0-7])\b")
+# the PCI core enumerating a device of AMD's: "pci 0000:c5:00.1: [1022:17f0] type 00 ..."
 _PCI_ID_RE = re.compile(
     r"\bpci (?:[0-9a-f]{4}:)?([0-9a-f]{2}:[0-9a-f]{2}\.[0-7]): \[1022:([0-9a-f]{4})\]"
 )
-_HEAD, _HEADS = 24, 256  # "amdxdna 0000:c5:00.1: ", and how many distinct ones are read
 _SHAPE_LINES = 20_000  # tool output kept for the readers (validate, examine, flm: short)
 _UNEXPLAINED = 50
 # a journal: a file this large whose first lines nearly all carry a journal/dmesg prefix
@@ -304,11 +309,10 @@ def _scan(
     # tool output (validate, examine, flm) for the readers; journal lines never are
     shape: deque[str] = deque(maxlen=_SHAPE_LINES)
     probe = ProbeWatch()
-    # kernel lines of other drivers, and the NPU's PCI addresses the log shows ("amdxdna
-    # 0000:c5:00.1: ...", "pci 0000:c5:00.1: [1022:17f0] type 00 class 0x118000")
+    # kernel lines of other drivers; the NPU's PCI addresses the driver's lines show are the
+    # probe watch's, those the PCI core enumerates with an NPU's id these
     aside: list[tuple[int, Unexplained, str]] = []
-    npu_devices: set[str] = set()
-    heads: set[str] = set()
+    enumerated: set[str] = set()
     number = 0
     # the loop runs once per journal line: names bound locally, the prefix matched once
     classify, add, keep = classifier.classify_message, tally.add, shape.append
@@ -339,14 +343,8 @@ def _scan(
         )
         if "amdxdna" in message:
             probe.feed(message)
-            # the address after the driver's name: read once per distinct head, as a journal
-            # repeats "amdxdna 0000:c5:00.1: " on every line
-            head = message[message.index("amdxdna") :][:_HEAD]
-            if head not in heads and len(heads) < _HEADS:
-                heads.add(head)
-                npu_devices.update(_BDF_RE.findall(message))
         elif "[1022:" in message:
-            npu_devices.update(_npu_devices(message))
+            enumerated.update(_npu_devices(message))
         if line_class.explained:
             if remember is not None and tally.records(line_class):
                 remember(number)
@@ -371,8 +369,9 @@ def _scan(
             keep(line)
         elif " kernel: " not in line[:cut] and line[cut - 2 : cut] == ": ":
             keep(message)  # a service's output in the journal (lemonade-server, flm serve)
+    npu_addresses = probe.addresses | enumerated
     for at, item, message in aside:  # the NPU's PCI device, named by its address only
-        if len(unexplained) < _UNEXPLAINED and npu_devices & set(_BDF_RE.findall(message)):
+        if len(unexplained) < _UNEXPLAINED and npu_addresses & set(BDF_RE.findall(message)):
             unexplained.append(item)
             where[id(item)] = at
     body = "\n".join(shape)

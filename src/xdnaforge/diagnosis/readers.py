@@ -51,13 +51,16 @@ _SHIM_CONTEXT_RE = re.compile(r"\bCreated (KMQ|UMQ) HW context \((\d+)\)")
 # ... and device.cpp's shim_debug("Created device (%s) ...") (1.4: "Created KMQ device"):
 # the shim opened the NPU and read what it is
 _SHIM_DEVICE_RE = re.compile(r"\bCreated (?:KMQ |UMQ )?device \(([\w:.]+)\) \.\.\.")
-# the driver's probe in a kernel log ("amdxdna 0000:c5:00.1: ..." or "amdxdna axi:ve2: ...")
-# drm_dev_register's "Initialized %s %d.%d.%d [%s ]for %s on minor %d" (the date went in
-# 6.14); a paste may end the line at the device
+# the driver's probe in a kernel log ("amdxdna 0000:c5:00.1: ..." or "amdxdna axi:ve2: ..."),
+# and drm_dev_register's "Initialized %s %d.%d.%d [%s ]for %s on minor %d" (the date went in
+# 6.14; a paste may end the line at the device)
 _PROBED_RE = re.compile(
     r"\[drm\] Initialized amdxdna\S* (\S+) (?:\S+ )?for (\S+?)(?: on minor (\d+)|\s*$)"
 )
 _DRIVER_DEVICE_RE = re.compile(r"\bamdxdna ([\w:.-]+): ")
+# a PCI address, its domain left out: what a kernel line names a PCI device by
+BDF_RE = re.compile(r"\b(?:[0-9a-f]{4}:)?([0-9a-f]{2}:[0-9a-f]{2}\.[0-7])\b")
+_ADDRESSES = 256  # distinct addresses a watch keeps (bounded on a hostile journal)
 _DEFERRED_RE = re.compile(r"ret -517\b|(?i:deferring probe)")
 # FastFlowLM's own lines, and the marks of an XDNA1 NPU (Phoenix, Hawk Point): its PCI id,
 # firmware directory and the platform names XRT and the driver give it
@@ -228,17 +231,21 @@ class ProbeWatch:
         self.probed: str | None = None
         self._deferred: set[str] = set()
         self.retried: str | None = None
+        self.addresses: set[str] = set()  # the NPU's PCI addresses, as BDF_RE reads them
 
     def feed(self, message: str) -> None:
         """One kernel message (no dmesg/journal prefix) that names amdxdna."""
         probed = _PROBED_RE.search(message)
-        if probed and self.probed is None:
-            minor = f" (minor {probed.group(3)})" if probed.group(3) else ""
-            self.probed = f"amdxdna {probed.group(1)} probed {probed.group(2)}{minor}"
+        if probed:
+            self._address(probed.group(2))
+            if self.probed is None:
+                minor = f" (minor {probed.group(3)})" if probed.group(3) else ""
+                self.probed = f"amdxdna {probed.group(1)} probed {probed.group(2)}{minor}"
         device = _DRIVER_DEVICE_RE.search(message)
         if device is None:
             return
         name = device.group(1)
+        self._address(name)
         if _DEFERRED_RE.search(message):
             self._deferred.add(name)
         elif name in self._deferred and not looks_failed(message) and self.retried is None:
@@ -248,6 +255,11 @@ class ProbeWatch:
 
     def evidence(self) -> str | None:
         return self.probed or self.retried
+
+    def _address(self, name: str) -> None:
+        address = BDF_RE.fullmatch(name)
+        if address is not None and len(self.addresses) < _ADDRESSES:
+            self.addresses.add(address.group(1))
 
 
 def _validation(body: str) -> Validation:
