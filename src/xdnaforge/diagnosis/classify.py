@@ -29,7 +29,7 @@ from xdnaforge.diagnosis.knowledge import (
     looks_failed,
     make_diagnosis,
 )
-from xdnaforge.diagnosis.upstream import Message, catalogue
+from xdnaforge.diagnosis.upstream import KERNEL_COMPONENT, Message, catalogue
 
 # "[  5.57]", "[Tue Feb 10 10:42:10 2026]", "nov 04 13:18:03 host kernel: [  1.6]",
 # "2024-02-15T17:51:15.668676-08:00 host kernel: " (journalctl -o short-iso, syslog RFC 3339),
@@ -178,13 +178,13 @@ class Classifier:
         # failure word ("No such graph handle", "Query interrupted by user") is an error all
         # the same; a reader's finding ("xdnaforge: ...") no upstream printed
         located = None if line.startswith("xdnaforge: ") else catalogue().locate(line, kernel)
-        driver_problem = located is not None and located.component == "amdxdna"
+        driver_problem = located is not None and located.component == KERNEL_COMPONENT
         if located is not None and located.level == "error" and located.family != "notes":
             failure = True  # an error message without a failure word ("Bad time quantum 5")
         elif (
             located is not None
             and located.level == "warning"
-            and located.component != "amdxdna"
+            and located.component != KERNEL_COMPONENT
             and not _KERNEL_WARNING_RE.match(line)
         ):
             failure = False  # its source prints it as a warning ("Version check timed out")

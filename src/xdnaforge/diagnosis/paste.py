@@ -6,19 +6,19 @@ references (a log copied out of a web page's source: `&lt;` for `<`), and the pa
 quotes a writer put around a whole line to quote it (`"Error: ..."`, `` `Error: ...` ``,
 “...”), when no other quote of the kind is inside.
 
-Per log, decided on its first lines (so a file still streams): a prefix that every one of
-them carries and no program prints:
+Per log, decided on its first lines (so a file still streams), first the line breaks a copy
+added, then a prefix every line carries:
 
-- a viewer's line numbers (`  12  text`, `12: text`, `12 | text`), counting up by one;
-- docker compose's service column (`npu-1  | text`), at one column in every line;
-- an indentation common to every line (a paste indented as a code block, a mail);
-- a terminal's or a viewer's line breaks at its width (the longest line's, at least two
-  lines broken there and going on in the next: not separators or a table's rows), joined
-  back;
 - a mail's quoted-printable encoding (a log copied out of a raw mail or a list archive's
   mbox): no line over 76 characters and some broken there with a soft line break (`=` at
   the end, RFC 2045 6.7), so the broken lines are joined and `=3D`, `=20` decoded
-  (Python's quopri) before anything else is read.
+  (Python's quopri) before anything else is read;
+- a terminal's or a viewer's line breaks at its width (the longest line's, at least two
+  lines broken there and going on in the next: not separators or a table's rows), joined
+  back;
+- a viewer's line numbers (`  12  text`, `12: text`, `12 | text`), counting up by one;
+- docker compose's service column (`npu-1  | text`), at one column in every line;
+- an indentation common to every line (a paste indented as a code block, a mail).
 
 A prefix only some of the first lines carry is not taken off: it may be the log's own.
 """
