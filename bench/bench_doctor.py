@@ -253,7 +253,7 @@ def hostile() -> None:
 
     judge("x\n")  # the knowledge loaded once, as for any log
     print("\nhostile lines (100 distinct lines of 8 KB, line-by-line path):")
-    for unit in ("a", "1", "\u00e9", "\u00e9 ", "\u00e9: ", ".xclbin ", "| ", "\u2713 "):
+    for unit in ("a", "1", "\u00e9", "\u00e9 ", "\u00e9: ", ".xclbin ", "| ", "\u2713 ", "-#!"):
         text = "".join((unit * 8000)[:8000] + f"{i}\n" for i in range(100))
         start = time.perf_counter()
         judge(text)

@@ -6,9 +6,9 @@ them. What such programs print of a good run has a few forms of its own, whateve
 program:
 
 - a verdict line, alone on its line or after the name of what passed: "Test Passed", "TEST
-  PASSED!", "PASS!", "mha: PASS!", "GATE PASS", or first on its line before what it was
-  judged by ("PASS -- tolerance 2e-03 on 1-cos");
-  "All tests passed.", "Validation passed", "✅ PASS: average_pool.py";
+  PASSED!", "PASS!", "mha: PASS!", "GATE PASS", "All tests passed.", "Validation passed",
+  "✅ PASS: average_pool.py"; or first on its line before what it was judged by ("PASS --
+  tolerance 2e-03 on 1-cos");
 - a measured rate of the work it did: "Tokens per second: 4.40", "12.5 tokens/s",
   "items_per_second=620.987/s", "51.0 TOPS", "80547 op/s", "17965.3 run/sec", "30.00 fps",
   "203.68 dispatch/s";
@@ -81,14 +81,19 @@ _FW_FILE_RE = re.compile(
 )
 
 
-# "Hardware context created", "hw_context created successfully", "Created HW context 1":
-# the program's own word on the step, on a line of its own that says nothing went wrong
-_HWCTX_RE = re.compile(r"(?i)\b(?:hardware|hw)[ _-]?(?:context|ctx)\b")
-_CREATED_RE = re.compile(r"(?i)\b(?:created|opened|ready)\b")
-_NOT_DONE_RE = re.compile(
-    r"(?i)\b(?:fail\w*|error|unable|cannot|could not|not|no|before|after|when|if|to)\b|\?"
+# "Hardware context created", "hw_context created successfully", "Created HW context 1": the
+# whole line, after a logger's name, a tag or a bullet ("INFO:xdna2.server:  ", "[pyxrt] ",
+# "✅ "), says that the step was done, and nothing else
+_CONTEXT = r"(?:hardware|hw)[ _-]?(?:context|ctx)"
+_CONTEXT_ID = r"(?:\s+(?:#?\d+|\(\w+\)|0x[0-9a-fA-F]+|id[ =:]\S+))?"
+_HWCTX_DONE_RE = re.compile(
+    # the lead matched possessively (a tag before a bullet): each piece is taken once, never
+    # split another way
+    r"(?im)^[ \t]*(?:\[[^\]\n]{1,30}+\]\s*+|[^\w\s]++\s*+|[A-Za-z][\w.-]{0,40}+:\s*+)*+"
+    rf"(?:{_CONTEXT}{_CONTEXT_ID}\s+(?:created|opened|ready)(?:\s+successfully)?"
+    rf"|created\s+(?:an?\s+|the\s+|new\s+)?{_CONTEXT}){_CONTEXT_ID}"
+    r"(?:\s+on\s+(?:the\s+)?(?:NPU|device)\b[^\n]{0,40}?)?[ \t]*[.!]?[ \t]*$"
 )
-_SAID_MOST = 120  # a program's report of a step, not a sentence about one
 _TICK_RE = re.compile(r"[✓✔☑✅]|\[ ?(?:OK|PASS) ?\]")
 # a crossed item, or one the program marks with a warning sign: not every item went well
 _CROSS_RE = re.compile(r"[✗✘❌☒⚠]|\[ ?(?:FAIL|FAILED|ERROR|WARN|WARNING) ?\]")
@@ -150,13 +155,10 @@ def hardware_context(body: str) -> str | None:
     """An XRT program's own word that its hardware context was created, in a log of the NPU."""
     if not NPU_RE.search(body) and "xclbin" not in body:
         return None
-    for line in body.splitlines():
-        if len(line) > _SAID_MOST or not _HWCTX_RE.search(line):
-            continue
-        if _CREATED_RE.search(line) and not _NOT_DONE_RE.search(line):
-            said = line.strip()
-            return f"the program created its hardware context on the NPU ({said})"
-    return None
+    done = _HWCTX_DONE_RE.search(body)
+    if done is None:
+        return None
+    return f"the program created its hardware context on the NPU ({done.group(0).strip()})"
 
 
 _BUILT_RES = (

@@ -164,6 +164,7 @@ def test_the_programs_word_that_its_hardware_context_was_created_is_evidence() -
     assert verdict.evidence is not None
     assert "INFO:xdna2.server:  Hardware context created" in verdict.evidence
     assert hardware_context("hw_context created successfully on the NPU\n") is not None
+    assert hardware_context("[pyxrt] hw_ctx 0x5 created successfully.\nxclbin\n") is not None
 
 
 @pytest.mark.parametrize(
@@ -174,6 +175,8 @@ def test_the_programs_word_that_its_hardware_context_was_created_is_evidence() -
         "XRT: hardware context not created\n",
         "Hardware context created\n",  # no sign of the NPU in the log
         "INFO: XRT device opened\nINFO: xclbin registered successfully\n",  # host work only
+        # a separator and punctuation before the NPU's name: read once, not in every split
+        "-" * 400 + " npu\n" + "!@#$%^&*" * 200 + " xclbin\n",
     ],
 )
 def test_other_words_about_a_hardware_context_are_no_evidence(log: str) -> None:
