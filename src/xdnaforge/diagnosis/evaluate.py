@@ -87,15 +87,26 @@ def load_corpus(folder: Path, pattern: str = "c*.txt") -> list[Case]:
 
 
 def fresh(cases: Iterable[Case]) -> dict[str, list[Outcome]]:
-    """The fresh sets (by the character after the f of each id: 1-9, then a for set 10, b
-    for 11, ...), judged with the knowledge, in the sets' order."""
+    """The fresh sets, judged with the knowledge, in the sets' order. An id is f, the set's
+    mark and a two-digit number: the mark is 1-9, then a for set 10, b for 11, ... y for
+    34, then the set's number in decimal (f3501 is set 35's first log)."""
     entries = knowledge.load_knowledge()
     sets: dict[int, list[Outcome]] = {}
     for case in cases:
-        mark = case.ident[1]
-        number = int(mark) if mark.isdigit() else 10 + ord(mark) - ord("a")
-        sets.setdefault(number, []).append(judge_case(case, entries))
+        sets.setdefault(fresh_set(case.ident), []).append(judge_case(case, entries))
     return {str(number): outcomes for number, outcomes in sorted(sets.items())}
+
+
+def fresh_set(ident: str) -> int:
+    """The set a fresh log's id names (``fresh``'s rule)."""
+    mark = ident[1:-2]
+    if mark.isdigit() and ((len(mark) == 1 and mark != "0") or int(mark) >= 35):
+        return int(mark)
+    if len(mark) == 1 and "a" <= mark <= "y":
+        return 10 + ord(mark) - ord("a")
+    raise ValueError(
+        f"{ident}: a fresh id is f, a set's mark (1-9, a-y or a number from 35) and two digits"
+    )
 
 
 def judge_case(case: Case, entries: tuple[knowledge.Entry, ...]) -> Outcome:

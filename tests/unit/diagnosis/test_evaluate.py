@@ -17,6 +17,7 @@ from xdnaforge.diagnosis.evaluate import (
     confusion_table,
     field_dates,
     fresh,
+    fresh_set,
     judge_case,
     later,
     leave_one_source_out,
@@ -134,6 +135,20 @@ def test_time_split_on_real_logs(record_property: Callable[[str, object], None])
 
 
 FRESH = REPO / "tests/fixtures/fresh"
+
+
+def test_a_fresh_id_names_its_set_by_digit_letter_or_number() -> None:
+    assert [fresh_set(i) for i in ("f101", "f918", "fa01", "fy08", "f3501", "f4110")] == [
+        1,
+        9,
+        10,
+        34,
+        35,
+        41,
+    ]
+    for bad in ("fA01", "fz01", "f1001", "f001", "f01", "f-101"):
+        with pytest.raises(ValueError, match="a set's mark"):
+            fresh_set(bad)
 
 
 def test_fresh_sets_on_real_logs(record_property: Callable[[str, object], None]) -> None:
