@@ -14,8 +14,9 @@ test header's format ("Test %d [%s]"), the examine report's heading of the devic
 are printed from the first enumerated device only (`fill_xrt_versions`: "NPU Firmware
 Version" under `device_class::type::ryzen` from 2.18, "Firmware Version" under
 `!available_devices.empty()` in 2.17), with `npu` true where the source prints the row for an
-NPU only: a report cut off before its device list still shows that XRT found a device. No
-code is kept.
+NPU only: a report cut off before its device list still shows that XRT found a device; and
+the rows of `examine --report platform` on an NPU (ReportRyzenPlatform: Name, Power Mode,
+Total Columns), each the opened device's answer. No code is kept.
 `tests/unit/diagnosis/test_readers.py` renders a passing report in every layout
 and holds the readers to it.
 """
@@ -56,6 +57,9 @@ _HEADERS_RE = re.compile(r"table_headers\s*=\s*\{([^}]*)\}")
 _CELL_RE = re.compile(r'appendToOutput\(std::string.*?boost::format fmt\("([^"]*)"\)', re.S)
 _PADDING_RE = re.compile(r"m_inter_entry_padding\((\d+)\)")
 _GUARD_SPAN = 1200  # the characters before a row in which its condition is written
+# ReportRyzenPlatform::writeReport: "Platform\n", then per platform the rows it reads from
+# the device's platform query (static region's name, power mode, total columns)
+_PLATFORM_REPORT_RE = re.compile(r"ReportRyzenPlatform::writeReport\(.*?\n\}", re.S)
 
 
 def layout(snap: Snapshot, commit: str) -> dict[str, object] | None:
@@ -83,6 +87,7 @@ def layout(snap: Snapshot, commit: str) -> dict[str, object] | None:
         "device_table": device_table(texts.get(HOST, ""), texts.get(TABLE, "")),
         "other_table": device_table(texts.get(HOST, ""), texts.get(TABLE, ""), _ALVEO_TABLE_RE),
         "lines": [{"format": fmt, "label": label} for fmt, label in lines],
+        "platform_rows": platform_rows(texts.get(PLATFORM, "")),
         "test_header": header.group(1) if header else "",
         "test_line": test_line.group(1).replace("\\n", "\n") if test_line else "",
         "device_list": devices.group(1).replace("\\(", "(") if devices else "",
@@ -129,6 +134,22 @@ def device_rows(source: str) -> list[dict[str, object]]:
             "npu": npu,
         }
     return [rows[label] for label in sorted(rows)]
+
+
+def platform_rows(source: str) -> list[dict[str, str]]:
+    """The rows `examine --report platform` prints under its "Platform" heading for an NPU,
+    in order (ReportRyzenPlatform::writeReport), up to the blank line before its power
+    estimate: each one's format and label. Every value is the driver's answer to a query of
+    the opened device."""
+    function = _PLATFORM_REPORT_RE.search(source)
+    if function is None or '"Platform\\n"' not in function.group(0):
+        return []
+    rows = []
+    for fmt, label in _LABELLED_RE.findall(function.group(0)):
+        if "Power" in label and "Mode" not in label:
+            break  # "Estimated Power", printed after std::endl: not a row of the first block
+        rows.append({"format": fmt.replace("\\n", "\n"), "label": label})
+    return rows
 
 
 def main() -> int:

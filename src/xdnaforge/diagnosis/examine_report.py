@@ -1,7 +1,8 @@
 """xrt-smi / xbutil examine's host report, read by the layouts generated from XRT's sources
 (data/report_layouts.json, scripts/gen_report_layouts.py): its device list and "0 devices
 found", the device tables (printRyzenDevices', printAlveoDevices'), the XRT section's rows
-printed only from an enumerated NPU, and the JSON report's host.devices. Pure.
+printed only from an enumerated NPU, the platform report's rows (ReportRyzenPlatform) and
+the JSON report's host.devices. Pure.
 """
 
 from __future__ import annotations
@@ -44,17 +45,7 @@ def device_rows() -> re.Pattern[str]:
         for row in layout.get("device_rows", ())
         if row["npu"]
     }
-    branches = []
-    for fmt, label in sorted(rows):
-        pieces = re.split(r"(%-?\d*s)", fmt.rstrip("\n"))  # text, spec, text, spec, text
-        specs = iter((re.escape(label), r"(\S.*?)"))
-        # spaces as a pasted log keeps them: indentation and padding may be lost
-        branches.append(
-            "".join(
-                next(specs, ".*?") if i % 2 else re.sub(r"(?:\\ )+", r"\\s*", re.escape(text))
-                for i, text in enumerate(pieces)
-            )
-        )
+    branches = [_row_pattern(fmt, label) for fmt, label in sorted(rows)]
     return re.compile("|".join(rf"^\s*(?:{b})\s*$" for b in branches))
 
 
@@ -70,6 +61,54 @@ def table_headings() -> dict[tuple[str, ...], str]:
             if columns:
                 headings[tuple(c for c in columns if c != ":")] = kind
     return headings
+
+
+def _row_pattern(fmt: str, label: str) -> str:
+    """A layout row's format ("  %-20s : %s\n") as a pattern of its label and its value,
+    with spaces as a pasted log keeps them: indentation and padding may be lost."""
+    pieces = re.split(r"(%-?\d*s)", fmt.rstrip("\n"))  # text, spec, text, spec, text
+    specs = iter((re.escape(label) + r"\s*", r"(\S.*?)"))  # the label padded to its width
+    return "".join(
+        next(specs, ".*?") if i % 2 else re.sub(r"(?:\\ )+", r"\\s*", re.escape(text))
+        for i, text in enumerate(pieces)
+    )
+
+
+@functools.cache
+def platform_layouts() -> tuple[tuple[re.Pattern[str], ...], ...]:
+    """Each release's rows of `examine --report platform` on an NPU, in order, from the
+    generated layouts (ReportRyzenPlatform::writeReport)."""
+    found = {
+        tuple((row["format"], row["label"]) for row in layout.get("platform_rows", ()))
+        for layout in layouts()
+    }
+    return tuple(
+        tuple(re.compile(rf"^\s*{_row_pattern(fmt, label)}\s*$") for fmt, label in rows)
+        for rows in sorted(found, key=len, reverse=True)
+        if rows
+    )
+
+
+def platform_report(body: str) -> str | None:
+    """The NPU's platform report: its "Platform" heading, then every row of a release's
+    layout in order, each with a value (N/A is none). Each value is the opened device's
+    answer to a query, so the report shows that the driver answered; returns the name."""
+    if "Platform" not in body:
+        return None
+    lines = [line.strip() for line in body.splitlines()]
+    for index, line in enumerate(lines):
+        if line != "Platform":
+            continue
+        for rows in platform_layouts():
+            values = []
+            for pattern, text in zip(rows, lines[index + 1 :], strict=False):
+                match = pattern.match(text)
+                if match is None or match.group(1).strip().upper() == "N/A":
+                    break
+                values.append(match.group(1).strip())
+            if len(values) == len(rows):
+                return values[0]
+    return None
 
 
 def listed_table(body: str) -> str | None:

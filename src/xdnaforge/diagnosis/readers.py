@@ -360,6 +360,9 @@ def healthy_evidence(text: str, probe: ProbeWatch | None = None) -> str | None:
     fatal = [int(kind, 16) for _, kind in examine_report.context_health(body) if _hex(kind)]
     if fatal and not any(fatal):
         return f"xrt-smi context health: {len(fatal)} context(s) on the NPU, no fatal error"
+    platform = examine_report.platform_report(body)
+    if platform is not None:
+        return f"xrt-smi examine --report platform: the NPU's driver answered ({platform})"
     firmware = examine_report.enumerated_npu(body)
     if firmware is not None:
         return f"xrt-smi examine: XRT enumerated an NPU (firmware {firmware})"

@@ -195,6 +195,45 @@ def test_an_examine_head_without_a_device_firmware_is_no_evidence(
     assert judge(moved).status != HEALTHY
 
 
+PLATFORM_LAYOUTS = [x for x in LAYOUTS if x.get("platform_rows")]
+
+
+def render_platform(layout: dict[str, object], values: tuple[str, ...]) -> str:
+    """`xrt-smi examine --report platform` on an NPU, in the layout's own formats
+    (ReportRyzenPlatform::writeReport), with its power estimate after the rows."""
+    rows = layout["platform_rows"]
+    assert isinstance(rows, list)
+    out = ["Platform\n"]
+    out += [row["format"] % (row["label"], value) for row, value in zip(rows, values, strict=False)]
+    out.append(f"\n{'Estimated Power':<23}  : N/A\n")
+    return "".join(out)
+
+
+def test_the_platform_rows_come_from_every_release_since_2_17() -> None:
+    labels = {r["label"] for layout in PLATFORM_LAYOUTS for r in layout["releases"]}
+    assert {"202410.2.17.319", "202420.2.18.179", "202510.2.19.194", "2.25.0"} <= labels
+    last = [r["label"] for r in PLATFORM_LAYOUTS[-1]["platform_rows"]]
+    assert last == ["Name", "Power Mode", "Total Columns"]
+
+
+@pytest.mark.parametrize("layout", PLATFORM_LAYOUTS, ids=releases)
+def test_a_platform_report_is_the_npu_driver_answering(layout: dict[str, object]) -> None:
+    report = render_platform(layout, ("NPU Strix", "Turbo", "8"))
+    verdict = judge("$ xrt-smi examine --report platform\n\n" + report)
+    assert verdict.status == HEALTHY
+    assert verdict.evidence == (
+        "xrt-smi examine --report platform: the NPU's driver answered (NPU Strix)"
+    )
+    pasted = "\r\n".join(" ".join(line.split()) for line in report.splitlines())
+    assert judge(pasted).status == HEALTHY  # its padding lost, with Windows line ends
+    # a value the device did not give, a report cut off before any release's rows are all
+    # there (2.18's two rows are a whole report of 2.18), or rows under another heading are
+    # no evidence
+    assert judge(render_platform(layout, ("NPU Strix", "N/A", "N/A"))).status != HEALTHY
+    assert judge("\n".join(report.splitlines()[:2])).status != HEALTHY
+    assert judge(report.replace("Platform\n", "Platforms\n")).status != HEALTHY
+
+
 # the object `flm validate --json` prints, as Lemonade's run_flm_validate reads it and its
 # test/test_flm_status.py fakes it (lemonade-sdk/lemonade @ e385039e)
 FLM_READY = (
