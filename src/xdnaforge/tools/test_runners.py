@@ -11,7 +11,10 @@ and pytest. Pure parsers; nothing is run here.
   per result ("  Passed     : 14", lit 23 adding " (50.00%)" after "Total Discovered
   Tests: <n>"): Failed, Unresolved, Timed Out and Unexpectedly Passed are failures; a
   paste cut after the "Failed Tests (<n>):" list (print_results, each "  SUITE :: test")
-  counts those;
+  counts those; without a summary, the result line it prints per test (print_result,
+  "<CODE>: <suite> :: <test> (<i> of <n>)", every test with -v and --show-unsupported):
+  FAIL, XPASS, UNRESOLVED and TIMEOUT are failures, and a run without one is evidence only
+  once its last test is in the paste ("(<n> of <n>)");
 - Triton-XDNA's scripts/run_tests.py (amd/Triton-XDNA at HEAD): "🔄 Running: <file>.py"
   for each example, then "✅ PASS: <file>.py", "❌ FAIL: <file>.py (exit code <n>)" or
   "⏰ TIMEOUT: <file>.py" (counted line by line: a paste cut before its summary still says
@@ -30,7 +33,11 @@ and pytest. Pure parsers; nothing is run here.
   iree-amd-aie's and other NPU benchmarks print: a header "Benchmark  Time  CPU  Iterations"
   between two lines of dashes, then a row per run, "<name> <t> <unit> <t> <unit> <iterations>"
   with its counters, or "<name> ERROR OCCURRED: '<message>'" (a failure) or "<name>
-  SKIPPED: '<message>'".
+  SKIPPED: '<message>'";
+- iree-amd-aie's comparison of the NPU's output with the CPU's (build_tools/ci/cpu_comparison,
+  output_comparer.py, run.py): "Values are not all close. Here is a summary of the
+  differences:" (", here is" from September 2024), then run.py raises "Test failed, exiting.":
+  each is one failed test.
 
 A summary is positive evidence only when it ran something and nothing failed.
 """
@@ -60,6 +67,15 @@ _LIT_COUNT_RE = re.compile(
 )
 _LIT_FAILED_LIST_RE = re.compile(r"^Failed Tests \((\d+)\):[ \t]*\n[ \t]*\S[^\n]* :: ", re.M)
 _LIT_BROKEN = ("Failed", "Unresolved", "Timed Out", "Unexpectedly Passed")
+_LIT_RESULT_RE = re.compile(
+    r"^(PASS|FLAKYPASS|XFAIL|UNSUPPORTED|SKIPPED|EXCLUDED|FAIL|XPASS|UNRESOLVED|TIMEOUT): "
+    r"\S.* :: \S.* \((\d+) of (\d+)\)\s*$",
+    re.M,
+)
+_LIT_RESULT_BROKEN = ("FAIL", "XPASS", "UNRESOLVED", "TIMEOUT")
+_IREE_NOT_CLOSE_RE = re.compile(
+    r"^Values are not all close[.,] [Hh]ere is a summary of the differences:", re.M
+)
 _TRITON_RUNNING_RE = re.compile(r"^\s*(?:\S+ +)?Running: \S+\.py\s*$", re.M)
 _TRITON_PASS_RE = re.compile(r"^\s*(?:\S+ +)?PASS: \S+\.py\s*$", re.M)
 _TRITON_FAIL_RE = re.compile(
@@ -125,6 +141,15 @@ def summaries(text: str) -> list[Summary]:
     listed = None if timed_lit else _LIT_FAILED_LIST_RE.search(text)
     if listed:
         found.append(Summary("lit", 0, int(listed.group(1))))
+    results = [] if timed_lit or listed else _LIT_RESULT_RE.findall(text)
+    if results:
+        broken = sum(code in _LIT_RESULT_BROKEN for code, _, _ in results)
+        passes = sum(code in ("PASS", "FLAKYPASS") for code, _, _ in results)
+        if broken or any(index == total for _, index, total in results):
+            found.append(Summary("lit", passes, broken))
+    compared = len(_IREE_NOT_CLOSE_RE.findall(text))
+    if compared:
+        found.append(Summary("iree-amd-aie cpu_comparison", 0, compared))
     if _TRITON_RUNNING_RE.search(text):
         passes, fails = len(_TRITON_PASS_RE.findall(text)), len(_TRITON_FAIL_RE.findall(text))
         if passes or fails:

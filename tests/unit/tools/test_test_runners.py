@@ -95,6 +95,36 @@ def test_lits_failed_list_alone_counts_its_failures() -> None:
     assert summaries(LIT_23) == [Summary("lit", 1, 1)]
 
 
+def test_lits_result_lines_count_when_its_summary_is_not_there() -> None:
+    # print_result (lit/display.py): "<CODE>: <suite> :: <test> (<i> of <n>)"
+    ran = (
+        "UNSUPPORTED: AIR :: passthrough/run_npu2_makefile_peano.lit (1 of 3)\n"
+        "XFAIL: AIR :: passthrough/run_npu1_chess.lit (2 of 3)\n"
+        "PASS: AIR :: passthrough/run_npu1_makefile_peano.lit (3 of 3)\n"
+    )
+    assert summaries(ran) == [Summary("lit", 1, 0)]
+    # cut off before its last test: what ran is no verdict, unless something failed
+    assert summaries(ran.rsplit("PASS", 1)[0]) == []
+    failed = ran.replace("(3 of 3)", "(3 of 4)") + "FAIL: AIR :: x/run.lit (4 of 4)\n"
+    assert summaries(failed) == [Summary("lit", 1, 1)]
+    timed_out = ran.replace("(3 of 3)", "(3 of 9)") + "TIMEOUT: AIR :: y/run.lit (4 of 9)\n"
+    assert summaries(timed_out) == [Summary("lit", 1, 1)]
+    # with the summary, the summary counts (once)
+    assert summaries(ran + LIT_23) == [Summary("lit", 1, 1)]
+    assert summaries("PASS: a test without lit's form\n") == []
+
+
+def test_iree_amd_aies_comparison_of_the_npus_output_is_a_failed_test() -> None:
+    # output_comparer.py before and after September 2024
+    for head in (
+        "Values are not all close. Here is a summary of the differences:",
+        "Values are not all close, here is a summary of the differences:",
+    ):
+        text = f"{head}\nNumber of positions where values are different is 4088 out of 8192\n"
+        assert summaries(text) == [Summary("iree-amd-aie cpu_comparison", 0, 1)]
+    assert summaries("All values are close to the CPU's.\n") == []
+
+
 def test_triton_xdnas_examples_are_counted_line_by_line() -> None:
     # scripts/run_tests.py prints each example's run and its verdict
     ran = (
