@@ -139,6 +139,8 @@ def test_counts_of_none_and_a_timeout_setting_are_no_failure() -> None:
         "errors=0, warnings=2",
         "replay: dispatching (timeout 10s)...",
         "run with timeout=30",
+        "  Expectedly Failed:   1",  # lit's tally of the failures it expected
+        "  Expected Failures  : 2 (1.00%)",
     ):
         assert judge(line).status == UNKNOWN, line
     # a count that is not zero, a zero that begins a message, a timeout that happened
@@ -146,5 +148,7 @@ def test_counts_of_none_and_a_timeout_setting_are_no_failure() -> None:
         "ERROR: 0x1c load failed",
         "ERROR: 0 devices found",
         "command timeout 10s exceeded",
+        "  Failed     : 1",
+        "Expectedly Failed tests were re-run and failed: 1",
     ):
         assert judge(line).status != UNKNOWN, line
