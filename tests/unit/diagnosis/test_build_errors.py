@@ -599,6 +599,9 @@ def test_the_compilers_and_build_tools_own_error_formats_are_build_failures(line
         "opt: error: expected type",
         "aie-opt: error: unknown pass 'aie-localize-locks'",
         "ld.lld: error: undefined symbol: foo",
+        # MLIR's Python bindings (aiecc.py, IRON): MLIRError's diagnostics
+        "error: \"-\":27:19: 'aie.core' op When `elf_file` attribute is specified, core body"
+        " must be empty",
     ],
 )
 def test_the_llvm_toolchains_own_failures_are_build_errors(line: str) -> None:
