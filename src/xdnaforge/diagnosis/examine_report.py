@@ -46,7 +46,7 @@ def device_rows() -> re.Pattern[str]:
         if row["npu"]
     }
     branches = [_row_pattern(fmt, label) for fmt, label in sorted(rows)]
-    return re.compile("|".join(rf"^\s*(?:{b})\s*$" for b in branches))
+    return re.compile("|".join(branches))
 
 
 @functools.cache
@@ -64,14 +64,19 @@ def table_headings() -> dict[tuple[str, ...], str]:
 
 
 def _row_pattern(fmt: str, label: str) -> str:
-    """A layout row's format ("  %-20s : %s\n") as a pattern of its label and its value,
-    with spaces as a pasted log keeps them: indentation and padding may be lost."""
+    """A layout row's format ("  %-20s : %s\n") as a pattern of a whole line with its label
+    and its value (group 1)."""
     pieces = re.split(r"(%-?\d*s)", fmt.rstrip("\n"))  # text, spec, text, spec, text
-    specs = iter((re.escape(label) + r"\s*", r"(\S.*?)"))  # the label padded to its width
-    return "".join(
+    # the label padded to its width; the value from its first to its last visible character
+    # (greedy, so that a long line is read in linear time)
+    specs = iter((re.escape(label) + r"\s*", r"(\S(?:.*\S)?)"))
+    pattern = "".join(
         next(specs, ".*?") if i % 2 else re.sub(r"(?:\\ )+", r"\\s*", re.escape(text))
         for i, text in enumerate(pieces)
     )
+    # a line as a paste keeps it: indentation, padding and trailing spaces may be lost or
+    # added; each run of spaces is one \s* (two in a row would backtrack on a long line)
+    return re.sub(r"(?:\\s\*)+", r"\\s*", rf"^\s*{pattern}\s*$")
 
 
 @functools.cache
@@ -83,7 +88,7 @@ def platform_layouts() -> tuple[tuple[re.Pattern[str], ...], ...]:
         for layout in layouts()
     }
     return tuple(
-        tuple(re.compile(rf"^\s*{_row_pattern(fmt, label)}\s*$") for fmt, label in rows)
+        tuple(re.compile(_row_pattern(fmt, label)) for fmt, label in rows)
         for rows in sorted(found, key=len, reverse=True)
         if rows
     )
