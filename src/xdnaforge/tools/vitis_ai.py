@@ -18,21 +18,47 @@ from __future__ import annotations
 
 import re
 
-_RUNNING_RE = re.compile(
-    r"\[Vitis AI EP\] No\. of Subgraphs :.*?Actually running on (?:NPU|IPU) +(\d+)"
-)
-_OPERATORS_RE = re.compile(r"\[Vitis AI EP\] No\. of Operators :(.*)$", re.M)
+_RUNNING_RE = re.compile(r"Actually running on (?:NPU|IPU) +(\d+)")
 _ON_NPU_RE = re.compile(r"\b(?:NPU|IPU|VAIML) +(\d+)")
+# ONNX Runtime's logger before each line when its verbose log is on (ostream_sink.cc:
+# "[<severity>:<category>:<logger id>, <location>] <message>"); the provider's summary is
+# then one line per count
+_ORT_PREFIX_RE = re.compile(r"^[ \t]*\[[VIWEF]:onnxruntime:[^\]\n]*\] ?", re.M)
+_SUMMARY_LINES = 4  # the counts of one heading: NPU, CPU, and the "Actually running" line
+
+
+def _summary(text: str, heading: str) -> list[str]:
+    """Each `[Vitis AI EP] <heading>` with what the provider prints under it: the rest of its
+    line, or the lines after it up to the next heading when the log puts each count on its
+    own line."""
+    lines = _ORT_PREFIX_RE.sub("", text).splitlines() if "onnxruntime:" in text else None
+    if lines is None:
+        lines = text.splitlines()
+    found = []
+    for index, line in enumerate(lines):
+        at = line.find(f"[Vitis AI EP] {heading}")
+        if at < 0:
+            continue
+        block = [line[at + len(heading) + 14 :]]
+        for after in lines[index + 1 : index + 1 + _SUMMARY_LINES]:
+            if "[Vitis AI EP]" in after:
+                break
+            block.append(after)
+        found.append("\n".join(block))
+    return found
 
 
 def on_npu(text: str) -> str | None:
     """ "Vitis AI EP: 1 subgraph(s) running on the NPU" (or the operators it placed there)
     when the provider's summary says the model runs on the NPU; None otherwise."""
-    running = _RUNNING_RE.search(text)
-    if running and int(running.group(1)) > 0:
-        return f"Vitis AI EP: {running.group(1)} subgraph(s) running on the NPU"
-    for line in _OPERATORS_RE.finditer(text):
-        placed = sum(int(n) for n in _ON_NPU_RE.findall(line.group(1)))
+    if "[Vitis AI EP]" not in text:
+        return None
+    for block in _summary(text, "No. of Subgraphs :"):
+        running = _RUNNING_RE.search(block)
+        if running and int(running.group(1)) > 0:
+            return f"Vitis AI EP: {running.group(1)} subgraph(s) running on the NPU"
+    for block in _summary(text, "No. of Operators :"):
+        placed = sum(int(n) for n in _ON_NPU_RE.findall(block))
         if placed > 0:
             return f"Vitis AI EP: {placed} operator(s) placed on the NPU"
     return None

@@ -24,6 +24,33 @@ def test_the_providers_summary_says_where_the_model_runs() -> None:
     )
 
 
+def test_the_summary_in_onnx_runtimes_verbose_log_says_the_same() -> None:
+    # each count on its own line, after ORT's logger prefix (ostream_sink.cc)
+    tag = "[I:onnxruntime:, stat.cpp:198 stat.cpp] "
+    verbose = "".join(
+        f"    {tag}{line}\n"
+        for line in (
+            "[Vitis AI EP] No. of Operators :",
+            "   NPU   398",
+            "VITIS_EP_CPU     2",
+            "[Vitis AI EP] No. of Subgraphs :",
+            "   NPU     1",
+            "Actually running on NPU      1",
+        )
+    )
+    assert on_npu(verbose) == "Vitis AI EP: 1 subgraph(s) running on the NPU"
+    assert on_npu(verbose.replace("NPU      1", "NPU      0")) == (
+        "Vitis AI EP: 398 operator(s) placed on the NPU"
+    )
+    on_cpu = verbose.replace("NPU      1", "NPU      0").replace("NPU   398", "CPU   398")
+    assert on_npu(on_cpu) is None
+    # a count far below its heading is not the heading's
+    assert (
+        on_npu("[Vitis AI EP] No. of Subgraphs :\n" + "x\n" * 5 + "Actually running on NPU 1\n")
+        is None
+    )
+
+
 def test_a_quicktest_on_the_npu_is_healthy() -> None:
     verdict = judge("python quicktest.py\n" + NOW)
     assert verdict.status == HEALTHY
