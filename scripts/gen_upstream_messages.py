@@ -78,6 +78,10 @@ def _xrt_file(path: str) -> bool:
         "/core/tools/xbmgmt2/",
         "/core/tools/xbflash2/",
     )
+    if path.startswith("src/runtime_src/tools/xclbinutil/"):
+        # xclbinutil packages the xclbins that the NPU toolchains build (aiecc.py runs it);
+        # its sources are .cxx
+        return "/unittests/" not in path and path.endswith((".cxx", ".h"))
     return (
         path.startswith(core)
         and not any(part in path for part in left_out)
@@ -120,6 +124,8 @@ def _component(repo: str, path: str) -> str:
             return "amdxdna"
         return "example" if path.startswith("example/") else "shim"
     if repo == "Xilinx/XRT":
+        if "/tools/xclbinutil/" in path:
+            return "xclbinutil"
         return "xrt-smi" if "/core/tools/" in path else "xrt"
     return {
         "ROCm/FastFlowLM": "flm",

@@ -76,6 +76,14 @@ _STREAM_RE = re.compile(
     r"std::(?:cout|cerr)\s*<<\s*(?:boost::format\s*\(\s*)?"
     r'"((?:ERROR|Error|TEST FAILED|FAILED)[^"\\]*(?:\\.[^"\\]*)*)"'
 )
+# a message formatted into a variable and thrown after it (XRT's tools and xclbinutil):
+# `auto errMsg = boost::format("ERROR: ... %s") % x;` or `boost::format errMsg("...");`,
+# then `throw std::runtime_error(errMsg.str())` or `(boost::str(errMsg))`
+_NAMED_FORMAT_RE = re.compile(
+    r"(?:\bauto\s+(\w+)\s*=\s*boost::format\s*\(|\bboost::format\s+(\w+)\s*\()\s*"
+    r'"((?:[^"\\\n]|\\.)*)"\s*\)'
+)
+_THROWN_SPAN = 600  # the characters after the format in which its throw is written
 # a report that found no device says so in its text, not through an error call
 _NO_DEVICES_RE = re.compile(r'<<\s*"(\s*0 devices? found[^"\\]*)"')
 _LITERAL_RE = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
@@ -266,6 +274,17 @@ def extract(text: str) -> list[tuple[str, str, str, bool]]:
         if template:
             level = "error" if match.group(1) == "ERROR" else "warning"
             messages.append((level, template, function_at(match.start()), False))
+    for match in _NAMED_FORMAT_RE.finditer(text):
+        name = match.group(1) or match.group(2)
+        after = text[match.end() : match.end() + _THROWN_SPAN]
+        thrown = re.search(
+            rf"\bthrow\s+[\w:]+\s*\([^;]*?(?:\b{name}\.str\(\)|boost::str\(\s*{name}\s*\))", after
+        )
+        if thrown is None or re.search(rf"\b{name}\s*=[^=]", after[: thrown.start()]):
+            continue  # not thrown, or given another format before the throw
+        template = _unescape(match.group(3)).strip()
+        if re.search(r"[A-Za-z]{3}", _SPEC_RE.sub("", template)):
+            messages.append(("error", template, function_at(match.start()), False))
     for match in _SEND_RE.finditer(text):
         args = _call_args(text, text.index("(", match.start()) + 1)
         template = _template(args[2]) if len(args) > 2 else None

@@ -163,6 +163,12 @@ def test_which_files_of_each_repository_are_read() -> None:
     assert script._component("amd/xdna-driver", "drivers/accel/amdxdna/aie2_pci.c") == "amdxdna"
     assert script._component("Xilinx/XRT", "src/runtime_src/core/tools/xbutil2/x.cpp") == "xrt-smi"
     assert script._component("Xilinx/XRT", "build/build.sh") == "build"
+    # xclbinutil, which the NPU toolchains run to package an xclbin (.cxx), not its tests
+    assert script._xrt_file("src/runtime_src/tools/xclbinutil/XclBinClass.cxx")
+    assert not script._xrt_file("src/runtime_src/tools/xclbinutil/unittests/TestUtil.cxx")
+    assert script._component("Xilinx/XRT", "src/runtime_src/tools/xclbinutil/DTC.cxx") == (
+        "xclbinutil"
+    )
 
 
 def test_a_reports_no_device_line_is_a_message() -> None:
@@ -186,6 +192,36 @@ def test_a_tools_error_streamed_through_boost_format_is_a_message() -> None:
     assert found == [
         ("error", said, "SubCmdExamine::execute", False),
         ("error", "TEST FAILED!", "SubCmdExamine::execute", False),
+    ]
+
+
+def test_a_message_formatted_into_a_variable_and_thrown_is_a_message() -> None:
+    # xclbinutil's and XRT's tools' form: the format named, then thrown by its name
+    text = (
+        "void XclBin::getKeyValueComponents(const std::string& _keyValue)\n{\n"
+        "  if (tokens.size() != 3) {\n"
+        '    auto errMsg = boost::format("ERROR: Expected format [USER | SYS]:<key>:<value> '
+        'when using adding a key value pair.  Received: %s.") % _keyValue;\n'
+        "    throw std::runtime_error(errMsg.str());\n  }\n"
+        "  boost::format missing(\"ERROR: Unable to find the section: '%s'\");\n"
+        "  missing % name;\n"
+        "  throw XUtil::XclBinUtilException(xet_missing_section, boost::str(missing));\n"
+        '  boost::format shown("Section: %s");\n'
+        "  std::cout << shown;\n"  # printed, never thrown: not an error message
+        '  auto again = boost::format("ERROR: first %s");\n'
+        '  again = boost::format("Info: second %s");\n'  # another format before the throw
+        "  throw std::runtime_error(again.str());\n}\n"
+    )
+    function = "XclBin::getKeyValueComponents"
+    assert generator().extract(text) == [
+        (
+            "error",
+            "ERROR: Expected format [USER | SYS]:<key>:<value> when using adding a key value "
+            "pair.  Received: %s.",
+            function,
+            False,
+        ),
+        ("error", "ERROR: Unable to find the section: '%s'", function, False),
     ]
 
 

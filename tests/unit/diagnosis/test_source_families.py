@@ -77,6 +77,35 @@ def test_every_family_a_message_can_get_has_a_generic_entry() -> None:
             "usage",
         ),
         ("Xilinx/XRT", "build/build.sh", "", "ERROR: cmake not found", "build"),
+        # xclbinutil: its command line's forms are usage, reading a section's file is build
+        (
+            "Xilinx/XRT",
+            "src/runtime_src/tools/xclbinutil/XclBinClass.cxx",
+            "XclBin::getKeyValueComponents",
+            "ERROR: Expected format [USER | SYS]:<key>:<value> when using adding a key value pair.",
+            "usage",
+        ),
+        (
+            "Xilinx/XRT",
+            "src/runtime_src/tools/xclbinutil/XclBinUtilMain.cxx",
+            "main_",
+            "ERROR: The option '--target' and the key 'SYS:mode' are mutually exclusive.",
+            "usage",
+        ),
+        (
+            "Xilinx/XRT",
+            "src/runtime_src/tools/xclbinutil/XclBinUtilMain.cxx",
+            "main_",
+            "ERROR: The AIE_PARTITION section in the xclbin is not compliant with IP_LAYOUT",
+            "build",
+        ),
+        (
+            "Xilinx/XRT",
+            "src/runtime_src/tools/xclbinutil/SectionAIEPartition.cxx",
+            "SectionAIEPartition::readXclBinBinary",
+            "ERROR: Unable to open the file for reading: '%s'",
+            "build",
+        ),
     ],
 )
 def test_a_message_gets_the_family_of_where_it_is_thrown(
