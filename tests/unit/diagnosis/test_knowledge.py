@@ -181,6 +181,8 @@ def test_every_entry_is_exercised_by_a_log() -> None:
         "build-toolchain-crashed",  # LLVM's crash banner (test_build_errors.py)
         "dpkg-dependency-missing",  # dpkg's depcon.c lines, as dpkg 1.22 prints them
         "hwctx-legacy-xclbin-load",  # XRT's noshim::load_axlf (TOOLS above)
+        "python-library-not-loaded",  # CPython's ctypes on Windows (TOOLS above)
+        "python-numpy-abi",
     }
     assert {e.code for e in load_knowledge()} == seen | synthetic | GENERIC
 
@@ -460,6 +462,12 @@ TOOLS = {
         "build-cmake-file-step-failed"
     ),
     'Error creating directory "/opt/xilinx/xrt/share".': "build-cmake-file-step-failed",
+    # CPython's ctypes on Windows, and NumPy 2's check of a module built for NumPy 1
+    "FileNotFoundError: Could not find module 'C:\\ryzenai\\lib\\tvm_ipu.dll' (or one of its "
+    "dependencies). Try using the full path with constructor syntax.": "python-library-not-loaded",
+    "A module that was compiled using NumPy 1.x cannot be run in\nNumPy 2.2.1 as it may crash.": (
+        "python-numpy-abi"
+    ),
     # XRT's noshim::load_axlf (ishim.h), as pybind11 raises it from pyxrt's device.load_xclbin
     "RuntimeError: load_axlf: Operation not supported": "hwctx-legacy-xclbin-load",
     # a Python traceback cut after its innermost frame, a pyxrt call (pyxrt.cpp's classes)
