@@ -28,7 +28,10 @@ and pytest. Pure parsers; nothing is run here.
 - mlir-aie's test programs (runtime_lib/test_lib/xrt_test_wrapper.h, setup_and_run_aie, and
   the programming examples' test.cpp after it): the NPU times ("Avg NPU time: <t>us.", the
   matmul examples' "Avg NPU matmul time:"), then "PASS!" alone on its line, or "Error count:
-  <n>" and "Failed.";
+  <n>" and "Failed."; the matmul examples' verify (programming_examples/basic/
+  matrix_multiplication/common.h, print_error_summary) prints each element the NPU got
+  wrong before that, "[<row>, <col>] <actual> =!= <expected>", which a paste cut before the
+  count still shows: a failed test;
 - Google Benchmark (src/console_reporter.cc, PrintHeader and PrintRunData), which
   iree-amd-aie's and other NPU benchmarks print: a header "Benchmark  Time  CPU  Iterations"
   between two lines of dashes, then a row per run, "<name> <t> <unit> <t> <unit> <iterations>"
@@ -92,6 +95,7 @@ _SHIM_TEST_RE = re.compile(
 _AIE_TIME_RE = re.compile(r"^Avg NPU (?:\w+ )?time: [\d.]+ ?us\.?\s*$", re.M)
 _AIE_PASS_RE = re.compile(r"^[`*]*PASS![`*]*\s*$", re.M)  # pasted: markdown around it
 _AIE_FAILED_RE = re.compile(r"^Error count: (\d+)\s*\n(?:\s*\n)*Failed\.\s*$", re.M)
+_AIE_MISMATCH_RE = re.compile(r"^\[ *\d+, +\d+\] +-?[\d.]+ =!= +-?[\d.]+\s*$", re.M)
 _BENCHMARK_HEADER_RE = re.compile(r"^Benchmark +Time +CPU +Iterations\b.*\n-+\s*$", re.M)
 _BENCHMARK_RUN_RE = re.compile(
     r"^\S+ +(?:[\d.]+(?:e[+-]?\d+)? (?:ns|us|ms|s|%) +){2}\d+\b", re.M
@@ -177,6 +181,8 @@ def summaries(text: str) -> list[Summary]:
             found.append(Summary("mlir-aie test", 0, 1))
         elif _AIE_PASS_RE.search(after):
             found.append(Summary("mlir-aie test", 1, 0))
+    if not timed and _AIE_MISMATCH_RE.search(text):  # its verdict is not in the paste
+        found.append(Summary("mlir-aie test", 0, 1))
     header = _BENCHMARK_HEADER_RE.search(text)
     if header:
         after = text[header.end() :]

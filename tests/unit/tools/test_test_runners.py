@@ -114,6 +114,16 @@ def test_lits_result_lines_count_when_its_summary_is_not_there() -> None:
     assert summaries("PASS: a test without lit's form\n") == []
 
 
+def test_the_matmul_examples_wrong_elements_are_a_failed_test() -> None:
+    # print_error_summary: "[row, col] actual =!= expected", before the error count
+    wrong = "Verifying against reference matmul ...\n[    0,     0] 0.00 =!= 264.00\n"
+    assert summaries(wrong) == [Summary("mlir-aie test", 0, 1)]
+    # with the program's own verdict after its times, that verdict counts (once)
+    timed = "Avg NPU matmul time: 1021.0us.\n" + wrong + "\nError count: 4096\n\nFailed.\n"
+    assert summaries(timed) == [Summary("mlir-aie test", 0, 1)]
+    assert summaries("[0, 0] x =!= y\n") == []  # not numbers: not the verify's line
+
+
 def test_iree_amd_aies_comparison_of_the_npus_output_is_a_failed_test() -> None:
     # output_comparer.py before and after September 2024
     for head in (
