@@ -6,7 +6,8 @@ Mode", Linux and Windows, and a report cut off after a test's details) and JSON,
 examine host report (diagnosis/examine_report.py), `flm validate` (its text shapes and
 `--json`), the xdna-driver example tests ("TEST PASSED!" with its latency), the shim's
 debug output of a created hardware context, FastFlowLM runs and servers that generated
-tokens, Lemonade's backend table, telemetry and CLI status block, test runners (ctest,
+tokens, Lemonade's backend table, telemetry and CLI status block, mlir-aie's lit
+configuration finding the NPU, test runners (ctest,
 gtest, pytest, lit, shim_test, mlir-aie's programs) whose every test passed, a DKMS build
 and install of amdxdna, lspci's bound driver, and in a kernel log the driver's probe:
 completed ("[drm] Initialized amdxdna ..."), or deferred (EPROBE_DEFER) and then carried
@@ -58,6 +59,13 @@ _PROBED_RE = re.compile(
     r"\[drm\] Initialized amdxdna\S* (\S+) (?:\S+ )?for (\S+?)(?: on minor (\d+)|\s*$)"
 )
 _DRIVER_DEVICE_RE = re.compile(r"\bamdxdna ([\w:.-]+): ")
+# mlir-aie's and mlir-air's lit configurations (lit.cfg.py, python/.../lit_config_helpers.py,
+# every release since 2023) run `xrt-smi examine` (before that xbutil) and print this only
+# for a row of its device table that names an NPU ("|[0000:41:00.1]  |NPU Phoenix  |")
+_LIT_FOUND_NPU_RE = re.compile(
+    r"^Found Ryzen AI device:? \|?\[?([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\]?",
+    re.M,
+)
 # a PCI address, its domain left out: what a kernel line names a PCI device by
 BDF_RE = re.compile(r"\b(?:[0-9a-f]{4}:)?([0-9a-f]{2}:[0-9a-f]{2}\.[0-7])\b")
 _ADDRESSES = 256  # distinct addresses a watch keeps (bounded on a hostile journal)
@@ -351,6 +359,12 @@ def healthy_evidence(text: str, probe: ProbeWatch | None = None) -> str | None:
     examine = parse_examine_text(body)
     if examine.devices:
         return f"xrt-smi examine: {', '.join(d.name for d in examine.devices)} present"
+    found = _LIT_FOUND_NPU_RE.search(body)
+    if found:
+        return (
+            f"mlir-aie's test configuration found the NPU [{found.group(1)}] in xrt-smi "
+            "examine's device table"
+        )
     listed = examine_report.json_devices(body)
     if listed:
         return f"xrt-smi examine (JSON): {listed} present"

@@ -195,6 +195,24 @@ def test_an_examine_head_without_a_device_firmware_is_no_evidence(
     assert judge(moved).status != HEALTHY
 
 
+def test_mlir_aies_lit_configuration_finding_the_npu_is_evidence() -> None:
+    # lit.cfg.py: printed only for an NPU row of `xrt-smi examine`'s device table
+    found = (
+        "Found Ryzen AI device: [0000:c5:00.1]\n\tmodel: 'Phoenix'\n"
+        "Running tests on NPU1 with command line: /w/mlir-aie/utils/run_on_npu.sh\n"
+    )
+    verdict = judge(found)
+    assert verdict.status == HEALTHY
+    assert verdict.evidence == (
+        "mlir-aie's test configuration found the NPU [0000:c5:00.1] in xrt-smi examine's "
+        "device table"
+    )
+    assert judge("Found Ryzen AI device: |[0000:41:00.1]\n").status == HEALTHY  # 2023's form
+    assert judge("Found Ryzen AI device: none\n").status != HEALTHY
+    # a failure after it is still a failure
+    assert judge(found + "FAIL: AIE :: npu-xrt/add_one/run.lit (1 of 1)\n").status == FAILURE
+
+
 PLATFORM_LAYOUTS = [x for x in LAYOUTS if x.get("platform_rows")]
 
 
