@@ -196,6 +196,12 @@ DISPUTED = {
         "`lemonade backends` lists FastFlowLM v0.9.43 installed on the NPU; the thread (no "
         "models listed) was closed with no cause, labelled versions by analogy (doubtful)",
     ),
+    "f3908": (
+        [],
+        "a third-party doctor's example report on a Phoenix NPU: every check of the stack "
+        "passes (driver bound, device node, firmware, XRT, plugin, memlock) and nothing ran "
+        "that failed; the label is its prose verdict that no public LLM runtime supports XDNA 1",
+    ),
 }
 
 
