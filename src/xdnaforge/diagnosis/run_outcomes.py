@@ -29,7 +29,9 @@ program:
   cmGlobalUnixMakefileGenerator3.cxx), ninja's last step of all ("[57/57] Linking ..."),
   kbuild linking a module ("LD [M]  drivers/accel/amdxdna/amdxdna.ko",
   scripts/Makefile.modfinal), MSBuild's "Build succeeded.", pip's "Successfully installed
-  ..." and CMake's configure step ("-- Build files have been written to: ...", cmake.cxx).
+  ..." and CMake's configure step ("-- Build files have been written to: ...", cmake.cxx),
+  Riallto's app builder ("Successfully Building Application... x.xclbin & x.seq
+  delivered").
 
 These are the last positive evidence doctor looks for, and they stand only where nothing
 else speaks: the verdict has already found no error line anywhere in the log, and a rate
@@ -167,6 +169,11 @@ _BUILT_RES = (
     (re.compile(r"^[ \t]*(Build succeeded)\.\s*$", re.M), "MSBuild: {}"),
     (re.compile(r"^(Successfully installed \S.*?)\s*$", re.M), "pip: {}"),
     (re.compile(r"^-- Build files have been written to: (\S.*?)\s*$", re.M), "CMake configured {}"),
+    # Riallto's app builder (npu/build/appbuilder.py) once the xclbin is copied out
+    (
+        re.compile(r"^Successfully Building Application\.\.\. (\S+\.xclbin)\b", re.M),
+        "Riallto built {}",
+    ),
 )
 _NINJA_RE = re.compile(r"^\[(\d+)/(\d+)\] ", re.M)
 

@@ -599,6 +599,8 @@ def test_the_compilers_and_build_tools_own_error_formats_are_build_failures(line
         "opt: error: expected type",
         "aie-opt: error: unknown pass 'aie-localize-locks'",
         "ld.lld: error: undefined symbol: foo",
+        # an MLIR diagnostic at an unknown location
+        "<unknown>:0: error: 'aie.device' op Failed to lower to LLVM",
         # MLIR's Python bindings (aiecc.py, IRON): MLIRError's diagnostics
         "error: \"-\":27:19: 'aie.core' op When `elf_file` attribute is specified, core body"
         " must be empty",
@@ -607,6 +609,21 @@ def test_the_compilers_and_build_tools_own_error_formats_are_build_failures(line
 def test_the_llvm_toolchains_own_failures_are_build_errors(line: str) -> None:
     verdict = judge(line)
     assert [d.family for d in verdict.diagnoses if d.severity == "error"][:1] == ["build"]
+
+
+def test_aiecc_naming_the_step_that_failed_and_a_missing_chess_license_are_build_errors() -> None:
+    step = "Error encountered while running: opt -O2 -strip -S prj/core_1_3.ll -o prj/x.ll\n"
+    verdict = judge(step)
+    assert [d.code for d in verdict.diagnoses] == ["build-aiecc-step-failed"]
+    assert "ran opt for one step" in verdict.diagnoses[0].cause
+    # another program's same words about a command that is not a compiler: no such finding
+    other = judge("Error encountered while running: lm_eval --model hf\n")
+    assert "build-aiecc-step-failed" not in [d.code for d in other.diagnoses]
+    license = (
+        "ERROR: License check out failed (nowait)\nNo such feature exists.\n"
+        "Feature:       tct_chess_ipp\nFlexNet Licensing error:-5,234\n"
+    )
+    assert [d.code for d in judge(license).diagnoses] == ["build-toolchain-license"]
 
 
 def test_a_compiler_crash_without_an_error_line_is_a_build_error() -> None:

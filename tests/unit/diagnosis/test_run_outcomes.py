@@ -134,6 +134,11 @@ def test_a_checklist_counts_only_when_every_item_is_ticked_and_the_run_ended() -
             "-- Configuring done (0.1s)\n-- Build files have been written to: /b\n",
             "CMake configured /b",
         ),
+        (
+            "Building the xclbin...\nSuccessfully Building Application... App.xclbin & App.seq "
+            "delivered\n",
+            "Riallto built App.xclbin",
+        ),
     ],
 )
 def test_a_build_tools_own_word_that_it_finished_is_evidence(log: str, says: str) -> None:
