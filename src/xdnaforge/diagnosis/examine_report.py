@@ -106,7 +106,7 @@ def platform_report(body: str) -> str | None:
             continue
         for rows in platform_layouts():
             values = []
-            for pattern, text in zip(rows, lines[index + 1 :], strict=False):
+            for pattern, text in zip(rows, lines[index + 1 : index + 1 + len(rows)], strict=False):
                 match = pattern.match(text)
                 if match is None or match.group(1).strip().upper() == "N/A":
                     break
