@@ -27,6 +27,12 @@ _ORT_PREFIX_RE = re.compile(r"^[ \t]*\[[VIWEF]:onnxruntime:[^\]\n]*\] ?", re.M)
 _SUMMARY_LINES = 4  # the counts of one heading: NPU, CPU, and the "Actually running" line
 
 
+_HEADING_RE = {  # later releases: "No. of Subgraphs supported by Vitis AI EP: VAIML  1"
+    "Subgraphs": re.compile(r"\[Vitis AI EP\] No\. of Subgraphs(?: supported by Vitis AI EP)? ?:"),
+    "Operators": re.compile(r"\[Vitis AI EP\] No\. of Operators(?: supported by Vitis AI EP)? ?:"),
+}
+
+
 def _summary(text: str, heading: str) -> list[str]:
     """Each `[Vitis AI EP] <heading>` with what the provider prints under it: the rest of its
     line, or the lines after it up to the next heading when the log puts each count on its
@@ -36,10 +42,10 @@ def _summary(text: str, heading: str) -> list[str]:
         lines = text.splitlines()
     found = []
     for index, line in enumerate(lines):
-        at = line.find(f"[Vitis AI EP] {heading}")
-        if at < 0:
+        at = _HEADING_RE[heading].search(line) if "[Vitis AI EP]" in line else None
+        if at is None:
             continue
-        block = [line[at + len(heading) + 14 :]]
+        block = [line[at.end() :]]
         for after in lines[index + 1 : index + 1 + _SUMMARY_LINES]:
             if "[Vitis AI EP]" in after:
                 break
@@ -53,11 +59,14 @@ def on_npu(text: str) -> str | None:
     when the provider's summary says the model runs on the NPU; None otherwise."""
     if "[Vitis AI EP]" not in text:
         return None
-    for block in _summary(text, "No. of Subgraphs :"):
+    for block in _summary(text, "Subgraphs"):
         running = _RUNNING_RE.search(block)
         if running and int(running.group(1)) > 0:
             return f"Vitis AI EP: {running.group(1)} subgraph(s) running on the NPU"
-    for block in _summary(text, "No. of Operators :"):
+        placed = 0 if running else sum(int(n) for n in _ON_NPU_RE.findall(block))
+        if placed > 0:  # a release that prints no "Actually running" line
+            return f"Vitis AI EP: {placed} subgraph(s) placed on the NPU"
+    for block in _summary(text, "Operators"):
         placed = sum(int(n) for n in _ON_NPU_RE.findall(block))
         if placed > 0:
             return f"Vitis AI EP: {placed} operator(s) placed on the NPU"

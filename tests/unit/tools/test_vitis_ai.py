@@ -51,6 +51,13 @@ def test_the_summary_in_onnx_runtimes_verbose_log_says_the_same() -> None:
     )
 
 
+def test_the_summary_of_later_releases_names_the_subgraphs_it_placed() -> None:
+    # "No. of Subgraphs supported by Vitis AI EP:" and no "Actually running" line
+    later = "[Vitis AI EP] No. of Subgraphs supported by Vitis AI EP: VAIML     1\n"
+    assert on_npu(later) == "Vitis AI EP: 1 subgraph(s) placed on the NPU"
+    assert on_npu(later.replace("VAIML     1", "CPU     1")) is None
+
+
 def test_a_quicktest_on_the_npu_is_healthy() -> None:
     verdict = judge("python quicktest.py\n" + NOW)
     assert verdict.status == HEALTHY
