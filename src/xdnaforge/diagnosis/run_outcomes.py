@@ -5,11 +5,12 @@ other program that ran on the NPU (a demo, a benchmark, a test gate, a monitor) 
 them. What such programs print of a good run has a few forms of its own, whatever the
 program:
 
-- a verdict line, alone on its line or after the name of what passed: "Test Passed", "TEST
-  PASSED!", "PASS!", "mha: PASS!", "GATE PASS", "All tests passed.", "Validation passed",
-  "✅ PASS: average_pool.py"; or first on its line before what it was judged by ("PASS --
-  tolerance 2e-03 on 1-cos");
-- a measured rate of the work it did: "Tokens per second: 4.40", "12.5 tokens/s",
+- a verdict line, alone on its line (after a logger's level tag, "INFO: ") or after the
+  name of what passed: "Test Passed", "TEST PASSED!", "PASS!", "mha: PASS!", "GATE PASS",
+  "All tests passed.", "Validation passed", "✅ PASS: average_pool.py"; or first on its line
+  before what it was judged by ("PASS -- tolerance 2e-03 on 1-cos", "PASS (whole array)",
+  "PASS!  fused kernel on the NPU");
+- a measured rate of the work it did: "Tokens per second: 4.40", "12.5 tokens/s", "TPS: 31.16",
   "items_per_second=620.987/s", "51.0 TOPS", "80547 op/s", "17965.3 run/sec", "30.00 fps",
   "203.68 dispatch/s";
 - a checklist of its steps, every item ticked and none crossed or marked with a warning
@@ -46,15 +47,17 @@ from collections import deque
 from xdnaforge.diagnosis.knowledge import NPU_RE
 
 _VERDICT_RE = re.compile(
-    r"(?i)^[^\w\n]*(?:"
+    # after a logger's level tag, if any ("INFO: Test passed", "[INFO] ")
+    r"(?i)^[^\w\n]*(?:\[?(?:info|notice)\]?:?[ \t]+)?(?:"
     r"(?:all (?:\d+ )?)?(?:tests?|gates?|checks?|validation|verification|examples?|runs?)"
     r" (?:have |has )?(?:passed|pass|succeeded|successful)"
     # "PASS!", "PASS: x.py", or after the name of what passed ("mha: PASS!", mlir-aie's
     # test programs run one after another)
     r"|(?:[\w./-]{1,80}: )?(?:test |gate )?pass(?:ed)?(?:: \S+)?"
     r")[^\w\n]*$"
-    # "PASS -- tolerance 2e-03 on 1-cos": the verdict first, then what it was judged by
-    r"|^[^\w\n]*(?:test |gate )?PASS(?:ED)? (?:--?|\u2014|\u2013) \S.*$",
+    # "PASS -- tolerance 2e-03 on 1-cos", "PASS (whole array)", "PASS!  fused kernel on the
+    # NPU": the verdict first, in capitals, then what was judged or by what
+    r"|^[^\w\n]*(?-i:(?:[Tt]est |[Gg]ate )?PASS(?:ED)?(?: (?:--?|\u2014|\u2013) | \(|! +)\S.*)$",
     re.M,
 )
 _UNITS = (
@@ -69,7 +72,11 @@ _RATE_RES = (
     re.compile(rf"(?i)(?<![\d.])(\d+(?:\.\d+)?)\s*({_UNITS})\s*/\s*s(?:ec)?\b"),  # "12.5 tok/s"
     re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*(TOPS|GOPS|TFLOPS|GFLOPS)\b"),
     re.compile(r"(?i)(?<![\d.])(\d+(?:\.\d+)?)\s*(fps)\b(?!\s*/)"),  # "= 30.00 fps": a rate
+    re.compile(r"\b(TPS)\s*[:=]\s*(\d+(?:\.\d+)?)"),  # "Avg TPS : 31.16": tokens per second
 )
+# a program that says it produced no tokens did no work, whatever rate it prints beside it
+# (Lemonade's telemetry: "Output tokens: 0" with "TPS: 10.33")
+_NO_OUTPUT_RE = re.compile(r"(?im)^\W*(?:avg )?output tokens\s*:\s*0\s*$")
 _OTHER_DEVICE_RE = re.compile(
     r"(?i)\b(?:on|device[:=]?|using|backend[:=]?)\s+(?:the\s+)?(?:cpu|gpu|igpu|cuda|rocm|vulkan)\b"
     r"|CPUExecutionProvider|DmlExecutionProvider|\bllama-bench\b"
@@ -114,7 +121,7 @@ def verdict(body: str) -> str | None:
 
 def measured_rate(body: str) -> str | None:
     """A rate of work the program measured, unless the log names another device for it."""
-    if _OTHER_DEVICE_RE.search(body):
+    if _OTHER_DEVICE_RE.search(body) or _NO_OUTPUT_RE.search(body):
         return None
     for pattern in _RATE_RES:
         for match in pattern.finditer(body):

@@ -30,6 +30,10 @@ from xdnaforge.diagnosis.run_outcomes import (
         "mha_by_steps/only_attn_steps: PASS!",
         "PASS -- tolerance 2e-03 on 1-cos, no Python in this process",  # then its measure
         "PASSED \u2014 3 of 3 gates",
+        "INFO: Test passed",  # after a logger's level tag
+        "[INFO] All tests passed.",
+        "PASS (whole array (8 columns))",  # the verdict, then what passed
+        "PASS!  custom fused kernel  out = relu(a + b)  on the XDNA2 NPU",
     ],
 )
 def test_a_verdict_alone_on_its_line_is_the_programs_pass(line: str) -> None:
@@ -47,6 +51,9 @@ def test_a_verdict_alone_on_its_line_is_the_programs_pass(line: str) -> None:
         "the first stage, which the second one: passed",  # a sentence, not a test's name
         "PASS--through mode",  # no separator: a word
         "Passthrough -- 4096 int32",
+        "pass (see the docs) to the loader",  # the verdict is written in capitals
+        "Pass! me the salt",
+        "INFO: passing the buffer to the NPU",
     ],
 )
 def test_other_lines_with_pass_in_them_are_no_verdict(line: str) -> None:
@@ -61,6 +68,9 @@ def test_a_measured_rate_is_read_in_its_three_orders() -> None:
     assert measured_rate("32000 runs finished in 1781207 us, 17965.3 run/sec\n") is not None
     assert measured_rate("window 900 frames in 30.0 s = 30.00 fps\n") is not None
     assert measured_rate("3 iters total 14729 us (203.68 dispatch/s)\n") is not None
+    assert measured_rate("Avg TPS                       : 31.16\n") is not None
+    assert measured_rate("  Avg TPS : 0.0\n") is None
+    assert measured_rate("Output tokens: 0\nTPS:           10.33\n") is None  # no work done
     assert measured_rate("capture at 0 fps\n") is None
     assert measured_rate("Tokens per second: 0.00\n") is None  # nothing was done
     # measured where the log says the work ran elsewhere: not the NPU's
