@@ -242,7 +242,15 @@ class Classifier:
                 or located.family
                 or self.by_file.get(located.file.rsplit("/", 1)[-1])
             )
-            catch = next((e for e in self.generic if e.family == family), None)
+            # the family's generic entry whose words the line has, else its entry for any
+            # line of the family (one without signatures: build-step-failed), else its first
+            in_family = [e for e in self.generic if e.family == family]
+            catch = next(
+                (e for e in in_family if any(p.search(line) for p in e.signatures)),
+                next(
+                    (e for e in in_family if not e.signatures), in_family[0] if in_family else None
+                ),
+            )
         if catch is None:
             candidates = self.generic if NPU_RE.search(line) else self.generic_anywhere
             catch = next((e for e in candidates if any(p.search(line) for p in e.signatures)), None)

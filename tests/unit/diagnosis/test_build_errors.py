@@ -626,6 +626,23 @@ def test_aiecc_naming_the_step_that_failed_and_a_missing_chess_license_are_build
     assert [d.code for d in judge(license).diagnoses] == ["build-toolchain-license"]
 
 
+def test_a_build_sources_own_message_gets_the_familys_plain_entry() -> None:
+    # a template the catalogue places in XRT's build.sh, a CMake file or xclbinutil, whose
+    # words no generic entry of the family has: a build step, not the kernel's API
+    for line, source in (
+        ("Neither wget nor curl is installed; cannot download boost.tar.gz", "build.sh"),
+        ("Failed to create symlink: /opt/xilinx/xrt/lib/libx.so", ".cmake"),
+        ("ERROR: Unable to open the file for reading: 'mem_topology.json'", ".cxx"),
+    ):
+        found = judge(line + "\n").diagnoses[0]
+        assert (found.code, found.family) == ("build-step-failed", "build"), line
+        assert source in found.source, found.source
+    # a located line with a generic entry's words still gets that entry
+    assert judge("CMake Error at CMakeLists.txt:4 (find_package):\n").diagnoses[0].code != (
+        "build-step-failed"
+    )
+
+
 def test_a_compiler_crash_without_an_error_line_is_a_build_error() -> None:
     log = (
         "PLEASE submit a bug report to https://github.com/llvm/llvm-project/issues/ and include"
