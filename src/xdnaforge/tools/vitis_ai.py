@@ -25,25 +25,21 @@ _ON_NPU_RE = re.compile(r"\b(?:NPU|IPU|VAIML) +(\d+)")
 # then one line per count
 _ORT_PREFIX_RE = re.compile(r"^[ \t]*\[[VIWEF]:onnxruntime:[^\]\n]*\] ?", re.M)
 _SUMMARY_LINES = 4  # the counts of one heading: NPU, CPU, and the "Actually running" line
+# "[Vitis AI EP] No. of Subgraphs :", later releases "No. of Subgraphs supported by Vitis AI
+# EP: VAIML  1"; the same for Operators
+_HEADING_RE = re.compile(
+    r"\[Vitis AI EP\] No\. of (Subgraphs|Operators)(?: supported by Vitis AI EP)? ?:"
+)
 
 
-_HEADING_RE = {  # later releases: "No. of Subgraphs supported by Vitis AI EP: VAIML  1"
-    "Subgraphs": re.compile(r"\[Vitis AI EP\] No\. of Subgraphs(?: supported by Vitis AI EP)? ?:"),
-    "Operators": re.compile(r"\[Vitis AI EP\] No\. of Operators(?: supported by Vitis AI EP)? ?:"),
-}
-
-
-def _summary(text: str, heading: str) -> list[str]:
-    """Each `[Vitis AI EP] <heading>` with what the provider prints under it: the rest of its
-    line, or the lines after it up to the next heading when the log puts each count on its
-    own line."""
-    lines = _ORT_PREFIX_RE.sub("", text).splitlines() if "onnxruntime:" in text else None
-    if lines is None:
-        lines = text.splitlines()
+def _summary(lines: list[str], heading: str) -> list[str]:
+    """Each `[Vitis AI EP] No. of <heading>` with what the provider prints under it: the rest
+    of its line, or the lines after it up to the next heading when the log puts each count
+    on its own line."""
     found = []
     for index, line in enumerate(lines):
-        at = _HEADING_RE[heading].search(line) if "[Vitis AI EP]" in line else None
-        if at is None:
+        at = _HEADING_RE.search(line) if "[Vitis AI EP]" in line else None
+        if at is None or at.group(1) != heading:
             continue
         block = [line[at.end() :]]
         for after in lines[index + 1 : index + 1 + _SUMMARY_LINES]:
@@ -59,14 +55,15 @@ def on_npu(text: str) -> str | None:
     when the provider's summary says the model runs on the NPU; None otherwise."""
     if "[Vitis AI EP]" not in text:
         return None
-    for block in _summary(text, "Subgraphs"):
+    lines = (_ORT_PREFIX_RE.sub("", text) if "onnxruntime:" in text else text).splitlines()
+    for block in _summary(lines, "Subgraphs"):
         running = _RUNNING_RE.search(block)
         if running and int(running.group(1)) > 0:
             return f"Vitis AI EP: {running.group(1)} subgraph(s) running on the NPU"
         placed = 0 if running else sum(int(n) for n in _ON_NPU_RE.findall(block))
         if placed > 0:  # a release that prints no "Actually running" line
             return f"Vitis AI EP: {placed} subgraph(s) placed on the NPU"
-    for block in _summary(text, "Operators"):
+    for block in _summary(lines, "Operators"):
         placed = sum(int(n) for n in _ON_NPU_RE.findall(block))
         if placed > 0:
             return f"Vitis AI EP: {placed} operator(s) placed on the NPU"
