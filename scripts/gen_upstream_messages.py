@@ -8,7 +8,9 @@ Run by hand (never at run time, never by a test) against fetched git snapshots:
         --xdna /work/.mirror/amd+xdna-driver/repo --xrt /work/.mirror/Xilinx+XRT/repo \
         --flm /work/.mirror/ROCm+FastFlowLM/repo \
         --lemonade /work/.mirror/lemonade-sdk+lemonade/repo \
-        --iree /work/.mirror/nod-ai+iree-amd-aie/repo [--linux-excerpts DIR]
+        --iree /work/.mirror/nod-ai+iree-amd-aie/repo \
+        --dkms /work/.mirror/dkms-project+dkms/repo \
+        --aie-rt /work/.mirror/Xilinx+aie-rt/repo [--linux-excerpts DIR]
 
 Every release tag and release branch a snapshot holds is read (plus the commits the recipes
 pin), through `git ls-tree` and one `git cat-file --batch` per snapshot; a file's text is
@@ -114,7 +116,33 @@ def _iree_file(path: str) -> bool:
     )
 
 
+# DKMS builds and installs the out-of-tree drivers (amdxdna-dkms, XRT's xocl/zocl): its main
+# script (dkms, dkms.in from 3.0) and the helpers a package's postinst and the kernel's
+# hooks run
+DKMS_FILES = ("dkms", "dkms.in", "dkms_common.postinst", "dkms_common.postinst.in")
+
+
+def _dkms_file(path: str) -> bool:
+    return path in DKMS_FILES
+
+
+def _four_words(template: str) -> bool:
+    """aie-rt's messages are short ("Invalid Arguments", "Feature not supported"): one of
+    fewer than four words could be any program's, so it would place other lines."""
+    return len(re.findall(r"[A-Za-z][A-Za-z0-9_]*", template.replace("\x00", " "))) >= 4
+
+
+def _aie_rt_file(path: str) -> bool:
+    """aie-rt's driver library, which the NPU compilers run on the host to write a design's
+    CDO and transactions (aiecc.py, iree-amd-aie); not its tests or examples."""
+    return path.startswith("driver/src/") and path.endswith((".c", ".h"))
+
+
 def _component(repo: str, path: str) -> str:
+    if repo == "dkms-project/dkms":
+        return "dkms"
+    if repo == "Xilinx/aie-rt":
+        return "aie-rt"
     if path.endswith((".sh", ".cmake", "CMakeLists.txt")):
         return "build"
     if repo == "torvalds/linux":
@@ -192,6 +220,19 @@ def release_refs(snap: Snapshot, repo: str) -> list[tuple[str, str]]:
         refs = [*tags, "HEAD"]
     elif repo == "nod-ai/iree-amd-aie":  # no release tags: its main branch
         return [("HEAD", "main")]
+    elif repo == "Xilinx/aie-rt":  # its release branches (the snapshot's tags are older)
+        refs = [
+            b
+            for b in branches
+            if re.fullmatch(r"xlnx_rel_v20\d\d\.\d|release/main_aig|main-aie", b)
+        ]
+    elif repo == "dkms-project/dkms":  # 2.8 (Ubuntu 20.04, Debian 11) on
+        refs = [
+            t
+            for t in tags
+            if (m := re.fullmatch(r"v(\d+)\.(\d+)(?:\.\d+)*", t))
+            and (int(m.group(1)), int(m.group(2))) >= (2, 8)
+        ]
     else:  # lemonade: the C++ server's releases (v9 on)
         refs = [
             t
@@ -243,6 +284,7 @@ def read_repo(
     git_dir: Path,
     pins: dict[str, str],
     wanted: Callable[[str], bool],
+    keep: Callable[[str], bool] = bool,
 ) -> None:
     snap = Snapshot(git_dir)
     extracted: dict[tuple[str, str], list[tuple[str, str, str, bool]]] = {}  # read once
@@ -258,7 +300,8 @@ def read_repo(
         for path, blob in snap.blobs(sha, wanted):
             kind = (blob, path.rsplit(".", 1)[-1])
             if kind not in extracted:
-                extracted[kind] = extract_any(path, snap.read(blob))
+                found = extract_any(path, snap.read(blob))
+                extracted[kind] = [item for item in found if keep(item[1])]
             collect(table, repo, path, index, extracted[kind])
 
 
@@ -280,6 +323,8 @@ def main() -> int:
     parser.add_argument("--flm", type=Path)
     parser.add_argument("--lemonade", type=Path)
     parser.add_argument("--iree", type=Path)
+    parser.add_argument("--dkms", type=Path)
+    parser.add_argument("--aie-rt", type=Path)
     parser.add_argument("--linux-excerpts", type=Path)
     parser.add_argument(
         "--output",
@@ -298,6 +343,10 @@ def main() -> int:
         read_repo(table, sources, "lemonade-sdk/lemonade", options.lemonade, {}, _lemonade_file)
     if options.iree:
         read_repo(table, sources, "nod-ai/iree-amd-aie", options.iree, {}, _iree_file)
+    if options.dkms:
+        read_repo(table, sources, "dkms-project/dkms", options.dkms, {}, _dkms_file)
+    if options.aie_rt:
+        read_repo(table, sources, "Xilinx/aie-rt", options.aie_rt, {}, _aie_rt_file, _four_words)
     if options.linux_excerpts:
         for excerpt in sorted(options.linux_excerpts.glob("*.c")):
             text = excerpt.read_text()

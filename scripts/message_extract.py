@@ -45,6 +45,9 @@ CALLS = {
     # "format", ...), printed as "<file>:<line>: <CODE>; <message>"
     "iree_make_status": ("error", 1, False),
     "xrt_core::query::sysfs_error": ("error", -1, False),
+    # aie-rt (driver/src/common/xaie_helper.h): XAie_Log prints "[AIE ERROR] <func>():<line>: "
+    "XAIE_ERROR": ("error", 0, False),
+    "XAIE_WARN": ("warning", 0, False),
 }
 _CALL_RE = re.compile(r"(?<![\w:])(" + "|".join(re.escape(c) for c in CALLS) + r")\s*\(")
 _LOGGER_RE = re.compile(r"\blogger\s*\(")
@@ -63,9 +66,33 @@ _CMAKE_RE = re.compile(
     r'\bmessage\s*\(\s*(FATAL_ERROR|SEND_ERROR|WARNING)\s+((?:"(?:[^"\\]|\\.)*"\s*)+)', re.I
 )
 # shell: echo/printf/error/die "text" on a line that says something failed
-_SHELL_RE = re.compile(
-    r'^\s*(?:echo(?:\s+-e)?|printf|error|die|fatal|err)\s+"((?:[^"\\]|\\.)*)"', re.M
+_SHELL_RE = re.compile(r'^\s*(?:echo(?:\s+-e)?|printf|fatal|err)\s+"((?:[^"\\]|\\.)*)"', re.M)
+# a script's own error and warning functions: the call says it is one, whatever its words.
+# DKMS (dkms.in): `die 10 $"Bad return status ..."`, `report_build_problem 7 \` with its
+# text on the next line, `warn $"..."`, `error "..."` ($"...": bash's translated string);
+# error() prints "Error! " before the text, warn() "Warning: "
+_SHELL_CALL_RE = re.compile(
+    r'^[ \t]*(?:[^\n"]*?(?:\|\||&&|;|\bthen|\belse)[ \t]+)?'  # `[[ -e $f ]] || die ...`
+    r"(die|error|warn|report_build_problem)[ \t]+(?:\d+[ \t]+)?(?:\\\n[ \t]*)?"
+    r'\$?"((?:[^"\\]|\\.)*)"',
+    re.M,
 )
+# a shell function's header, `name() {` or `function name {`, and its end, a `}` or `)`
+# (a subshell function's) alone at the start of a line
+_SHELL_FUNCTION_RE = re.compile(
+    r"^(?:function[ \t]+)?([A-Za-z_][\w-]*)[ \t]*\(\)|^function[ \t]+([A-Za-z_][\w-]*)", re.M
+)
+_SHELL_END_RE = re.compile(r"^[})][ \t]*$", re.M)
+# a script with an error function of its own reports its errors through it: its other
+# echoes are news ("Certificate or key are missing, generating them ..."), unless they
+# begin with an error's mark themselves
+_SHELL_OWN_ERROR_RE = re.compile(
+    r"^(?:function[ \t]+)?(?:die|error|fatal|err|report_build_problem)[ \t]*\(\)", re.M
+)
+_SHELL_ERROR_MARK_RE = re.compile(r"(?i)\b(?:error|fatal|fail(?:ed|ure)?)\b")
+# a script's help text is no error, whatever its words ("[-noert] Do not treat missing ERT
+# FW as a build error")
+_SHELL_HELP_FUNCTIONS = {"usage", "help", "print_usage", "show_usage", "print_help"}
 _SHELL_FAIL_RE = re.compile(
     r"(?i)\b(?:error|fail|failed|not found|missing|unsupported|cannot|can't|unable|invalid|must)\b"
 )
@@ -306,24 +333,63 @@ def extract_cmake(text: str) -> list[tuple[str, str, str, bool]]:
     return found
 
 
+def _shell_functions(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, name) of each shell function, from its header to its closing line."""
+    spans = []
+    for match in _SHELL_FUNCTION_RE.finditer(text):
+        end = _SHELL_END_RE.search(text, match.end())
+        spans.append(
+            (match.start(), end.end() if end else len(text), match.group(1) or match.group(2))
+        )
+    return spans
+
+
+def _shell_template(literal: str) -> str:
+    template = _SHELL_VAR_RE.sub("\x00", _unescape(literal)).replace("%s", "\x00").strip()
+    template = re.sub(r"\$\(.*$", "\x00", template)  # a command whose own quotes end the match
+    return re.sub(r"\\e\[[0-9;]*m|\\033\[[0-9;]*m", "", template).strip()
+
+
 def extract_shell(text: str) -> list[tuple[str, str, str, bool]]:
-    """A shell script's echo/printf/error/die "..." lines that say something failed."""
-    found = []
+    """A shell script's echo/printf lines that say something failed, and every call of its
+    die/error/warn/report_build_problem functions; the function is the shell function the
+    line is in ("" at the script's top level)."""
+    spans = _shell_functions(text)
+
+    def function_at(position: int) -> str:
+        return next((name for start, end, name in spans if start <= position < end), "")
+
+    own_error = _SHELL_OWN_ERROR_RE.search(text) is not None
+    found: list[tuple[int, tuple[str, str, str, bool]]] = []
     for match in _SHELL_RE.finditer(text):
         literal = _unescape(match.group(1))
-        if not _SHELL_FAIL_RE.search(literal):
+        if own_error and not _SHELL_ERROR_MARK_RE.search(literal):
             continue
-        template = _SHELL_VAR_RE.sub("\x00", literal).replace("%s", "\x00").strip()
-        template = re.sub(r"\\e\[[0-9;]*m|\\033\[[0-9;]*m", "", template).strip()
-        if len(re.sub(r"[^A-Za-z]", "", template)) >= 8:
-            found.append(("error", template, "", False))
-    return found
+        function = function_at(match.start())
+        if _SHELL_FAIL_RE.search(literal) and function not in _SHELL_HELP_FUNCTIONS:
+            template = _shell_template(match.group(1))
+            found.append((match.start(), ("error", template, function, False)))
+    for match in _SHELL_CALL_RE.finditer(text):
+        level = "warning" if match.group(1) == "warn" else "error"
+        template = _shell_template(match.group(2))
+        found.append((match.start(), (level, template, function_at(match.start()), False)))
+    return [
+        message for _, message in sorted(found, key=lambda item: item[0]) if _telling(message[1])
+    ]
+
+
+def _telling(template: str) -> bool:
+    """Enough words to say which script printed it: four, or three when nothing in it is
+    computed at run time ("%s does not exist" is anyone's; "bitbake xrt failed" is not)."""
+    words = re.findall(r"[A-Za-z][A-Za-z0-9_.-]*", template.replace("\x00", " "))
+    letters = len(re.sub(r"[^A-Za-z]", "", template))
+    return letters >= 8 and len(words) >= (4 if "\x00" in template else 3)
 
 
 def extract_any(path: str, text: str) -> list[tuple[str, str, str, bool]]:
     """The messages of one file, by its kind (C/C++, CMake, shell)."""
     if path.endswith((".cmake", "CMakeLists.txt")):
         return extract_cmake(text)
-    if path.endswith(".sh"):
-        return extract_shell(text)
+    if path.endswith(".sh") or re.match(r"#![^\n]*\b(?:ba|da|z)?sh\b", text):
+        return extract_shell(text)  # a script by its name, or by its #! line (dkms.in)
     return extract(text)

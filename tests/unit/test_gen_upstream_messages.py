@@ -124,6 +124,80 @@ def test_cmake_and_shell_failures_are_extracted() -> None:
     ]
 
 
+# DKMS's shape (dkms.in): error functions of its own, a code before the text, bash's $"..."
+DKMS_SCRIPT = r"""#!/bin/bash
+error() (
+    echo -n "Error! "
+    for s in "$@"; do echo "$s"; done
+)
+
+die() {
+    ret=$1
+    shift
+    error "$@"
+}
+
+actual_build()
+{
+    echo "Certificate or key are missing, generating self signed certificate for MOK..."
+    if [[ $bad ]]; then
+        report_build_problem 10 $"Bad return status for module build on kernel: $kver ($arch)" \
+            "Consult $base_dir/build/make.log for more information."
+    fi
+    [[ -e $file ]] || report_build_problem 7 \
+        "Build of $name failed for: $kernelver ($arch)"
+    echo "Signing failed for module $name"
+    warn $"The $1 script is not executable."
+}
+
+usage()
+{
+    echo "  [--force]   Do not fail when the module is missing from the tree"
+}
+
+die 4 $"Cannot specify more than one action."
+die 2 $"$x does not exist."
+"""
+
+
+def test_a_scripts_own_error_functions_are_its_messages() -> None:
+    found = generator().extract_any("dkms.in", DKMS_SCRIPT)  # a script by its #! line
+    assert found == [
+        (
+            "error",
+            "Bad return status for module build on kernel: \x00 (\x00)",
+            "actual_build",
+            False,
+        ),
+        ("error", "Build of \x00 failed for: \x00 (\x00)", "actual_build", False),
+        # its other echoes are news, unless they say themselves that something failed
+        ("error", "Signing failed for module \x00", "actual_build", False),
+        ("warning", "The \x00 script is not executable.", "actual_build", False),
+        # the top level: dkms's command line; a short template with a value in it is anyone's
+        ("error", "Cannot specify more than one action.", "", False),
+    ]
+
+
+def test_a_scripts_help_text_is_not_a_message() -> None:
+    help_text = 'usage() {\n  echo "  [-noert]  Do not treat missing ERT FW as a build error"\n}\n'
+    assert generator().extract_any("build/build.sh", help_text) == []
+    outside = 'echo "ERROR: deb package $DEB not found"\nusage() {\n  echo "x"\n}\n'
+    assert generator().extract_any("build/build.sh", outside) == [
+        ("error", "ERROR: deb package \x00 not found", "", False)
+    ]
+
+
+def test_aie_rts_log_macros_are_messages() -> None:
+    source = (
+        "static AieRC _XAie_LoadProgMemSection(XAie_DevInst *DevInst)\n{\n"
+        '\tif (Size > Max) {\n\t\tXAIE_ERROR("Overflow of program memory\\n");\n\t}\n'
+        '\tXAIE_WARN("Tile %d is not a core tile\\n", Row);\n}\n'
+    )
+    found = generator().extract(source)
+    assert ("error", "Overflow of program memory", "_XAie_LoadProgMemSection", False) in found
+    assert ("warning", "Tile %d is not a core tile", "_XAie_LoadProgMemSection", False) in found
+
+
 def test_a_header_without_message_calls_is_read_in_bounded_time() -> None:
     # XRT 2.18's getopt.h made the function regex backtrack for minutes
     header = (
@@ -169,6 +243,18 @@ def test_which_files_of_each_repository_are_read() -> None:
     assert script._component("Xilinx/XRT", "src/runtime_src/tools/xclbinutil/DTC.cxx") == (
         "xclbinutil"
     )
+    # DKMS: its main script in both names, not its tests or man page
+    assert script._dkms_file("dkms.in")
+    assert script._dkms_file("dkms")
+    assert not script._dkms_file("dkms.8.in")
+    assert not script._dkms_file("test/dkms_test.sh")
+    assert script._component("dkms-project/dkms", "dkms.in") == "dkms"
+    # aie-rt's driver library, not its tests
+    assert script._aie_rt_file("driver/src/core/xaie_elfloader.c")
+    assert not script._aie_rt_file("driver/tests/xaie_test.c")
+    assert script._component("Xilinx/aie-rt", "driver/src/core/xaie_elfloader.c") == "aie-rt"
+    assert script._four_words("Overflow of program memory")
+    assert not script._four_words("Feature not supported")
 
 
 def test_a_reports_no_device_line_is_a_message() -> None:

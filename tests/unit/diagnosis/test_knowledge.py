@@ -219,9 +219,24 @@ def test_the_catalogue_records_the_commits_it_read() -> None:
         "ROCm/FastFlowLM",
         "lemonade-sdk/lemonade",
         "nod-ai/iree-amd-aie",
+        "dkms-project/dkms",
+        "Xilinx/aie-rt",
     }
     labels = {s["label"] for s in catalogue().sources if s["repo"] == "Xilinx/XRT"}
     assert {"202410.2.17.319", "202510.2.19.194", "2.25.0"} <= labels
+    # DKMS from 2.8 (Ubuntu 20.04) to 3.x, the releases distributions ship
+    dkms = {s["label"] for s in catalogue().sources if s["repo"] == "dkms-project/dkms"}
+    assert {"v2.8.1", "v3.0.10", "v3.2.0"} <= dkms
+    assert not any(label.startswith(("v2.7", "v2.0")) for label in dkms)
+    message = catalogue().locate("Error!  Build of zocl.ko failed for: 6.8.0-1019-xilinx (aarch64)")
+    assert message is not None
+    assert (message.component, message.family) == ("dkms", "build")
+    assert message.function in ("actual_build", "do_build", "prepare_and_actual_build")
+    located = catalogue().locate(
+        "[AIE ERROR] _XAie_LoadProgMemSection():231: Overflow of program memory"
+    )
+    assert located is not None
+    assert (located.component, located.family) == ("aie-rt", "build")
     message = catalogue().locate("amdxdna 0000:05:00.1: aie2_init: Enable PASID failed, ret -28")
     assert message is not None
     assert message.describe() == "amdxdna aie2_pci.c:aie2_init: Enable PASID failed, ret %d"
