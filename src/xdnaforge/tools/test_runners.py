@@ -14,7 +14,10 @@ and pytest. Pure parsers; nothing is run here.
   counts those; without a summary, the result line it prints per test (print_result,
   "<CODE>: <suite> :: <test> (<i> of <n>)", every test with -v and --show-unsupported):
   FAIL, XPASS, UNRESOLVED and TIMEOUT are failures, and a run without one is evidence only
-  once its last test is in the paste ("(<n> of <n>)");
+  once its last test is in the paste ("(<n> of <n>)"); where every failed test it names is
+  a test of a compiler itself (LLVM IR or MIR, `.ll`/`.mir`, or a test of LLVM's, Clang's,
+  MLIR's or lld's own suites: llvm-aie's "LLVM :: CodeGen/AIE/aie2/set.ll"), nothing ran
+  on an NPU: the run is the toolchain's build, and the summary says so;
 - Triton-XDNA's scripts/run_tests.py (amd/Triton-XDNA at HEAD): "🔄 Running: <file>.py"
   for each example, then "✅ PASS: <file>.py", "❌ FAIL: <file>.py (exit code <n>)" or
   "⏰ TIMEOUT: <file>.py" (counted line by line: a paste cut before its summary still says
@@ -77,6 +80,12 @@ _LIT_RESULT_RE = re.compile(
     re.M,
 )
 _LIT_RESULT_BROKEN = ("FAIL", "XPASS", "UNRESOLVED", "TIMEOUT")
+_LIT_LISTED_RE = re.compile(r"^[ \t]+(\S[^\n]*?) :: (\S+)[ \t]*$", re.M)
+_LIT_FAILED_RESULT_RE = re.compile(
+    r"^(?:FAIL|XPASS|UNRESOLVED|TIMEOUT): (\S[^\n]*?) :: (\S+) \(\d+ of \d+\)[ \t]*$", re.M
+)
+_COMPILER_SUITES = {"LLVM", "Clang", "MLIR", "lld", "LLVM-Unit", "Clang-Unit", "MLIR-Unit"}
+_COMPILER_TEST_SUFFIXES = (".ll", ".mir")
 _IREE_NOT_CLOSE_RE = re.compile(
     r"^Values are not all close[.,] [Hh]ere is a summary of the differences:", re.M
 )
@@ -108,13 +117,35 @@ class Summary:
     runner: str  # ctest, gtest, pytest
     passed: int
     failed: int
+    compiler: bool = False  # lit: every failed test it names is a compiler's own test
 
     @property
     def all_passed(self) -> bool:
         return self.passed > 0 and self.failed == 0
 
     def describe(self) -> str:
+        if self.compiler:
+            return (
+                f"{self.runner}: {self.failed} compiler test(s) failed, {self.passed} passed"
+                " (the toolchain's own tests: nothing ran on the NPU)"
+            )
         return f"{self.runner}: {self.passed} test(s) passed, {self.failed} failed"
+
+
+def _compiler_tests_only(text: str) -> bool:
+    """lit's failed tests, as its list ("Failed Tests (<n>):", then "  <suite> :: <test>")
+    or its result lines name them, are all tests of a compiler itself."""
+    names: list[tuple[str, str]] = []
+    listed = re.search(r"^Failed Tests \(\d+\):[ \t]*\n", text, re.M)
+    if listed:
+        for match in _LIT_LISTED_RE.finditer(text, listed.end()):
+            if text.count("\n", listed.end(), match.start()) != len(names):
+                break  # the list ends at the first line that is not one of its entries
+            names.append((match.group(1), match.group(2)))
+    names += [(m.group(1), m.group(2)) for m in _LIT_FAILED_RESULT_RE.finditer(text)]
+    return bool(names) and all(
+        suite in _COMPILER_SUITES or test.endswith(_COMPILER_TEST_SUFFIXES) for suite, test in names
+    )
 
 
 def summaries(text: str) -> list[Summary]:
@@ -142,17 +173,20 @@ def summaries(text: str) -> list[Summary]:
         counts = {kind: int(n) for kind, n in _LIT_COUNT_RE.findall(text, timed_lit.end())}
         if counts:
             broken = sum(counts.get(kind, 0) for kind in _LIT_BROKEN)
-            found.append(Summary("lit", counts.get("Passed", 0), broken))
+            compiler = bool(broken) and _compiler_tests_only(text)
+            found.append(Summary("lit", counts.get("Passed", 0), broken, compiler))
     listed = None if timed_lit else _LIT_FAILED_LIST_RE.search(text)
     if listed:
-        found.append(Summary("lit", 0, int(listed.group(1))))
+        found.append(Summary("lit", 0, int(listed.group(1)), _compiler_tests_only(text)))
     results = [] if timed_lit or listed else _LIT_RESULT_RE.findall(text)
     results = [(code, i, n) for code, name, i, n in results if " :: " in name]
     if results:
         broken = sum(code in _LIT_RESULT_BROKEN for code, _, _ in results)
         passes = sum(code in ("PASS", "FLAKYPASS") for code, _, _ in results)
         if broken or any(index == total for _, index, total in results):
-            found.append(Summary("lit", passes, broken))
+            found.append(
+                Summary("lit", passes, broken, bool(broken) and _compiler_tests_only(text))
+            )
     compared = len(_IREE_NOT_CLOSE_RE.findall(text))
     if compared:
         found.append(Summary("iree-amd-aie cpu_comparison", 0, compared))

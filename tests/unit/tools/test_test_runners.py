@@ -114,6 +114,30 @@ def test_lits_result_lines_count_when_its_summary_is_not_there() -> None:
     assert summaries("PASS: a test without lit's form\n") == []
 
 
+def test_lit_failures_that_are_all_compiler_tests_say_nothing_ran_on_the_npu() -> None:
+    # llvm-aie's own suite after an upstream merge: LLVM IR and MIR through the AIE backend
+    codegen = (
+        "Failed Tests (3):\n  LLVM :: CodeGen/AIE/aie2/set.ll\n"
+        "  LLVM :: CodeGen/AIE/aie2p/combine-loads-stores.mir\n  AIE :: lower/bad.mir\n"
+    )
+    assert summaries(codegen) == [Summary("lit", 0, 3, compiler=True)]
+    assert summaries(codegen)[0].describe().startswith("lit: 3 compiler test(s) failed")
+    timed = codegen + "\nTesting Time: 41.20s\n  Passed     : 3118\n  Failed     : 3\n"
+    assert summaries(timed) == [Summary("lit", 3118, 3, compiler=True)]
+    # one test that runs on the NPU among them: a test run, as before
+    mixed = codegen.replace("(3)", "(4)") + "  AIE :: npu-xrt/add_one_objFifo/run.lit\n"
+    assert summaries(mixed) == [Summary("lit", 0, 4)]
+    assert summaries(mixed)[0].describe() == "lit: 0 test(s) passed, 4 failed"
+    # the list ends at its first line that is not an entry: what follows is not read
+    after = codegen + "\nsomething else\n  AIE :: npu-xrt/x/run.lit\n"
+    assert summaries(after) == [Summary("lit", 0, 3, compiler=True)]
+    # result lines name the failed tests when the list is not there
+    results = "PASS: LLVM :: CodeGen/AIE/a.ll (1 of 2)\nFAIL: LLVM :: CodeGen/AIE/b.ll (2 of 2)\n"
+    assert summaries(results) == [Summary("lit", 1, 1, compiler=True)]
+    npu = results.replace("LLVM :: CodeGen/AIE/b.ll", "AIE :: npu-xrt/b/run.lit")
+    assert summaries(npu) == [Summary("lit", 1, 1)]
+
+
 def test_the_matmul_examples_wrong_elements_are_a_failed_test() -> None:
     # print_error_summary: "[row, col] actual =!= expected", before the error count
     wrong = "Verifying against reference matmul ...\n[    0,     0] 0.00 =!= 264.00\n"
