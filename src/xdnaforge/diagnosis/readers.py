@@ -115,6 +115,16 @@ _PYXRT_STEPS = {
 }
 
 
+# the step of XRT's API a crash's backtrace ends in (tools/backtrace.crashed_in_xrt)
+_CRASH_STEPS = {
+    "run": "setting up or running an XRT kernel ({at})",
+    "hw_context": "creating an XRT hardware context ({at})",
+    "bo": "allocating an XRT buffer ({at})",
+    "device": "opening an XRT device ({at})",
+    "xclbin": "loading an xclbin ({at})",
+}
+
+
 def findings(text: str) -> list[str]:
     """Evidence lines for what only a comparison or a whole run shows: FastFlowLM floors, a
     test runner's failures, a degenerate generation (one token repeated)."""
@@ -174,7 +184,12 @@ def findings(text: str) -> list[str]:
             step = _PYXRT_STEPS[call].format(at=at)
             lines.append(f"xdnaforge: a Python traceback ends in {step}")
     if "#0 " in body or "#1 " in body:
-        from xdnaforge.tools.backtrace import blocked_in_shim
+        from xdnaforge.tools.backtrace import blocked_in_shim, crashed_in_xrt
+
+        crashed = crashed_in_xrt(body)
+        if crashed is not None:
+            step, function = crashed
+            lines.append(f"xdnaforge: a crash ends in {_CRASH_STEPS[step].format(at=function)}")
 
         waiting = blocked_in_shim(body)
         if waiting is not None:

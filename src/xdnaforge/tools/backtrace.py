@@ -19,6 +19,13 @@ pyxrt.cpp: `xrt.device(i)` opens it, `xrt.hw_context(device, uuid)` creates a ha
 context, `xrt.bo(...)` allocates a buffer, `device.register_xclbin`/`load_xclbin` and
 `xrt.xclbin(path)` read and register the xclbin): a traceback that ends in one of these
 calls raised there, even when the paste stops before the exception's own line.
+
+A process that crashed ("Segmentation fault", SIGSEGV, SIGBUS, as the shell, gdb or the
+kernel's core-dump line say) with a backtrace whose innermost frame of XRT's API is a method
+of one of its objects (XRT src/runtime_src/core/include/xrt/*.h and their `_impl`s in
+core/common/api: xrt::run and xrt::kernel, xrt::bo, xrt::hw_context, xrt::device,
+xrt::xclbin) crashed in that step of the NPU's use: setting a kernel's arguments or running
+it, a buffer, a context, the device, the xclbin.
 """
 
 from __future__ import annotations
@@ -72,4 +79,31 @@ def python_xrt_call(text: str) -> tuple[str, str] | None:
     for pattern, call in _XRT_CALLS:
         if pattern.search(code):
             return call, f"{path.rsplit('/', 1)[-1]}:{line}"
+    return None
+
+
+_CRASH_RE = re.compile(r"Segmentation fault|\bSIGSEGV\b|\bSIGBUS\b|\bBus error\b")
+# XRT's API objects (xrt::run_impl, xrt::kernel_impl ... their implementations) -> the step
+_XRT_OBJECTS = (
+    (re.compile(r"^xrt::(?:run|kernel|runlist)(?:_impl)?::"), "run"),
+    (re.compile(r"^xrt::bo(?:_impl)?::"), "bo"),
+    (re.compile(r"^xrt::hw_context(?:_impl)?::"), "hw_context"),
+    (re.compile(r"^xrt::device(?:_impl)?::"), "device"),
+    (re.compile(r"^xrt::xclbin(?:_impl)?::"), "xclbin"),
+)
+
+
+def crashed_in_xrt(text: str) -> tuple[str, str] | None:
+    """(step, function) when the process crashed (module doc) and its backtrace's innermost
+    frame of XRT's API is a method of one of its objects; step is run, bo, hw_context,
+    device or xclbin. None otherwise (a crash elsewhere, or no backtrace)."""
+    if not _CRASH_RE.search(text):
+        return None
+    for _number, function in sorted(frames(text)):
+        if not function.startswith("xrt::"):
+            continue
+        for pattern, step in _XRT_OBJECTS:
+            if pattern.match(function):
+                return step, function
+        return None  # the innermost XRT frame is not one of its objects' methods
     return None

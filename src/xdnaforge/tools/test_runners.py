@@ -80,7 +80,7 @@ _LIT_RESULT_RE = re.compile(
     re.M,
 )
 _LIT_RESULT_BROKEN = ("FAIL", "XPASS", "UNRESOLVED", "TIMEOUT")
-_LIT_LISTED_RE = re.compile(r"^[ \t]+(\S[^\n]*?) :: (\S+)[ \t]*$", re.M)
+_LIT_LISTED_RE = re.compile(r"^[ \t]*(\S[^\n]*?) :: (\S+)[ \t]*$", re.M)
 _LIT_FAILED_RESULT_RE = re.compile(
     r"^(?:FAIL|XPASS|UNRESOLVED|TIMEOUT): (\S[^\n]*?) :: (\S+) \(\d+ of \d+\)[ \t]*$", re.M
 )

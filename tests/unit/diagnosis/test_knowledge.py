@@ -184,6 +184,7 @@ def test_every_entry_is_exercised_by_a_log() -> None:
         "python-library-not-loaded",  # CPython's ctypes on Windows (TOOLS above)
         "build-python-import-mismatch",  # CPython's import_from (TOOLS above)
         "cpp-bad-alloc",  # the C++ runtime's std::bad_alloc (TOOLS above)
+        "xrt-run-crashed",  # tools/backtrace.crashed_in_xrt (test_backtrace.py)
         "toolchain-tests-failed",  # readers: lit's failed list of compiler tests (TOOLS above)
         "python-numpy-abi",
         "build-aiecc-step-failed",  # aiecc.py's step and FlexNet's refusal (test_build_errors)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from xdnaforge.diagnosis.log_verdict import FAILURE, judge
-from xdnaforge.tools.backtrace import blocked_in_shim, frames, python_xrt_call
+from xdnaforge.tools.backtrace import blocked_in_shim, crashed_in_xrt, frames, python_xrt_call
 
 # gdb's `bt` of a program blocked on the NPU (frame lines as gdb prints them, with and
 # without the address; the system call first)
@@ -78,3 +78,47 @@ def test_a_traceback_ending_in_a_pyxrt_call_names_the_step(code: str, call: str)
 
 def test_a_traceback_in_a_runs_wait_is_a_command_failure() -> None:
     assert [d.code for d in judge(PY_WAIT).diagnoses] == ["command-wait-raised"]
+
+
+# gdb's frames of a crash (the shell's "Segmentation fault (core dumped)" above them)
+CRASH = (
+    "Segmentation fault (core dumped)\n"
+    "#0  0x00007f3a in xrt::run_impl::validate_bo_at_index (this=0x5, index=5, bo=...)\n"
+    "#1  xrt::run::set_arg_at_index(int, xrt::bo const&)\n"
+    "#2  0x00007f3b in pybind11::cpp_function::dispatcher (self=..., args_in=...)\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("frame", "step"),
+    [
+        ("xrt::run_impl::validate_bo_at_index", "run"),
+        ("xrt::kernel_impl::kernel_impl", "run"),
+        ("xrt::bo_impl::bo_impl", "bo"),
+        ("xrt::hw_context_impl::hw_context_impl", "hw_context"),
+        ("xrt::device::register_xclbin", "device"),
+        ("xrt::xclbin_impl::xclbin_impl", "xclbin"),
+    ],
+)
+def test_a_crash_in_an_xrt_object_names_its_step(frame: str, step: str) -> None:
+    text = CRASH.replace("xrt::run_impl::validate_bo_at_index", frame)
+    assert crashed_in_xrt(text) == (step, frame)
+
+
+def test_a_crash_outside_xrts_objects_or_without_a_crash_names_nothing() -> None:
+    assert crashed_in_xrt(CRASH.replace("Segmentation fault (core dumped)", "")) is None
+    # XRT's core below its API (xrt_core::) is passed over: the innermost API frame decides
+    inner = (
+        "Segmentation fault\n#0  0x1 in xrt_core::bo_cache::get (this=...)\n"
+        "#1  0x2 in xrt::bo_impl::bo_impl (this=...)\n#2  0x3 in xrt::run::set_arg (i=1)\n"
+    )
+    assert crashed_in_xrt(inner) == ("bo", "xrt::bo_impl::bo_impl")
+    other = "Thread 1 received signal SIGSEGV, Segmentation fault.\n#0  0x1 in main (argc=1)\n"
+    assert crashed_in_xrt(other) is None
+    assert crashed_in_xrt("#0  xrt::ip::ip (this=...)\nSegmentation fault") is None
+
+
+def test_a_crash_in_a_kernels_run_is_a_command_failure() -> None:
+    verdict = judge(CRASH)
+    assert verdict.status == FAILURE
+    assert [d.code for d in verdict.diagnoses] == ["xrt-run-crashed"]
