@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 
 from xdnaforge.diagnosis.errnos import NOT_FAILURES, decode, from_text
-from xdnaforge.diagnosis.ioctls import ioctl_family
+from xdnaforge.diagnosis.ioctls import accel_open_family, ioctl_family
 from xdnaforge.diagnosis.knowledge import (
     ANNOTATION,
     NPU_RE,
@@ -239,6 +239,7 @@ class Classifier:
         if located is not None:
             family = (
                 ioctl_family(line)
+                or accel_open_family(line)
                 or located.family
                 or self.by_file.get(located.file.rsplit("/", 1)[-1])
             )

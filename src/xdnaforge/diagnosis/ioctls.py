@@ -17,6 +17,8 @@ import json
 import re
 from pathlib import Path
 
+from xdnaforge.diagnosis.errnos import decode, from_text
+
 MEANINGS = {
     "CREATE_HWCTX": "create a hardware context (the firmware reserves columns for it)",
     "DESTROY_HWCTX": "destroy a hardware context",
@@ -77,6 +79,25 @@ def ioctl_family(line: str) -> str:
     """The family of the amdxdna ioctl `line` names ("" when it names none this table knows)."""
     match = _IOCTL_RE.search(line)
     return FAMILIES.get(canonical(match.group(1)), "") if match else ""
+
+
+# Opening the accel node (amdxdna_drm_open, amdxdna_drm.c; amdxdna_pci_drv.c in-tree) fails
+# for few reasons: no memory, or binding the process's address space to the device for
+# shared virtual addressing (iommu_sva_bind_device), whose "not supported" (EOPNOTSUPP) is
+# the IOMMU's: no SVA/PASID for this device in the IOMMU's mode. The DRM core's own open
+# (drm_open) returns no EOPNOTSUPP; a node that is missing or not permitted is another errno.
+_ACCEL_NODE_RE = re.compile(r"/dev/accel/accel\d+")
+_OPEN_RE = re.compile(r"(?i)\bopen(?:ing)?\b")
+OPEN_FAMILIES = {"EOPNOTSUPP": "iommu"}
+
+
+def accel_open_family(line: str) -> str:
+    """The family of a failed open of the NPU's accel node from the errno it reports ("" when
+    the line is no such open or its errno says nothing of where it failed)."""
+    if not (_ACCEL_NODE_RE.search(line) and _OPEN_RE.search(line)):
+        return ""
+    errno = decode(line) or from_text(line)
+    return OPEN_FAMILIES.get(errno.name, "") if errno is not None else ""
 
 
 def describe_ioctl(line: str) -> str:

@@ -7,6 +7,7 @@ from xdnaforge.diagnosis.classify import diagnose
 from xdnaforge.diagnosis.ioctls import (
     FAMILIES,
     MEANINGS,
+    accel_open_family,
     canonical,
     describe_ioctl,
     history,
@@ -34,6 +35,19 @@ def test_the_ioctl_a_wrapper_line_names_decides_its_family() -> None:
     assert ioctl_family("DRM_IOCTL_AMDXDNA_SYNC_BO IOCTL failed (err=-5)") == "memory"
     assert ioctl_family("no ioctl here") == ""
     assert [d.family for d in diagnose(line + "\n")] == ["hwctx"]
+
+
+def test_opening_the_accel_node_not_supported_is_the_iommus_sva() -> None:
+    # amdxdna_drm_open: iommu_sva_bind_device is its only step that can answer EOPNOTSUPP
+    line = "[xrt-smi] ERROR: Open /dev/accel/accel0 failed (err=-95): Operation not supported"
+    assert accel_open_family(line) == "iommu"
+    assert accel_open_family("open /dev/accel/accel0: Operation not supported") == "iommu"
+    assert [d.family for d in diagnose(line + "\n")] == ["iommu"]
+    # a node that is missing or not permitted says nothing of the IOMMU
+    assert accel_open_family("Open /dev/accel/accel0 failed (err=-13): Permission denied") == ""
+    assert accel_open_family("Open /dev/accel/accel0 failed (err=-2)") == ""
+    # EOPNOTSUPP from something else than the node's open
+    assert accel_open_family("DRM_IOCTL_AMDXDNA_SET_STATE IOCTL failed (err=-95)") == ""
 
 
 def test_a_templated_userspace_line_without_a_failure_word_is_a_failure() -> None:
