@@ -63,6 +63,9 @@ _FAIL_WORD_RE = re.compile(r"(?i)\bfail")
 _WARNING_MARK_RE = re.compile(
     r"(?i)(?:\[[a-z][\w.-]*\] +)?"
     r"\[?(?:warn(?:ing)?|info|notice|debug|trace|verbose)\]?(?::| {2}|\] )"
+    # the Chess compiler's (xchesscc, AMD's AIE toolchain) diagnostics: 'Warning in "<file>",
+    # line <n>: ...' (or 'Warning in "": (imprecise line-number, ...)')
+    r'|(?-i:Warning) in "'
 )
 _RELAYED_ERROR_RE = re.compile(
     r"(?i)(?:\([\w.-]+\) +|\[[\w.-]+\] +)*\[?(?:error|fatal|critical)\]?(?::| {2}|\] )"

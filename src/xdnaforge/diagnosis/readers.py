@@ -176,13 +176,19 @@ def findings(text: str) -> list[str]:
             if status != "OK!"
         ]
     if "Traceback (most recent" in body:
-        from xdnaforge.tools.backtrace import python_xrt_call
+        from xdnaforge.tools.backtrace import python_compile_step, python_xrt_call
 
         called = python_xrt_call(body)
         if called is not None:
             call, at = called
             step = _PYXRT_STEPS[call].format(at=at)
             lines.append(f"xdnaforge: a Python traceback ends in {step}")
+        compiling = python_compile_step(body)
+        if compiling is not None:
+            lines.append(
+                f"xdnaforge: a Python traceback ends in mlir-aie's compiler ({compiling}): "
+                "building the design failed"
+            )
     if "#0 " in body or "#1 " in body:
         from xdnaforge.tools.backtrace import blocked_in_shim, crashed_in_xrt
 

@@ -10,6 +10,8 @@ program:
   "All tests passed.", "Validation passed", "✅ PASS: average_pool.py"; or first on its line
   before what it was judged by ("PASS -- tolerance 2e-03 on 1-cos", "PASS (whole array)",
   "PASS!  fused kernel on the NPU");
+- a tally of its tests, every one passed, alone on its line: "TOTAL 13/13 PASS", "13/13
+  tests passed", "Passed: 13/13" (12/13 is no pass);
 - a measured rate of the work it did: "Tokens per second: 4.40", "12.5 tokens/s", "TPS: 31.16",
   "items_per_second=620.987/s", "51.0 TOPS", "80547 op/s", "17965.3 run/sec", "30.00 fps",
   "203.68 dispatch/s";
@@ -32,7 +34,9 @@ program:
   scripts/Makefile.modfinal), MSBuild's "Build succeeded.", pip's "Successfully installed
   ..." and CMake's configure step ("-- Build files have been written to: ...", cmake.cxx),
   Riallto's app builder ("Successfully Building Application... x.xclbin & x.seq
-  delivered").
+  delivered"), mlir-aie's C++ aiecc ("Compilation completed successfully",
+  tools/aiecc/aiecc.cpp) and xclbinutil writing an xclbin ("Successfully wrote (<n> bytes)
+  to the output file: x.xclbin", XclBinClass.cxx).
 
 These are the last positive evidence doctor looks for, and they stand only where nothing
 else speaks: the verdict has already found no error line anywhere in the log, and a rate
@@ -113,10 +117,28 @@ def _positive(number: str) -> bool:
     return float(number) > 0
 
 
+# a tally of passes out of all, alone on its line: "TOTAL 13/13 PASS", "13/13 tests passed",
+# "Passed: 13/13"; only when every one passed
+_TALLY_RES = (
+    re.compile(
+        r"(?im)^[^\w\n]*(?:(?:total|summary|result|overall)\s*:?\s*)?(\d+)\s*/\s*(\d+)\s+"
+        r"(?:(?:tests?|checks?|cases?|gates?)\s+)?pass(?:ed|es)?\b[^\w\n]*$"
+    ),
+    re.compile(r"(?im)^[^\w\n]*pass(?:ed)?\s*[:=]?\s*(\d+)\s*/\s*(\d+)[^\w\n]*$"),
+)
+
+
 def verdict(body: str) -> str | None:
-    """The program's own verdict that it passed ("Test Passed"), as the log shows it."""
+    """The program's own verdict that it passed ("Test Passed"), or its tally of every test
+    passed ("TOTAL 13/13 PASS"), as the log shows it."""
     match = _VERDICT_RE.search(body)
-    return f"the program reported its own pass ({match.group(0).strip()})" if match else None
+    if match:
+        return f"the program reported its own pass ({match.group(0).strip()})"
+    for pattern in _TALLY_RES:
+        for tally in pattern.finditer(body):
+            if int(tally.group(1)) == int(tally.group(2)) > 0:
+                return f"the program reported its own pass ({tally.group(0).strip()})"
+    return None
 
 
 def measured_rate(body: str) -> str | None:
@@ -180,6 +202,15 @@ _BUILT_RES = (
     (
         re.compile(r"^Successfully Building Application\.\.\. (\S+\.xclbin)\b", re.M),
         "Riallto built {}",
+    ),
+    # mlir-aie's C++ aiecc (tools/aiecc/aiecc.cpp, main: after compileAIEModule succeeded;
+    # "Compilation failed" otherwise), and xclbinutil writing the xclbin (XclBinClass.cxx)
+    (re.compile(r"^(Compilation completed successfully)\s*$", re.M), "aiecc: {}"),
+    (
+        re.compile(
+            r"^Successfully wrote \(\d+ bytes\) to the output file: (\S+\.xclbin)\s*$", re.M
+        ),
+        "xclbinutil wrote {}",
     ),
 )
 _NINJA_RE = re.compile(r"^\[(\d+)/(\d+)\] ", re.M)

@@ -20,6 +20,11 @@ context, `xrt.bo(...)` allocates a buffer, `device.register_xclbin`/`load_xclbin
 `xrt.xclbin(path)` read and register the xclbin): a traceback that ends in one of these
 calls raised there, even when the paste stops before the exception's own line.
 
+A traceback whose innermost frame is in mlir-aie's compiler packages (python/compiler,
+python/utils/compile, python/iron/compile, installed as aie/compiler/..., aie/utils/
+compile/..., aie/iron/compile/...: aiecc.py and IRON's JIT compile) raised while building
+the design, before anything ran on the NPU.
+
 A process that crashed ("Segmentation fault", SIGSEGV, SIGBUS, as the shell, gdb or the
 kernel's core-dump line say) with a backtrace whose innermost frame of XRT's API is a method
 of one of its objects (XRT src/runtime_src/core/include/xrt/*.h and their `_impl`s in
@@ -80,6 +85,23 @@ def python_xrt_call(text: str) -> tuple[str, str] | None:
         if pattern.search(code):
             return call, f"{path.rsplit('/', 1)[-1]}:{line}"
     return None
+
+
+_COMPILE_PACKAGE_RE = re.compile(r"/aie/(?:compiler|utils/compile|iron/compile)/|/aiecc(?:\.py|/)")
+
+
+def python_compile_step(text: str) -> str | None:
+    """'<file>:<line>' of a Python traceback's innermost frame when it is in mlir-aie's
+    compiler packages (module doc); None otherwise."""
+    if "Traceback (most recent call last)" not in text:
+        return None
+    found = list(_PY_FRAME_RE.finditer(text))
+    if not found:
+        return None
+    path, line, _function, _code = found[-1].groups()
+    if not _COMPILE_PACKAGE_RE.search(path.replace("\\", "/")):
+        return None
+    return f"{path.rsplit('/', 1)[-1]}:{line}"
 
 
 _CRASH_RE = re.compile(r"Segmentation fault|\bSIGSEGV\b|\bSIGBUS\b|\bBus error\b")

@@ -50,6 +50,21 @@ def test_opening_the_accel_node_not_supported_is_the_iommus_sva() -> None:
     assert accel_open_family("DRM_IOCTL_AMDXDNA_SET_STATE IOCTL failed (err=-95)") == ""
 
 
+def test_chess_compilers_warnings_are_warnings_whatever_their_words() -> None:
+    line = (
+        'Warning in "": (imprecise line-number, the error occurred somewhere in this '
+        "function): loop with essential overflow in loop count computation\n"
+    )
+    assert judge(line).status == UNKNOWN  # news, not an unexplained failure
+    assert judge(line.replace("Warning in", "Error in")).status == UNKNOWN_FAILURE
+
+
+def test_a_path_named_npu_is_no_word_about_the_npu() -> None:
+    line = "RuntimeError: Cannot find symtab/strtab in AIE ELF: /home/u/.npu/cache/k.o\n"
+    assert [d.family for d in diagnose(line)] != ["device-access"]
+    assert [d.family for d in diagnose("Error: cannot find the NPU\n")] == ["device-access"]
+
+
 def test_a_templated_userspace_line_without_a_failure_word_is_a_failure() -> None:
     # XRT's loader (module_loader.cpp) throws it; nothing in the line says "error"
     (found,) = diagnose("  what():  No such library '/opt/xilinx/xrt/lib/libxrt_core.so.2'\n")

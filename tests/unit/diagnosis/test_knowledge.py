@@ -185,6 +185,8 @@ def test_every_entry_is_exercised_by_a_log() -> None:
         "build-python-import-mismatch",  # CPython's import_from (TOOLS above)
         "cpp-bad-alloc",  # the C++ runtime's std::bad_alloc (TOOLS above)
         "xrt-run-crashed",  # tools/backtrace.crashed_in_xrt (test_backtrace.py)
+        "build-compile-raised",  # tools/backtrace.python_compile_step (test_backtrace.py)
+        "build-aiecc-cpp-step-failed",  # the C++ aiecc's own failures (TOOLS above)
         "toolchain-tests-failed",  # readers: lit's failed list of compiler tests (TOOLS above)
         "python-numpy-abi",
         "build-aiecc-step-failed",  # aiecc.py's step and FlexNet's refusal (test_build_errors)
@@ -493,6 +495,14 @@ TOOLS = {
     "[XRT] ERROR: std::bad_alloc": "cpp-bad-alloc",
     "terminate called after throwing an instance of 'std::bad_alloc'\n  what():  std::bad_alloc": (
         "cpp-bad-alloc"
+    ),
+    # mlir-aie's C++ aiecc (tools/aiecc: Actions.h, ExecutionEngine.h)
+    "aiecc: '/opt/llvm-aie/bin/clang' failed: exit code 1": "build-aiecc-cpp-step-failed",
+    "aiecc: edge 'elfs_{0}.elf' (key 'main_core_0_4') failed": "build-aiecc-cpp-step-failed",
+    # an assertion in the compiler's code (glibc's assert, as LLVM's tools print it)
+    "clang: /src/llvm/lib/Target/AIE/AIE2InstrInfo.cpp:512: virtual void "
+    "llvm::AIE2InstrInfo::copyPhysReg() const: Assertion `false' failed.": (
+        "build-toolchain-crashed"
     ),
     # CPython's import_from (Python/ceval.c): "cannot import name %R from %R (%S)"
     "ImportError: cannot import name '_is_integer_like_type' from 'aie.dialects.arith' "

@@ -34,6 +34,10 @@ from xdnaforge.diagnosis.run_outcomes import (
         "[INFO] All tests passed.",
         "PASS (whole array (8 columns))",  # the verdict, then what passed
         "PASS!  custom fused kernel  out = relu(a + b)  on the XDNA2 NPU",
+        # a tally of every test passed
+        "TOTAL 13/13 PASS",
+        "13/13 tests passed",
+        "Passed: 4/4",
     ],
 )
 def test_a_verdict_alone_on_its_line_is_the_programs_pass(line: str) -> None:
@@ -54,6 +58,9 @@ def test_a_verdict_alone_on_its_line_is_the_programs_pass(line: str) -> None:
         "pass (see the docs) to the loader",  # the verdict is written in capitals
         "Pass! me the salt",
         "INFO: passing the buffer to the NPU",
+        "TOTAL 12/13 PASS",  # a tally with one that did not pass
+        "0/0 tests passed",  # nothing ran
+        "Passed: 4/4 of the stages, then the run stopped",  # not alone on its line
     ],
 )
 def test_other_lines_with_pass_in_them_are_no_verdict(line: str) -> None:
@@ -148,6 +155,17 @@ def test_a_checklist_counts_only_when_every_item_is_ticked_and_the_run_ended() -
             "Building the xclbin...\nSuccessfully Building Application... App.xclbin & App.seq "
             "delivered\n",
             "Riallto built App.xclbin",
+        ),
+        # mlir-aie's C++ aiecc after its whole flow, Chess's warnings on the way
+        (
+            'Warning in "": (imprecise line-number, the error occurred somewhere in this '
+            "function): loop with essential overflow in loop count computation\n"
+            "Compilation completed successfully\n",
+            "aiecc: Compilation completed successfully",
+        ),
+        (
+            "Leaving xclbinutil.\nSuccessfully wrote (150480 bytes) to the output file: d.xclbin\n",
+            "xclbinutil wrote d.xclbin",
         ),
     ],
 )

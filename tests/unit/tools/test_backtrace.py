@@ -5,7 +5,13 @@ from __future__ import annotations
 import pytest
 
 from xdnaforge.diagnosis.log_verdict import FAILURE, judge
-from xdnaforge.tools.backtrace import blocked_in_shim, crashed_in_xrt, frames, python_xrt_call
+from xdnaforge.tools.backtrace import (
+    blocked_in_shim,
+    crashed_in_xrt,
+    frames,
+    python_compile_step,
+    python_xrt_call,
+)
 
 # gdb's `bt` of a program blocked on the NPU (frame lines as gdb prints them, with and
 # without the address; the system call first)
@@ -122,3 +128,21 @@ def test_a_crash_in_a_kernels_run_is_a_command_failure() -> None:
     verdict = judge(CRASH)
     assert verdict.status == FAILURE
     assert [d.code for d in verdict.diagnoses] == ["xrt-run-crashed"]
+
+
+def test_a_traceback_ending_in_mlir_aies_compiler_is_the_designs_build() -> None:
+    jit = (
+        "Traceback (most recent call last):\n"
+        '  File "/w/run.py", line 3, in <module>\n    design.compile()\n'
+        '  File "/venv/lib/python3.12/site-packages/aie/utils/compile/utils.py", line 329, in '
+        "_rename\n    raise RuntimeError(msg)\n"
+        "RuntimeError: Cannot find symtab/strtab in AIE ELF: /home/u/.npu/cache/k.o\n"
+    )
+    assert python_compile_step(jit) == "utils.py:329"
+    windows = jit.replace("/venv/lib/python3.12/site-packages/aie/", "C:\\env\\Lib\\aie\\")
+    assert python_compile_step(windows.replace("utils/compile/", "utils\\compile\\")) is not None
+    # the program's own file, or XRT's, is not the compiler
+    assert python_compile_step(jit.replace("aie/utils/compile/", "aie/utils/xrt/")) is None
+    assert python_compile_step("no traceback") is None
+    verdict = judge(jit)
+    assert [d.code for d in verdict.diagnoses] == ["build-compile-raised"]
