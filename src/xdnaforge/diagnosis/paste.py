@@ -18,6 +18,8 @@ added, then a prefix every line carries:
   back;
 - a viewer's line numbers (`  12  text`, `12: text`, `12 | text`), counting up by one;
 - docker compose's service column (`npu-1  | text`), at one column in every line;
+- a shell comment's `# ` before every line of a command's output, the command itself
+  first without it (a README showing what `flm validate` printed under the command);
 - an indentation common to every line (a paste indented as a code block, a mail).
 
 A prefix only some of the first lines carry is not taken off: it may be the log's own.
@@ -57,6 +59,7 @@ _KERNEL_TIME_RE = re.compile(r"\[\s*\d+\.\d+\]")
 _SNIFF = 40  # first lines that decide a log's prefix
 _AT_LEAST = 2  # lines a prefix must be seen on before it is taken for the paste's
 _Strip = Callable[[str], str]
+_COMMENT = "# "  # a shell comment's mark before a command's output, pasted under it
 
 
 def clean(line: str) -> str:
@@ -222,6 +225,13 @@ def _prefix(head: list[str]) -> _Strip:
     indent = _common_indent(filled)
     if indent:
         return lambda text: text[len(indent) :] if text.startswith(indent) else text
+    output = filled[1:]
+    if (
+        len(output) >= _AT_LEAST
+        and not filled[0].startswith("#")
+        and all(text.startswith(_COMMENT) for text in output)
+    ):
+        return lambda text: text[len(_COMMENT) :] if text.startswith(_COMMENT) else text
     return _same
 
 

@@ -112,6 +112,25 @@ def test_the_prefix_is_read_on_the_first_lines_and_taken_off_everywhere() -> Non
     assert lines("\n".join(service)) == ["Starting", "", "Ready"]
 
 
+def test_a_commands_output_pasted_as_shell_comments_under_it_reads_as_printed() -> None:
+    text = (
+        "flm validate\n# [Linux]  NPU: /dev/accel/accel0 with 8 columns\n"
+        "# [Linux]  amdxdna version: 0.7"
+    )
+    assert lines(text) == [
+        "flm validate",
+        "[Linux]  NPU: /dev/accel/accel0 with 8 columns",
+        "[Linux]  amdxdna version: 0.7",
+    ]
+    assert judge(text + "\n# [Linux]  NPU FW Version: 1.1.2.65\n").status == "healthy"
+    # a script's own comments (it starts with one), or output of which only some lines are
+    # marked, keep their marks
+    script = "#!/bin/sh\n# build it\n# then run it"
+    assert lines(script) == script.splitlines()
+    some = "make\n# a note\nmake: *** [all] Error 1"
+    assert lines(some) == some.splitlines()
+
+
 def test_a_journal_keeps_its_prefix() -> None:
     journal = "\n".join(
         f"Dec 01 10:00:0{n} host kernel: amdxdna 0000:c5:00.1: message {n}" for n in range(5)
