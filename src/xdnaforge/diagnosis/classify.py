@@ -50,7 +50,14 @@ _PASS_MARK_RE = re.compile(r"\[(?:TEST )?PASS(?:ED)?\]")
 # of none ("(WARNING:43, CRITICAL-WARNING:0, ERROR:0)", "errors=0,"), and a timeout that is
 # a setting, not an event ("dispatching (timeout 10s)...", "timeout=30")
 _DENIED_RE = re.compile(
-    r"(?i)\b(?:no|without|zero|0)\s+[*\"'`]*(?:errors?|fail(?:ed|ures?|s)?)\b[*\"'`]*"
+    # "0 failed", and a runner's count of none ("0 tests failed out of 200", ctest)
+    r"(?i)\b(?:no|without|zero|0)\s+(?:(?:tests?|checks?|cases?|items?)\s+)?"
+    r"[*\"'`]*(?:errors?|fail(?:ed|ures?|s)?)\b[*\"'`]*"
+    # a measured error, a figure ("average L1 error: 1.87", "max abs error = 2e-3")
+    r"|\b(?:mean|average|avg|max(?:imum)?|min(?:imum)?|abs(?:olute)?|relative|rel|rms|l[12]"
+    r"|squared|quantization)\s+error\s*[:=]\s*-?[\d.]"
+    # an option whose value or name is the word ("-Wl,--orphan-handling=error", "-Werror")
+    r"|[=,]error\b|(?<![\w-])-W(?:no-)?error(?:=[\w-]+)?(?![\w-])"
     r"|\b(?:errors?|fail(?:ed|ures?|s)?)\s*[:=]\s*0(?=\s*[,;)\]}]|\s*$)"
     r"|\(timeout:? ?\d+\s*(?:ms|us|s|sec|seconds?)\)|\btimeout=\d+\b"
     # a test runner's tally of the failures it expected (lit's "Expectedly Failed: 1", older

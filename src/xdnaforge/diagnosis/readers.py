@@ -80,10 +80,10 @@ _XDNA1_RE = re.compile(
 
 # the output of a program whose shapes the readers know: xrt-smi/xbutil examine's report,
 # FastFlowLM, the Vitis AI EP's summary
-_KNOWN_PROGRAM_RE = re.compile(
-    r"^\s*(?:System Configuration|Device\(s\) Present)\s*$|\[Vitis AI EP\]|" + _FLM_RE.pattern,
-    re.M,
+_OTHER_KNOWN_PROGRAM_RE = re.compile(
+    r"^\s*(?:System Configuration|Device\(s\) Present)\s*$|\[Vitis AI EP\]", re.M
 )
+_KNOWN_PROGRAM_RE = re.compile(_OTHER_KNOWN_PROGRAM_RE.pattern + "|" + _FLM_RE.pattern, re.M)
 
 
 def _hex(text: str) -> bool:
@@ -424,12 +424,18 @@ def healthy_evidence(text: str, probe: ProbeWatch | None = None) -> str | None:
         or (probe.evidence() if probe is not None else None)
         or _bound_npu(body)
     )
-    if known is not None or _KNOWN_PROGRAM_RE.search(body) or validation.tests:
-        # a program a reader knows (validate, examine, flm, Vitis AI's summary) said what
-        # it says of its run; a figure or a pass word beside it does not overrule it
-        return known
-    from xdnaforge.diagnosis.run_outcomes import outcome
+    from xdnaforge.diagnosis.run_outcomes import measured_rate, outcome
 
+    if known is not None or validation.tests:
+        return known
+    if _KNOWN_PROGRAM_RE.search(body):
+        # a program a reader knows (validate, examine, flm, Vitis AI's summary) said what
+        # it says of its run; a figure or a pass word beside it does not overrule it, but
+        # FastFlowLM runs on the NPU only: a rate of work measured beside its lines alone
+        # (its test programs, src/test) is the NPU's
+        if _OTHER_KNOWN_PROGRAM_RE.search(body) is None:
+            return measured_rate(body)
+        return None
     return outcome(body)
 
 

@@ -3,6 +3,8 @@ a wrapper line names, and callers that only pass their callee's failure up."""
 
 from __future__ import annotations
 
+import pytest
+
 from xdnaforge.diagnosis.classify import diagnose
 from xdnaforge.diagnosis.ioctls import (
     FAMILIES,
@@ -13,7 +15,7 @@ from xdnaforge.diagnosis.ioctls import (
     history,
     ioctl_family,
 )
-from xdnaforge.diagnosis.log_verdict import HEALTHY, UNKNOWN, UNKNOWN_FAILURE, judge
+from xdnaforge.diagnosis.log_verdict import FAILURE, HEALTHY, UNKNOWN, UNKNOWN_FAILURE, judge
 
 SMU = "amdxdna 0000:c6:00.1: [drm] *ERROR* aie2_smu_init: Access power failed, ret -22\n"
 CALLER = "amdxdna 0000:c6:00.1: [drm] *ERROR* aie2_init: start npu failed, ret -22\n"
@@ -57,6 +59,32 @@ def test_chess_compilers_warnings_are_warnings_whatever_their_words() -> None:
     )
     assert judge(line).status == UNKNOWN  # news, not an unexplained failure
     assert judge(line.replace("Warning in", "Error in")).status == UNKNOWN_FAILURE
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "100% tests passed, 0 tests failed out of 200",  # ctest's count of none
+        "Number of differences: 12, average L1 error: 1.868708",  # a measured error
+        "max abs error = 2e-03",
+        "clang -O2 x.o -Wl,--orphan-handling=error -o core_0_2.elf",  # an option's value
+        "g++ -Wall -Werror -c x.cpp",
+    ],
+)
+def test_a_line_that_names_a_failure_it_denies_or_measures_is_none(line: str) -> None:
+    assert judge(line + "\n").status not in (FAILURE, UNKNOWN_FAILURE)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "2 tests failed out of 200",
+        "x.cpp:3:1: error: 'y' was not declared in this scope [-Werror=format]",
+        "Error: max abs error exceeded the tolerance",
+    ],
+)
+def test_a_failure_beside_such_words_is_still_one(line: str) -> None:
+    assert judge(line + "\n").status in (FAILURE, UNKNOWN_FAILURE)
 
 
 def test_a_path_named_npu_is_no_word_about_the_npu() -> None:

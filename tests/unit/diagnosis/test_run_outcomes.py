@@ -106,6 +106,21 @@ def test_the_verdict_stands_on_them_only_without_an_error_anywhere() -> None:
     assert judge("Prefill time: 0.69 seconds\n").status == UNKNOWN  # no figure of work done
 
 
+def test_a_rate_beside_fastflowlms_lines_alone_is_the_npus_work() -> None:
+    # FastFlowLM's test programs (src/test): its loader's lines, then their own figures
+    bench = (
+        "[FLM]  Loading model: /m/Hy-MT2-1.8B-NPU2\n"
+        "[ 1/40]  time prefill 34.6 ms | decode 17.2 ms | e2e 51.8 ms | 1 tok | 58.30 tok/s\n"
+    )
+    verdict = judge(bench)
+    assert (verdict.status, verdict.evidence) == (
+        HEALTHY,
+        "the program measured its work (58.30 tok/s)",
+    )
+    # beside a report of another known program, the figure is still no evidence
+    assert judge("[Vitis AI EP] No. of Operators :   CPU   400\n" + bench).status != HEALTHY
+
+
 def test_a_known_programs_report_is_not_overruled_by_a_figure_beside_it() -> None:
     # Vitis AI's own summary says the model ran on the CPU: its "Test Passed" is no evidence
     cpu_only = (
