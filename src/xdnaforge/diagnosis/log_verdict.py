@@ -331,6 +331,11 @@ def _scan(
             stamp = STAMP_RE.match(line)  # a program's own timestamp, or a CI log's
             if stamp:  # what follows may be a kernel line ("[ 12.3] amdxdna ...")
                 line = line[stamp.end() :]
+                # a CI's stamp before a program's own (GitHub Actions running Lemonade), not
+                # before a journal's line, whose own prefix begins with its time
+                again = STAMP_RE.match(line) if line[:2] in _STAMP_STARTS else None
+                if again and not prefix_length(line):
+                    line = line[again.end() :]
                 if line.startswith(">"):  # a CI's stamp before a quoted reply's line
                     line = QUOTE_RE.sub("", line, count=1)
                 cut = prefix_length(line)

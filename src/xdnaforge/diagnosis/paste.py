@@ -225,14 +225,23 @@ def _prefix(head: list[str]) -> _Strip:
     indent = _common_indent(filled)
     if indent:
         return lambda text: text[len(indent) :] if text.startswith(indent) else text
-    output = filled[1:]
+    # past a reply's quoting or a CI's stamps, and not counting a code fence's lines
+    bodies = [text[_lead(text) :] for text in filled]
+    bodies = [text for text in bodies if not text.startswith(("```", "~~~"))]
     if (
-        len(output) >= _AT_LEAST
-        and not filled[0].startswith("#")
-        and all(text.startswith(_COMMENT) for text in output)
+        len(bodies) > _AT_LEAST
+        and not bodies[0].startswith("#")
+        and all(text.startswith(_COMMENT) for text in bodies[1:])
     ):
-        return lambda text: text[len(_COMMENT) :] if text.startswith(_COMMENT) else text
+        return _uncommented
     return _same
+
+
+def _uncommented(text: str) -> str:
+    lead = _lead(text)
+    if text.startswith(_COMMENT, lead):
+        return text[:lead] + text[lead + len(_COMMENT) :]
+    return text
 
 
 def _numbered(filled: list[str]) -> _Strip | None:

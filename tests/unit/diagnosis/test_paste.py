@@ -131,6 +131,15 @@ def test_a_commands_output_pasted_as_shell_comments_under_it_reads_as_printed() 
     assert lines(some) == some.splitlines()
 
 
+def test_a_cis_stamp_before_a_programs_own_stamp_is_taken_off_with_it() -> None:
+    lines_ = ["Failed Tests (1):", "  AIE :: npu-xrt/a/run.lit", "", "Testing Time: 1.0s"]
+    lines_ += ["  Passed     : 3", "  Failed     : 1"]
+    once = "\n".join("[2025-12-01 10:00:00.123] " + line for line in lines_) + "\n"
+    twice = "\n".join("2025-01-09T13:41:14.1234567Z " + line for line in once.splitlines())
+    assert [d.code for d in judge(once).diagnoses] == ["test-run-failed"]
+    assert [d.code for d in judge(twice + "\n").diagnoses] == ["test-run-failed"]
+
+
 def test_a_journal_keeps_its_prefix() -> None:
     journal = "\n".join(
         f"Dec 01 10:00:0{n} host kernel: amdxdna 0000:c5:00.1: message {n}" for n in range(5)
