@@ -35,8 +35,9 @@ program:
   ..." and CMake's configure step ("-- Build files have been written to: ...", cmake.cxx),
   Riallto's app builder ("Successfully Building Application... x.xclbin & x.seq
   delivered"), mlir-aie's C++ aiecc ("Compilation completed successfully",
-  tools/aiecc/aiecc.cpp) and xclbinutil writing an xclbin ("Successfully wrote (<n> bytes)
-  to the output file: x.xclbin", XclBinClass.cxx).
+  tools/aiecc/aiecc.cpp), xclbinutil writing an xclbin ("Successfully wrote (<n> bytes)
+  to the output file: x.xclbin", XclBinClass.cxx) and nixpkgs-review's report ("3
+  packages built:", nixpkgs_review/report.py).
 
 These are the last positive evidence doctor looks for, and they stand only where nothing
 else speaks: the verdict has already found no error line anywhere in the log, and a rate
@@ -202,6 +203,15 @@ _BUILT_RES = (
     (
         re.compile(r"^Successfully Building Application\.\.\. (\S+\.xclbin)\b", re.M),
         "Riallto built {}",
+    ),
+    # nixpkgs-review's report (nixpkgs_review/report.py: html_pkgs_section's summary, and
+    # print_console's "<n> packages built:"); a package that failed is its own line,
+    # "failed to build"
+    (
+        re.compile(
+            r"^\s*(?:<summary>:white_check_mark: )?(\d+ packages? built):(?:</summary>)?\s*$", re.M
+        ),
+        "nixpkgs-review: {}",
     ),
     # mlir-aie's C++ aiecc (tools/aiecc/aiecc.cpp, main: after compileAIEModule succeeded;
     # "Compilation failed" otherwise), and xclbinutil writing the xclbin (XclBinClass.cxx)

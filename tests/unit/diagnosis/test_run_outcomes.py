@@ -182,6 +182,16 @@ def test_a_checklist_counts_only_when_every_item_is_ticked_and_the_run_ended() -
             "Leaving xclbinutil.\nSuccessfully wrote (150480 bytes) to the output file: d.xclbin\n",
             "xclbinutil wrote d.xclbin",
         ),
+        # nixpkgs-review's report as it posts it (html_pkgs_section) and as it prints it
+        (
+            "### `x86_64-linux`\n<details>\n  <summary>:white_check_mark: 3 packages built:"
+            "</summary>\n  <ul>\n    <li>xrt</li>\n",
+            "nixpkgs-review: 3 packages built",
+        ),
+        (
+            "--------- Report for 'x86_64-linux' ---------\n1 package built:\nxrt\n",
+            ("nixpkgs-review: 1 package built"),
+        ),
     ],
 )
 def test_a_build_tools_own_word_that_it_finished_is_evidence(log: str, says: str) -> None:
@@ -190,6 +200,12 @@ def test_a_build_tools_own_word_that_it_finished_is_evidence(log: str, says: str
 
 
 def test_a_build_that_did_not_finish_is_no_evidence() -> None:
+    # nixpkgs-review: one package failed beside those built
+    failed = (
+        "<summary>:x: 1 package failed to build:</summary>\n"
+        "<summary>:white_check_mark: 2 packages built:</summary>\n"
+    )
+    assert judge(failed).status in (FAILURE, UNKNOWN_FAILURE)
     # ninja stopped before its last step; make reached 100 % of another target only
     assert judge("[1/3] Building C\n[2/3] Building D\n").status == UNKNOWN
     assert judge("[ 66%] Built target x\n").status == UNKNOWN
