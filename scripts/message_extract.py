@@ -85,7 +85,7 @@ _SHELL_FUNCTION_RE = re.compile(
 _SHELL_END_RE = re.compile(r"^[})][ \t]*$", re.M)
 # a script with an error function of its own reports its errors through it: its other
 # echoes are news ("Certificate or key are missing, generating them ..."), unless they
-# begin with an error's mark themselves
+# say themselves that something failed ("error", "fatal", "failed", "failure")
 _SHELL_OWN_ERROR_RE = re.compile(
     r"^(?:function[ \t]+)?(?:die|error|fatal|err|report_build_problem)[ \t]*\(\)", re.M
 )

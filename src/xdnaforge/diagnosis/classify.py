@@ -56,8 +56,9 @@ _DENIED_RE = re.compile(
     # a measured error, a figure ("average L1 error: 1.87", "max abs error = 2e-3")
     r"|\b(?:mean|average|avg|max(?:imum)?|min(?:imum)?|abs(?:olute)?|relative|rel|rms|l[12]"
     r"|squared|quantization)\s+error\s*[:=]\s*-?[\d.]"
-    # an option whose value or name is the word ("-Wl,--orphan-handling=error", "-Werror")
-    r"|[=,]error\b|(?<![\w-])-W(?:no-)?error(?:=[\w-]+)?(?![\w-])"
+    # an option whose value or name is the word ("-Wl,--orphan-handling=error", "-Werror");
+    # a logger's "level=error" is no option
+    r"|--[a-z][\w-]*=error\b|(?<![\w-])-W(?:no-)?error(?:=[\w-]+)?(?![\w-])"
     r"|\b(?:errors?|fail(?:ed|ures?|s)?)\s*[:=]\s*0(?=\s*[,;)\]}]|\s*$)"
     r"|\(timeout:? ?\d+\s*(?:ms|us|s|sec|seconds?)\)|\btimeout=\d+\b"
     # a test runner's tally of the failures it expected (lit's "Expectedly Failed: 1", older

@@ -81,6 +81,7 @@ def test_a_line_that_names_a_failure_it_denies_or_measures_is_none(line: str) ->
         "2 tests failed out of 200",
         "x.cpp:3:1: error: 'y' was not declared in this scope [-Werror=format]",
         "Error: max abs error exceeded the tolerance",
+        'time="2026-01-02T10:00:00Z" level=error msg="npu plugin: open /dev/accel/accel0"',
     ],
 )
 def test_a_failure_beside_such_words_is_still_one(line: str) -> None:
