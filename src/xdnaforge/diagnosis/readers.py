@@ -176,13 +176,23 @@ def findings(text: str) -> list[str]:
             if status != "OK!"
         ]
     if "Traceback (most recent" in body:
-        from xdnaforge.tools.backtrace import python_compile_step, python_xrt_call
+        from xdnaforge.tools.backtrace import (
+            python_compile_step,
+            python_missing_program,
+            python_xrt_call,
+        )
 
         called = python_xrt_call(body)
         if called is not None:
             call, at = called
             step = _PYXRT_STEPS[call].format(at=at)
             lines.append(f"xdnaforge: a Python traceback ends in {step}")
+        program = python_missing_program(body)
+        if program is not None:
+            lines.append(
+                f"xdnaforge: a Python traceback ends in starting a program that is not there "
+                f"({program})"
+            )
         compiling = python_compile_step(body)
         if compiling is not None:
             lines.append(

@@ -25,6 +25,9 @@ python/utils/compile, python/iron/compile, installed as aie/compiler/..., aie/ut
 compile/..., aie/iron/compile/...: aiecc.py and IRON's JIT compile) raised while building
 the design, before anything ran on the NPU.
 
+A traceback whose innermost frame is CPython's subprocess starting a program, ending in
+FileNotFoundError, names a program that is not installed or not on the PATH.
+
 A process that crashed ("Segmentation fault", SIGSEGV, SIGBUS, as the shell, gdb or the
 kernel's core-dump line say) with a backtrace whose innermost frame of XRT's API is a method
 of one of its objects (XRT src/runtime_src/core/include/xrt/*.h and their `_impl`s in
@@ -102,6 +105,26 @@ def python_compile_step(text: str) -> str | None:
     if not _COMPILE_PACKAGE_RE.search(path.replace("\\", "/")):
         return None
     return f"{path.rsplit('/', 1)[-1]}:{line}"
+
+
+# CPython's subprocess (Lib/subprocess.py, _execute_child: "raise child_exception_type(errno_num,
+# err_msg, err_filename)", or os.posix_spawn under _posix_spawn) raises FileNotFoundError
+# with the executable's name when the program it was to start is not there
+_MISSING_PROGRAM_RE = re.compile(
+    r"^FileNotFoundError: \[Errno 2\] No such file or directory: '([^'\n]+)'\s*$", re.M
+)
+
+
+def python_missing_program(text: str) -> str | None:
+    """The program a Python traceback failed to start (its innermost frame in subprocess.py,
+    then FileNotFoundError naming it), as its last path component; None otherwise."""
+    if "Traceback (most recent call last)" not in text:
+        return None
+    found = list(_PY_FRAME_RE.finditer(text))
+    if not found or not found[-1].group(1).replace("\\", "/").endswith("/subprocess.py"):
+        return None
+    missing = _MISSING_PROGRAM_RE.search(text, found[-1].end())
+    return missing.group(1).replace("\\", "/").rsplit("/", 1)[-1] if missing else None
 
 
 _CRASH_RE = re.compile(r"Segmentation fault|\bSIGSEGV\b|\bSIGBUS\b|\bBus error\b")

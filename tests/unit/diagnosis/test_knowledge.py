@@ -499,6 +499,8 @@ TOOLS = {
     # mlir-aie's C++ aiecc (tools/aiecc: Actions.h, ExecutionEngine.h)
     "aiecc: '/opt/llvm-aie/bin/clang' failed: exit code 1": "build-aiecc-cpp-step-failed",
     "aiecc: edge 'elfs_{0}.elf' (key 'main_core_0_4') failed": "build-aiecc-cpp-step-failed",
+    # an MLIR op's verifier, no location in the paste (mlir/lib/IR/Operation.cpp)
+    "error: 'aie.dma_bd' op Size 1 exceeds the [0:1023] range.": "build-compile-failed",
     # an assertion in the compiler's code (glibc's assert, as LLVM's tools print it)
     "clang: /src/llvm/lib/Target/AIE/AIE2InstrInfo.cpp:512: virtual void "
     "llvm::AIE2InstrInfo::copyPhysReg() const: Assertion `false' failed.": (

@@ -10,6 +10,7 @@ from xdnaforge.tools.backtrace import (
     crashed_in_xrt,
     frames,
     python_compile_step,
+    python_missing_program,
     python_xrt_call,
 )
 
@@ -146,3 +147,25 @@ def test_a_traceback_ending_in_mlir_aies_compiler_is_the_designs_build() -> None
     assert python_compile_step("no traceback") is None
     verdict = judge(jit)
     assert [d.code for d in verdict.diagnoses] == ["build-compile-raised"]
+
+
+SPAWN = (
+    "Traceback (most recent call last):\n"
+    '  File "/venv/lib/python3.13/site-packages/aie/compiler/aiecc/main.py", line 900, in run\n'
+    "    proc = await asyncio.create_subprocess_exec(*cmd)\n"
+    '  File "/usr/lib/python3.13/subprocess.py", line 1969, in _execute_child\n'
+    "    raise child_exception_type(errno_num, err_msg, err_filename)\n"
+    "FileNotFoundError: [Errno 2] No such file or directory: '/opt/tools/bin/xclbinutil'\n"
+)
+
+
+def test_a_program_subprocess_could_not_start_is_named() -> None:
+    assert python_missing_program(SPAWN) == "xclbinutil"
+    # a file the program itself opened is no program it started
+    opened = SPAWN.replace("/usr/lib/python3.13/subprocess.py", "/w/run.py")
+    assert python_missing_program(opened) is None
+    assert [d.code for d in judge(SPAWN).diagnoses] == ["build-command-not-found"]
+    # the NPU stack's own tool missing is XRT not set up, not a build's toolchain
+    xrt = SPAWN.replace("/opt/tools/bin/xclbinutil", "xrt-smi")
+    assert python_missing_program(xrt) == "xrt-smi"
+    assert "build-command-not-found" not in [d.code for d in judge(xrt).diagnoses]
