@@ -38,6 +38,9 @@ from xdnaforge.diagnosis.run_outcomes import (
         "TOTAL 13/13 PASS",
         "13/13 tests passed",
         "Passed: 4/4",
+        # the verdict last, in capitals, in a column of its own
+        "unbatched: median 676.2 us/call, min 656.8 us/call  VERIFIED",
+        "  base-j0-i0                       PASS",
     ],
 )
 def test_a_verdict_alone_on_its_line_is_the_programs_pass(line: str) -> None:
@@ -61,6 +64,9 @@ def test_a_verdict_alone_on_its_line_is_the_programs_pass(line: str) -> None:
         "TOTAL 12/13 PASS",  # a tally with one that did not pass
         "0/0 tests passed",  # nothing ran
         "Passed: 4/4 of the stages, then the run stopped",  # not alone on its line
+        "  base-j0-i0                       pass",  # a column's verdict is in capitals
+        "the result was VERIFIED",  # a sentence, not a column
+        "[  OK  ] Started Load Kernel Modules.",  # OK is every tool's, no verdict
     ],
 )
 def test_other_lines_with_pass_in_them_are_no_verdict(line: str) -> None:
