@@ -10,7 +10,8 @@ program:
   "All tests passed.", "Validation passed", "✅ PASS: average_pool.py"; or first on its line
   before what it was judged by ("PASS -- tolerance 2e-03 on 1-cos", "PASS (whole array)",
   "PASS!  fused kernel on the NPU"); or last, in capitals, in a column of its own after
-  what was judged ("unbatched: median 676.2 us/call  VERIFIED");
+  what was judged ("unbatched: median 676.2 us/call  VERIFIED"); or "SUCCESS: <what ran>",
+  the word first, in capitals;
 - a tally of its tests, every one passed, alone on its line: "TOTAL 13/13 PASS", "13/13
   tests passed", "Passed: 13/13" (12/13 is no pass);
 - a measured rate of the work it did: "Tokens per second: 4.40", "12.5 tokens/s", "TPS: 31.16",
@@ -64,6 +65,8 @@ _VERDICT_RE = re.compile(
     # "PASS -- tolerance 2e-03 on 1-cos", "PASS (whole array)", "PASS!  fused kernel on the
     # NPU": the verdict first, in capitals, then what was judged or by what
     r"|^[^\w\n]*(?-i:(?:[Tt]est |[Gg]ate )?PASS(?:ED)?(?: (?:--?|\u2014|\u2013) | \(|! +)\S.*)$"
+    # "SUCCESS: Phoenix NPU executed ...", "SUCCESS!": the word first, in capitals
+    r"|^[^\w\n]*(?-i:SUCCESS(?:!|: +\S.*)?)[ \t]*$"
     # or last, in capitals, in a column of its own after what was judged and its figures
     # ("unbatched: median 676.2 us/call  VERIFIED", "  base-j0-i0        PASS")
     r"|^(?-i:[ \t]*\w[^\n]*?[ \t]{2,}(?:PASS(?:ED)?|VERIFIED)!?)[ \t]*$",

@@ -41,6 +41,8 @@ from xdnaforge.diagnosis.run_outcomes import (
         # the verdict last, in capitals, in a column of its own
         "unbatched: median 676.2 us/call, min 656.8 us/call  VERIFIED",
         "  base-j0-i0                       PASS",
+        "SUCCESS: Phoenix NPU executed fused M-path polyphase channelizer on physical silicon!",
+        "SUCCESS!",
     ],
 )
 def test_a_verdict_alone_on_its_line_is_the_programs_pass(line: str) -> None:
@@ -67,6 +69,8 @@ def test_a_verdict_alone_on_its_line_is_the_programs_pass(line: str) -> None:
         "  base-j0-i0                       pass",  # a column's verdict is in capitals
         "the result was VERIFIED",  # a sentence, not a column
         "[  OK  ] Started Load Kernel Modules.",  # OK is every tool's, no verdict
+        "Success: the download finished, starting the build",  # not in capitals
+        "SUCCESS_RATE=0.5",  # a name, not the word
     ],
 )
 def test_other_lines_with_pass_in_them_are_no_verdict(line: str) -> None:
