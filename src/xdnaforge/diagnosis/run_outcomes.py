@@ -15,6 +15,7 @@ program:
 - a tally of its tests, every one passed, alone on its line: "TOTAL 13/13 PASS", "13/13
   tests passed", "Passed: 13/13" (12/13 is no pass);
 - a measured rate of the work it did: "Tokens per second: 4.40", "12.5 tokens/s", "TPS: 31.16",
+  a JSON report's '"avg_tokens_per_second": 25.21' (Ryzen AI's model_benchmark),
   "items_per_second=620.987/s", "51.0 TOPS", "80547 op/s", "17965.3 run/sec", "30.00 fps",
   "203.68 dispatch/s";
 - a checklist of its steps, every item ticked and none crossed or marked with a warning
@@ -77,8 +78,8 @@ _UNITS = (
     r"|runs?|commands?|cmds?|requests?|dispatch(?:es)?"
 )
 _RATE_RES = (
-    re.compile(  # "Tokens per second: 4.40", "items_per_second=620.987/s"
-        rf"(?i)\b({_UNITS})[ _]per[ _]second\s*[:=]\s*(\d+(?:\.\d+)?)"
+    re.compile(  # "Tokens per second: 4.40", "items_per_second=620.987/s", JSON's key
+        rf"(?i)(?:\b|(?<=_))({_UNITS})[ _]per[ _]second\"?\s*[:=]\s*(\d+(?:\.\d+)?)"
     ),
     # a number from its first digit only: tried once per number, never at each of its digits
     re.compile(rf"(?i)(?<![\d.])(\d+(?:\.\d+)?)\s*({_UNITS})\s*/\s*s(?:ec)?\b"),  # "12.5 tok/s"

@@ -86,6 +86,8 @@ def test_a_measured_rate_is_read_in_its_three_orders() -> None:
     assert measured_rate("window 900 frames in 30.0 s = 30.00 fps\n") is not None
     assert measured_rate("3 iters total 14729 us (203.68 dispatch/s)\n") is not None
     assert measured_rate("Avg TPS                       : 31.16\n") is not None
+    assert measured_rate('    "avg_tokens_per_second": 25.21,\n') is not None  # JSON's key
+    assert measured_rate('    "avg_tokens_per_second": 0.0,\n') is None
     assert measured_rate("  Avg TPS : 0.0\n") is None
     assert measured_rate("Output tokens: 0\nTPS:           10.33\n") is None  # no work done
     assert measured_rate("capture at 0 fps\n") is None
