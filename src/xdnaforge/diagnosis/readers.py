@@ -476,6 +476,12 @@ def _other_evidence(body: str) -> str | None:
         placed = on_npu(body)
         if placed is not None:
             return placed
+    if '"deviceStat"' in body:
+        from xdnaforge.tools.vitis_ai import report_on_npu
+
+        reported = report_on_npu(body)
+        if reported is not None:
+            return reported
     if "System compatibility check for VitisAI EP" in body:
         from xdnaforge.tools.vitis_ai import npu_checks
 

@@ -6,6 +6,11 @@ VITIS_EP_CPU     2", "[Vitis AI EP] No. of Subgraphs :   NPU     1 Actually runn
 398  99.50%"). The provider itself is not public source; its summary lines are its
 documented interface.
 
+With XLNX_ONNX_EP_REPORT_FILE set, the provider writes its operator assignment report
+(ryzen-ai-documentation docs/modelrun.rst, "Operator Assignment Report"): JSON whose
+"deviceStat" lists "all", "CPU" and "NPU", each with its "nodeNum"; the NPU's count is the
+nodes placed there, as the summary's operators are.
+
 Ryzen AI's NPU compatibility check (amd/RyzenAI-SW utilities/npu_check/example.cpp, from
 557e527 of 2024-11 to fe3e27f of 2025-10): for each Vitis AI EP release, "System
 compatibility check for VitisAI EP <release>..." and then "OK!" (with the NPU's device id,
@@ -68,6 +73,20 @@ def on_npu(text: str) -> str | None:
         if placed > 0:
             return f"Vitis AI EP: {placed} operator(s) placed on the NPU"
     return None
+
+
+_REPORT_NPU_RE = re.compile(r'"name"\s*:\s*"NPU"\s*,\s*"nodeNum"\s*:\s*(\d+)')
+
+
+def report_on_npu(text: str) -> str | None:
+    """ "Vitis AI EP report: 416 node(s) placed on the NPU" when the provider's operator
+    assignment report (module doc) places nodes on the NPU; None otherwise."""
+    if '"deviceStat"' not in text:
+        return None
+    placed = _REPORT_NPU_RE.search(text)
+    if placed is None or int(placed.group(1)) == 0:
+        return None
+    return f"Vitis AI EP report: {placed.group(1)} node(s) placed on the NPU"
 
 
 # ONNX Runtime's get_available_providers() or a session's get_providers(), as Python

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from xdnaforge.diagnosis.log_verdict import HEALTHY, judge
-from xdnaforge.tools.vitis_ai import on_npu
+from xdnaforge.tools.vitis_ai import on_npu, report_on_npu
 
 # the installation guide's expected quicktest output (1.2 on), and 1.1's with IPU
 NOW = (
@@ -110,3 +110,41 @@ def test_ryzen_ais_npu_check_says_which_releases_suit_the_npu() -> None:
     verdict = judge(old)
     assert verdict.status == FAILURE
     assert [d.code for d in verdict.diagnoses] == ["ryzenai-npu-check-refused"]
+
+
+# the operator assignment report as ryzen-ai-documentation's modelrun.rst shows it
+REPORT = """{
+ "deviceStat": [
+ {
+  "name": "all",
+  "nodeNum": 400,
+  "supportedOpType": [
+   "::Add",
+   "::Conv"
+  ]
+ },
+ {
+  "name": "CPU",
+  "nodeNum": 2,
+  "supportedOpType": [
+   "::DequantizeLinear"
+  ]
+ },
+ {
+  "name": "NPU",
+  "nodeNum": 398,
+  "supportedOpType": [
+   "::Conv"
+  ]
+ }
+ ]
+}
+"""
+
+
+def test_the_operator_assignment_report_says_what_runs_on_the_npu() -> None:
+    assert report_on_npu(REPORT) == "Vitis AI EP report: 398 node(s) placed on the NPU"
+    assert judge(REPORT).status == HEALTHY
+    # nothing placed on the NPU: the model runs on the CPU
+    assert report_on_npu(REPORT.replace('"nodeNum": 398', '"nodeNum": 0')) is None
+    assert report_on_npu('{"name": "NPU", "nodeNum": 3}') is None  # no report
