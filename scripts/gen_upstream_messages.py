@@ -36,10 +36,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from message_extract import extract_any, template_pattern
+from message_extract import extract_any
 
 from xdnaforge.diagnosis.source_families import family_of, rule_for
-from xdnaforge.diagnosis.upstream import FIELDS, rows
+from xdnaforge.diagnosis.upstream import FIELDS, regex_of, rows, template_pattern
 
 # the xdna-driver commits the recipes pin (recipes/*.yaml)
 XDNA_PINS = {
@@ -263,8 +263,12 @@ def collect(
                 "file": path,
                 "function": function,
                 "template": shown,
-                "pattern": (re.escape(function) + ": " if prefixed and function else "")
-                + template_pattern(template),
+                **split_regex(
+                    function,
+                    shown,
+                    (re.escape(function) + ": " if prefixed and function else "")
+                    + template_pattern(template),
+                ),
                 "family": family_of(repo, path, function, shown),
                 "seen": [],
             }
@@ -372,15 +376,13 @@ def main() -> int:
                     {
                         **{
                             k: item[k]
-                            for k in (
-                                "component",
-                                "level",
-                                "file",
-                                "function",
-                                "template",
-                                "pattern",
-                            )
+                            for k in ("component", "level", "file", "function", "template")
                         },
+                        **split_regex(
+                            item["function"],
+                            item["template"],
+                            row_regex(item),
+                        ),
                         "family": family_of(
                             "torvalds/linux", item["file"], item["function"], item["template"]
                         ),
@@ -405,10 +407,27 @@ def main() -> int:
     return 0
 
 
+def split_regex(function: str, template: str, regex: str) -> dict[str, object]:
+    """A message's regex as schema 4 keeps it: "prefixed" (1 when it begins with the driver's
+    "<function>: "), and "pattern" only where `regex_of` does not give it back from the
+    template as shown ("%%s": a literal "%" before a piece computed at run time)."""
+    prefixed = int(bool(function) and regex.startswith(re.escape(function) + ": "))
+    derived = regex_of(function, template, bool(prefixed))
+    return {"prefixed": prefixed, "pattern": "" if regex == derived else regex}
+
+
+def row_regex(item: dict[str, object]) -> str:
+    """The regex of a row of the data file, whatever its schema."""
+    if "prefixed" in item:
+        prefixed, override = bool(item["prefixed"]), str(item.get("pattern") or "")
+        return override or regex_of(str(item["function"]), str(item["template"]), prefixed)
+    return str(item["pattern"])
+
+
 def render(sources: list[dict[str, str]], messages: list[dict[str, object]]) -> str:
-    """Schema 3: each message a row of FIELDS (plus `true` for a caller) on a line of its own."""
+    """Schema 4: each message a row of FIELDS (plus `true` for a caller) on a line of its own."""
     head = {
-        "schema": 3,
+        "schema": 4,
         "generated_by": "scripts/gen_upstream_messages.py",
         "families_from": "src/xdnaforge/diagnosis/data/source_families.yaml",
         "fields": list(FIELDS),

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from xdnaforge.diagnosis.upstream import SHIM_ERR_SUFFIX
+from xdnaforge.diagnosis.upstream import SPEC_RE as _SPEC_RE
 
 # call -> (level, index of the format argument, does the driver prefix "<function>: ")
 # shim_err() appends SHIM_ERR_SUFFIX to its format (src/shim/shim_debug.h)
@@ -120,50 +121,6 @@ _FUNCTION_RE = re.compile(
     re.MULTILINE,
 )
 _NOT_FUNCTIONS = {"if", "for", "while", "switch", "return", "sizeof", "else"}
-# conversion: one letter, or %p with the kernel's extensions (%pK, %pe, %pad)
-_SPEC_RE = re.compile(
-    r"%(?:%|\d+%|[-+ #0]*\d*(?:\.\d+)?(?:hh|h|ll|l|z|j|t|L)?(?:p[A-Za-z]*|[a-oq-zA-Z]))"
-)
-
-
-def spec_pattern(spec: str) -> str:
-    """A printf/boost format specifier -> the regular expression of what it prints."""
-    if spec == "%%":
-        return "%"
-    if re.fullmatch(r"%\d+%", spec):
-        return ".*?"
-    if spec.startswith("%p"):  # %p, %pK, %pe (an error name), %pad, ...
-        return r"\S+"
-    letter = spec[-1]
-    if letter in "diu":
-        return r"-?\d+"
-    if letter in "xX":
-        return r"(?:0x)?[0-9a-fA-F]+"
-    if letter in "fgeE":
-        return r"-?[0-9.]+(?:e[-+]?\d+)?"
-    if letter == "c":
-        return "."
-    return ".*?"
-
-
-def template_pattern(template: str) -> str:
-    """The template with each specifier (and each piece not known here: "\x00") as a regex;
-    shim_err's suffix may be missing where a program printed the exception's message its
-    own way ("Kernel access failed: No valid DPU kernel found in xclbin")."""
-    if template.endswith(SHIM_ERR_SUFFIX):
-        return template_pattern(template[: -len(SHIM_ERR_SUFFIX)]) + r"(?: \(err=-?\d+\))?"
-    parts = []
-    position = 0
-    for match in _SPEC_RE.finditer(template):
-        parts.append(_escape(template[position : match.start()]))
-        parts.append(spec_pattern(match.group(0)))
-        position = match.end()
-    parts.append(_escape(template[position:]))
-    return "".join(parts).rstrip()
-
-
-def _escape(text: str) -> str:
-    return ".*?".join(re.escape(piece).replace("\\ ", " ") for piece in text.split("\x00"))
 
 
 def _unescape(literal: str) -> str:

@@ -8,7 +8,7 @@ import re
 from types import ModuleType
 
 from tests.conftest import REPO
-from xdnaforge.diagnosis.upstream import catalogue
+from xdnaforge.diagnosis.upstream import DATA_FILE, catalogue, template_pattern
 
 
 def generator() -> ModuleType:
@@ -56,10 +56,10 @@ def test_messages_calls_functions_and_levels_are_extracted() -> None:
 
 
 def test_format_specifiers_become_patterns() -> None:
-    pattern = re.compile(generator().template_pattern("smu cmd %d failed, 0x%x (%s) 100%%"))
+    pattern = re.compile(template_pattern("smu cmd %d failed, 0x%x (%s) 100%%"))
     assert pattern.fullmatch("smu cmd 4 failed, 0xff (power off) 100%")
     assert not pattern.fullmatch("smu cmd four failed, 0xff (power off) 100%")
-    boost = re.compile(generator().template_pattern("Test %1% of %s: %-22s"))
+    boost = re.compile(template_pattern("Test %1% of %s: %-22s"))
     assert boost.fullmatch("Test 1 of latency: PASSED")
 
 
@@ -338,3 +338,27 @@ def test_the_written_catalogue_reads_back_as_the_messages_given() -> None:
         "device-access",
         True,
     )
+
+
+def test_the_data_file_keeps_a_regex_only_where_the_template_cannot_give_it_back() -> None:
+    script = gen_script()
+    prefixed = script.split_regex(
+        "aie2_init", "Enable PASID failed, ret %d", r"aie2_init: Enable PASID failed, ret -?\d+"
+    )
+    assert prefixed == {"prefixed": 1, "pattern": ""}
+    assert script.split_regex("", "Failed to open %s", "Failed to open .*?") == {
+        "prefixed": 0,
+        "pattern": "",
+    }
+    # "%%s" as shown: a literal "%" before a piece computed at run time, not "%" then "s"
+    kept = script.split_regex("", "buffer length %%s", "buffer length %.*?")
+    assert kept == {"prefixed": 0, "pattern": "buffer length %.*?"}
+    assert script.row_regex({"function": "", "template": "buffer length %%s", **kept}) == (
+        "buffer length %.*?"
+    )
+    # schema 3's rows carried the whole regex
+    assert script.row_regex({"function": "f", "template": "x", "pattern": "f: x"}) == "f: x"
+
+
+def test_the_data_file_stays_under_a_mebibyte() -> None:
+    assert DATA_FILE.stat().st_size < 1 << 20

@@ -31,6 +31,60 @@ _CONVERSION_RE = re.compile(
 )
 
 
+# conversion: one letter, or %p with the kernel's extensions (%pK, %pe, %pad)
+SPEC_RE = re.compile(
+    r"%(?:%|\d+%|[-+ #0]*\d*(?:\.\d+)?(?:hh|h|ll|l|z|j|t|L)?(?:p[A-Za-z]*|[a-oq-zA-Z]))"
+)
+
+
+def spec_pattern(spec: str) -> str:
+    """A printf/boost format specifier -> the regular expression of what it prints."""
+    if spec == "%%":
+        return "%"
+    if re.fullmatch(r"%\d+%", spec):
+        return ".*?"
+    if spec.startswith("%p"):  # %p, %pK, %pe (an error name), %pad, ...
+        return r"\S+"
+    letter = spec[-1]
+    if letter in "diu":
+        return r"-?\d+"
+    if letter in "xX":
+        return r"(?:0x)?[0-9a-fA-F]+"
+    if letter in "fgeE":
+        return r"-?[0-9.]+(?:e[-+]?\d+)?"
+    if letter == "c":
+        return "."
+    return ".*?"
+
+
+@functools.cache
+def template_pattern(template: str) -> str:
+    """The template with each specifier (and each piece not known here: "\x00") as a regex;
+    shim_err's suffix may be missing where a program printed the exception's message its
+    own way ("Kernel access failed: No valid DPU kernel found in xclbin")."""
+    if template.endswith(SHIM_ERR_SUFFIX):
+        return template_pattern(template[: -len(SHIM_ERR_SUFFIX)]) + r"(?: \(err=-?\d+\))?"
+    parts = []
+    position = 0
+    for match in SPEC_RE.finditer(template):
+        parts.append(_escape(template[position : match.start()]))
+        parts.append(spec_pattern(match.group(0)))
+        position = match.end()
+    parts.append(_escape(template[position:]))
+    return "".join(parts).rstrip()
+
+
+def _escape(text: str) -> str:
+    return ".*?".join(re.escape(piece).replace("\\ ", " ") for piece in text.split("\x00"))
+
+
+@functools.cache
+def regex_of(function: str, template: str, prefixed: bool) -> str:
+    """The regex of a message that prints `template` (after the driver's "<function>: "
+    prefix when `prefixed`): derived, so the data file keeps only the template."""
+    return (re.escape(function) + ": " if prefixed else "") + template_pattern(template)
+
+
 @functools.cache
 def _compiled(regex: str) -> re.Pattern[str]:
     return re.compile(regex, re.IGNORECASE)  # case changes between releases
@@ -52,7 +106,10 @@ class Message:
     file: str
     function: str
     template: str
-    regex: str
+    prefixed: bool  # printed after the driver's "<function>: " prefix (XDNA_ERR)
+    # the regex, where the template as shown cannot give it back ("%%s": a literal "%"
+    # before a piece computed at run time); "" when `regex_of` derives it
+    override: str
     seen: str  # the sources that print it, as index ranges ("0-2,5")
     family: str = ""  # from the reviewed source table (source_families.yaml)
     caller: bool = False  # a caller passing up its callee's failure (source_families.yaml)
@@ -67,6 +124,10 @@ class Message:
     def releases(self) -> tuple[str, ...]:
         """Labels of the releases that print it, in the catalogue's order of sources."""
         return tuple(self.sources[i][1] for i in expand(self.seen))
+
+    @property
+    def regex(self) -> str:
+        return self.override or regex_of(self.function, self.template, self.prefixed)
 
     @property
     def pattern(self) -> re.Pattern[str]:
@@ -133,9 +194,21 @@ def _specific(template: str) -> bool:
     return len(re.findall(r"[A-Za-z0-9]+", _CONVERSION_RE.sub(" ", template))) >= 3
 
 
-# schema 3 writes each message as one row of these fields, in this order (a line each in
-# the file, so that a diff shows a message; keys repeated 4,000 times made it over 1 MiB)
-FIELDS = ("component", "level", "file", "function", "template", "pattern", "seen", "family")
+# schema 4 writes each message as one row of these fields, in this order (a line each in
+# the file, so that a diff shows a message; keys repeated 4,000 times made it over 1 MiB).
+# Schema 3 had the regex of every message in "pattern", 40 % of the file: schema 4 keeps
+# it only where the template cannot give it back (`regex_of`), and "prefixed" instead
+FIELDS = (
+    "component",
+    "level",
+    "file",
+    "function",
+    "template",
+    "prefixed",
+    "pattern",
+    "seen",
+    "family",
+)
 CALLER = "caller"  # a ninth column, true only for a caller passing up its callee's failure
 
 
@@ -147,6 +220,14 @@ def rows(data: dict[str, Any]) -> list[dict[str, Any]]:
     return [dict(zip(fields, row, strict=False)) for row in data["messages"]]
 
 
+def _regex_fields(item: dict[str, Any]) -> tuple[bool, str]:
+    """(prefixed, override) of a row: schema 4 says them; before it, the whole regex was
+    stored, and stands as the override."""
+    if "prefixed" in item:
+        return bool(item["prefixed"]), item.get("pattern") or ""
+    return False, item["pattern"]
+
+
 def parse_catalogue(text: str) -> Catalogue:
     data = json.loads(text)
     sources = data["sources"]
@@ -154,6 +235,7 @@ def parse_catalogue(text: str) -> Catalogue:
     shared = tuple((s["commit"], f"{s['repo'].split('/')[-1]} {s['label']}") for s in sources)
     messages = []
     for item in rows(data):
+        prefixed, override = _regex_fields(item)
         messages.append(
             Message(
                 component=sys.intern(item["component"]),
@@ -161,7 +243,8 @@ def parse_catalogue(text: str) -> Catalogue:
                 file=sys.intern(item["file"]),
                 function=sys.intern(item["function"]),
                 template=item["template"],
-                regex=item["pattern"],
+                prefixed=prefixed,
+                override=override,
                 seen=item["seen"],
                 family=sys.intern(item.get("family", "")),
                 caller=bool(item.get("caller", False)),
@@ -174,7 +257,8 @@ def parse_catalogue(text: str) -> Catalogue:
         text = message.template.removesuffix(SHIM_ERR_SUFFIX)  # the line may not print it
         pieces = _WORD_RE.findall(_CONVERSION_RE.sub("\x00", text))
         piece = max(pieces, key=len).strip().lower() if pieces else ""
-        if message.function and message.regex.startswith(re.escape(message.function) + ": "):
+        prefix = re.escape(message.function) + ": "
+        if message.function and (message.prefixed or message.override.startswith(prefix)):
             by_function.setdefault(message.function, []).append((piece, message))
         elif piece and _specific(message.template):
             words = _INDEX_WORD_RE.findall(piece)
