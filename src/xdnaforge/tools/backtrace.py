@@ -39,6 +39,7 @@ it, a buffer, a context, the device, the xclbin.
 from __future__ import annotations
 
 import re
+from collections import deque
 
 _FRAME_RE = re.compile(r"^#(\d+)\s+(?:0x[0-9a-fA-F]+ in )?([\w:~<>]+)\s*\(", re.M)
 _SHIM_RE = re.compile(r"^shim_xdna(?:_edge)?::")
@@ -62,6 +63,13 @@ def blocked_in_shim(text: str) -> str | None:
 _PY_FRAME_RE = re.compile(r'^\s*File "([^"]+)", line (\d+), in (\S+)\s*\n\s*(\S[^\n]*)', re.M)
 
 
+def _innermost_py_frame(text: str) -> re.Match[str] | None:
+    """A Python traceback's innermost frame (path, line, function, code), if there is one."""
+    if "Traceback (most recent call last)" not in text:
+        return None
+    return next(iter(deque(_PY_FRAME_RE.finditer(text), maxlen=1)), None)
+
+
 # what the innermost frame's code calls -> the step of the NPU's use it is
 _XRT_CALLS = (
     (re.compile(r"\.wait\s*\("), "wait"),
@@ -76,12 +84,10 @@ def python_xrt_call(text: str) -> tuple[str, str] | None:
     """(call, '<file>:<line>') of a Python traceback's innermost frame when it is a call of
     pyxrt that talks to the device (module doc), in a file or a line that names XRT; call is
     wait, hw_context, bo, device or xclbin. None otherwise."""
-    if "Traceback (most recent call last)" not in text:
+    innermost = _innermost_py_frame(text)
+    if innermost is None:
         return None
-    found = list(_PY_FRAME_RE.finditer(text))
-    if not found:
-        return None
-    path, line, _function, code = found[-1].groups()
+    path, line, _function, code = innermost.groups()
     if "xrt" not in path.rsplit("/", 1)[-1].lower() and "xrt" not in code.lower():
         return None
     for pattern, call in _XRT_CALLS:
@@ -96,12 +102,10 @@ _COMPILE_PACKAGE_RE = re.compile(r"/aie/(?:compiler|utils/compile|iron/compile)/
 def python_compile_step(text: str) -> str | None:
     """'<file>:<line>' of a Python traceback's innermost frame when it is in mlir-aie's
     compiler packages (module doc); None otherwise."""
-    if "Traceback (most recent call last)" not in text:
+    innermost = _innermost_py_frame(text)
+    if innermost is None:
         return None
-    found = list(_PY_FRAME_RE.finditer(text))
-    if not found:
-        return None
-    path, line, _function, _code = found[-1].groups()
+    path, line, _function, _code = innermost.groups()
     if not _COMPILE_PACKAGE_RE.search(path.replace("\\", "/")):
         return None
     return f"{path.rsplit('/', 1)[-1]}:{line}"
@@ -118,12 +122,10 @@ _MISSING_PROGRAM_RE = re.compile(
 def python_missing_program(text: str) -> str | None:
     """The program a Python traceback failed to start (its innermost frame in subprocess.py,
     then FileNotFoundError naming it), as its last path component; None otherwise."""
-    if "Traceback (most recent call last)" not in text:
+    innermost = _innermost_py_frame(text)
+    if innermost is None or not innermost.group(1).replace("\\", "/").endswith("/subprocess.py"):
         return None
-    found = list(_PY_FRAME_RE.finditer(text))
-    if not found or not found[-1].group(1).replace("\\", "/").endswith("/subprocess.py"):
-        return None
-    missing = _MISSING_PROGRAM_RE.search(text, found[-1].end())
+    missing = _MISSING_PROGRAM_RE.search(text, innermost.end())
     return missing.group(1).replace("\\", "/").rsplit("/", 1)[-1] if missing else None
 
 
