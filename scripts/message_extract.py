@@ -55,6 +55,14 @@ _LOGGER_RE = re.compile(r"\blogger\s*\(")
 # FastFlowLM: header_print("ERROR", "text" << value) (and header_print_r, its right-aligned
 # twin; later releases also spell the tag "Error", "Warning"); Lemonade: LOG(ERROR, "Tag") << "text"
 _HEADER_PRINT_RE = re.compile(r'\bheader_print(?:_r)?\s*\(\s*"((?i:ERROR|WARNING|WARN))"\s*,')
+# its other tags ("FLM", "LOG", "Linux") carry news and results, and failures too: kept
+# when the text says itself that something failed (src/pull/model_downloader.cpp: "Model "
+# + tag + " is not compatible with the current FLM version. ", "Hash not matched!")
+_HEADER_PRINT_TAG_RE = re.compile(r'\bheader_print(?:_[rg])?\s*\(\s*"(FLM|LOG|Linux|Windows)"\s*,')
+_HEADER_FAIL_RE = re.compile(
+    r"(?i)\b(?:error|fail(?:ed|ure)?|not (?:compatible|exist|matched|supported|found)"
+    r"|could not|cannot|can't|unable|invalid|unsupported)\b"
+)
 _LOG_STREAM_RE = re.compile(
     r'\bLOG\s*\(\s*(ERROR|WARNING|WARN)\s*(?:,\s*"[^"]*"\s*)?\)\s*<<([^;]*);'
 )
@@ -251,6 +259,13 @@ def extract(text: str) -> list[tuple[str, str, str, bool]]:
         template = _template(args[1]) if len(args) > 1 else None
         if template:
             level = "error" if match.group(1).upper() == "ERROR" else "warning"
+            messages.append((level, template, function_at(match.start()), False))
+    for match in _HEADER_PRINT_TAG_RE.finditer(text):
+        args = _call_args(text, text.index("(", match.start()) + 1)
+        template = _template(args[1]) if len(args) > 1 else None
+        said = (template or "").replace("\x00", " ").replace("\x01", " ")
+        if template and _HEADER_FAIL_RE.search(said) and _telling(template):
+            level = "warning" if template.lower().startswith("warning") else "error"
             messages.append((level, template, function_at(match.start()), False))
     for match in _LOG_STREAM_RE.finditer(text):
         stream = match.group(2).replace("std::endl", "")

@@ -90,6 +90,12 @@ void flm_check() {
   header_print_r("ERROR", "Unsupported model family or non-llm: " << info["details"]["family"]);
   header_print("Warning", "Version check timed out; continuing without update info.");
 }
+void pull() {
+  header_print("FLM", "Model " + model_tag + " is not compatible with the current FLM version. ");
+  header_print("FLM", "Downloading " + std::to_string(n) + " missing files...");
+  header_print("FLM", "Fail!");
+  header_print("Linux", "Warning: could not raise memlock limit to " << mb << " MB");
+}
 void serve() {
   LOG(ERROR, "Server") << "Failed to load model: " << e.what() << std::endl;
   xrt_core::message::send(xrt_core::message::severity_level::warning, "XRT",
@@ -110,6 +116,13 @@ def test_flm_lemonade_and_xrt_message_calls_are_extracted() -> None:
     assert ("error", "Failed to load model: \x01", "serve", False) in found
     assert ("warning", "Kernel \x00 has no compute units", "serve", False) in found
     assert all("not kept" not in template for _, template, _, _ in found)
+    # FastFlowLM's own tags carry news and failures alike: a failure when its text says so
+    # (and says enough to be told from any other program's "Fail!")
+    pulled = [(level, template) for level, template, function, _ in found if function == "pull"]
+    assert pulled == [
+        ("error", "Model \x00 is not compatible with the current FLM version."),
+        ("warning", "Warning: could not raise memlock limit to \x00 MB"),
+    ]
 
 
 def test_cmake_and_shell_failures_are_extracted() -> None:
