@@ -10,7 +10,13 @@ Run by hand (never at run time, never by a test) against fetched git snapshots:
         --lemonade /work/.mirror/lemonade-sdk+lemonade/repo \
         --iree /work/.mirror/nod-ai+iree-amd-aie/repo \
         --dkms /work/.mirror/dkms-project+dkms/repo \
-        --aie-rt /work/.mirror/Xilinx+aie-rt/repo [--linux-excerpts DIR]
+        --aie-rt /work/.mirror/Xilinx+aie-rt/repo \
+        --gaia /work/.mirror/amd+gaia/repo \
+        --mlir-aie /work/.mirror/*+mlir-aie/repo [--linux-excerpts DIR]
+
+Xilinx/mlir-aie is too large to fetch: --mlir-aie takes snapshots of forks, and each one
+whose main branch is at an upstream commit (a merged pull request) stands for upstream at
+that date ("main 2025-08-08"); the others are left out.
 
 Every release tag and release branch a snapshot holds is read (plus the commits the recipes
 pin), through `git ls-tree` and one `git cat-file --batch` per snapshot; a file's text is
@@ -36,7 +42,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from message_extract import extract_any
+from message_extract import _telling, extract_any
 
 from xdnaforge.diagnosis.source_families import family_of, rule_for
 from xdnaforge.diagnosis.upstream import FIELDS, regex_of, rows, template_pattern
@@ -100,11 +106,69 @@ def _flm_file(path: str) -> bool:
     )
 
 
+# the Python Lemonade's parts that run or set up the NPU (Ryzen AI's OGA, FastFlowLM, the
+# server), its command line and installer; not its CPU/GPU backends (llama.cpp, Hugging
+# Face), accuracy tools, reports or profilers
+LEMONADE_PYTHON = (
+    "src/lemonade/cli.py",
+    "src/lemonade/api.py",
+    "src/lemonade/common/",
+    "src/lemonade/tools/oga/",
+    "src/lemonade/tools/ort_genai/",
+    "src/lemonade/tools/flm/",
+    "src/lemonade/tools/server/",
+    "src/lemonade_server/",
+    "src/lemonade_install/",
+)
+
+
 def _lemonade_file(path: str) -> bool:
-    """The NPU backends of Lemonade's C++ server and its backend manager."""
+    """The NPU backends of Lemonade's C++ server and its backend manager (9.0 on), and the
+    Python Lemonade before it (to 9.1): its CLI, tools, server and installer."""
+    if path.endswith(".py"):
+        return path.startswith(LEMONADE_PYTHON)
     npu = ("src/cpp/server/backends/fastflowlm/", "src/cpp/server/backends/ryzenai/")
     manager = path.startswith("src/cpp/server/") and "backend" in path.rsplit("/", 1)[-1]
     return (path.startswith(npu) or manager) and path.endswith((".cpp", ".h", ".hpp"))
+
+
+# GAIA (amd/gaia) runs its LLMs through Lemonade on the NPU: its setup (`gaia init`, the
+# installer's checks of Lemonade and the NPU driver) and its LLM clients; not its agents,
+# apps, evaluations or UI, nor its command line (cli.py: every agent's commands)
+GAIA_PATHS = (
+    "src/gaia/device.py",
+    "src/gaia/util.py",
+    "src/gaia/version.py",
+    "src/gaia/installer/",
+    "src/gaia/llm/",
+    "src/gaia/interface/",
+)
+
+
+def _gaia_file(path: str) -> bool:
+    other_providers = ("/providers/claude", "/providers/openai", "/providers/litellm")
+    return (
+        path.endswith(".py")
+        and path.startswith(GAIA_PATHS)
+        and not any(part in path for part in other_providers)
+    )
+
+
+def _mlir_aie_file(path: str) -> bool:
+    """mlir-aie's Python: IRON, aiecc.py (python/compiler), the compile and host-runtime
+    utilities; not its table helpers or lit utilities."""
+    left_out = ("python/helpers/taplib/", "python/aie_lit_utils/", "/test")
+    return (
+        path.startswith("python/")
+        and path.endswith(".py")
+        and not any(part in path for part in left_out)
+    )
+
+
+def _python_telling(template: str) -> bool:
+    """Python's messages are often short and general ("An error occurred", "Unsupported
+    device: {value}"): one of fewer than four words could be any program's."""
+    return _telling(template.replace("\x01", "\x00")) and _four_words(template)
 
 
 def _iree_file(path: str) -> bool:
@@ -159,6 +223,8 @@ def _component(repo: str, path: str) -> str:
         "ROCm/FastFlowLM": "flm",
         "lemonade-sdk/lemonade": "lemonade",
         "nod-ai/iree-amd-aie": "iree",
+        "amd/gaia": "gaia",
+        "Xilinx/mlir-aie": "mlir-aie",
     }[repo]
 
 
@@ -233,11 +299,13 @@ def release_refs(snap: Snapshot, repo: str) -> list[tuple[str, str]]:
             if (m := re.fullmatch(r"v(\d+)\.(\d+)(?:\.\d+)*", t))
             and (int(m.group(1)), int(m.group(2))) >= (2, 8)
         ]
-    else:  # lemonade: the C++ server's releases (v9 on)
+    elif repo == "amd/gaia":  # its releases, not its agent packages' tags
+        refs = [t for t in tags if re.fullmatch(r"v\d+\.\d+\.\d+(?:\.\d+)?", t)]
+    else:  # lemonade: the Python releases (5.0 on: Ryzen AI's OGA) and the C++ server's
         refs = [
             t
             for t in tags
-            if re.fullmatch(r"v?\d+\.\d+\.\d+", t) and int(t.lstrip("v").split(".")[0]) >= 9
+            if re.fullmatch(r"v?\d+\.\d+\.\d+", t) and int(t.lstrip("v").split(".")[0]) >= 5
         ]
     return [(ref, ref) for ref in refs]
 
@@ -289,10 +357,11 @@ def read_repo(
     pins: dict[str, str],
     wanted: Callable[[str], bool],
     keep: Callable[[str], bool] = bool,
+    refs: list[tuple[str, str]] | None = None,
 ) -> None:
     snap = Snapshot(git_dir)
     extracted: dict[tuple[str, str], list[tuple[str, str, str, bool]]] = {}  # read once
-    refs = release_refs(snap, repo) + list(pins.items())
+    refs = (release_refs(snap, repo) if refs is None else refs) + list(pins.items())
     done: set[str] = set()
     for ref, label in refs:
         sha = snap.rev(ref)
@@ -305,7 +374,8 @@ def read_repo(
             kind = (blob, path.rsplit(".", 1)[-1])
             if kind not in extracted:
                 found = extract_any(path, snap.read(blob))
-                extracted[kind] = [item for item in found if keep(item[1])]
+                telling = _python_telling if path.endswith(".py") else keep
+                extracted[kind] = [item for item in found if keep(item[1]) and telling(item[1])]
             collect(table, repo, path, index, extracted[kind])
 
 
@@ -329,6 +399,15 @@ def main() -> int:
     parser.add_argument("--iree", type=Path)
     parser.add_argument("--dkms", type=Path)
     parser.add_argument("--aie-rt", type=Path)
+    parser.add_argument("--gaia", type=Path)
+    parser.add_argument(
+        "--mlir-aie",
+        type=Path,
+        nargs="+",
+        default=[],
+        help="snapshots whose main branch is at an upstream commit of Xilinx/mlir-aie "
+        "(forks: the upstream is too large to fetch); each one's HEAD is a source",
+    )
     parser.add_argument("--linux-excerpts", type=Path)
     parser.add_argument(
         "--output",
@@ -351,6 +430,11 @@ def main() -> int:
         read_repo(table, sources, "dkms-project/dkms", options.dkms, {}, _dkms_file)
     if options.aie_rt:
         read_repo(table, sources, "Xilinx/aie-rt", options.aie_rt, {}, _aie_rt_file, _four_words)
+    if options.gaia:
+        read_repo(table, sources, "amd/gaia", options.gaia, {}, _gaia_file)
+    for date, git_dir in mlir_aie_mains(options.mlir_aie):
+        refs = [("HEAD", f"main {date}")]
+        read_repo(table, sources, "Xilinx/mlir-aie", git_dir, {}, _mlir_aie_file, refs=refs)
     if options.linux_excerpts:
         for excerpt in sorted(options.linux_excerpts.glob("*.c")):
             text = excerpt.read_text()
@@ -407,6 +491,23 @@ def main() -> int:
     return 0
 
 
+def mlir_aie_mains(git_dirs: list[Path]) -> list[tuple[str, Path]]:
+    """(date, snapshot) of each snapshot whose HEAD is an upstream commit of mlir-aie (a
+    merged pull request's "... (#1234)"), oldest first, one per commit."""
+    found: dict[str, tuple[str, Path]] = {}
+    for git_dir in git_dirs:
+        done = subprocess.run(
+            ["git", "--git-dir", str(git_dir), "log", "-1", "--format=%H%x00%cs%x00%s"],
+            capture_output=True,
+            check=True,
+            text=True,
+        )
+        sha, date, subject = done.stdout.strip().split("\x00")
+        if re.search(r"\(#\d+\)$", subject):
+            found.setdefault(sha, (date, git_dir))
+    return sorted(found.values())
+
+
 def split_regex(function: str, template: str, regex: str) -> dict[str, object]:
     """A message's regex as schema 4 keeps it: "prefixed" (1 when it begins with the driver's
     "<function>: "), and "pattern" only where `regex_of` does not give it back from the
@@ -425,22 +526,36 @@ def row_regex(item: dict[str, object]) -> str:
 
 
 def render(sources: list[dict[str, str]], messages: list[dict[str, object]]) -> str:
-    """Schema 4: each message a row of FIELDS (plus `true` for a caller) on a line of its own."""
+    """Schema 5: the messages of each file (in `messages`' order) under its component and
+    path, each a row of FIELDS (plus `true` for a caller) on a line of its own."""
     head = {
-        "schema": 4,
+        "schema": 5,
         "generated_by": "scripts/gen_upstream_messages.py",
         "families_from": "src/xdnaforge/diagnosis/data/source_families.yaml",
         "fields": list(FIELDS),
         "sources": sources,
     }
-    lines = []
+    groups: list[str] = []
+    lines: list[str] = []
+    place: tuple[object, object] | None = None
     for message in messages:
+        if (message["component"], message["file"]) != place:
+            if lines:
+                groups.append(",\n".join(lines) + "\n]]")
+            place = (message["component"], message["file"])
+            lines = []
+            groups_head = json.dumps(list(place), ensure_ascii=False)[:-1] + ", ["
         row = [message.get(name, "") for name in FIELDS]
         if message.get("caller"):
             row.append(True)
-        lines.append(json.dumps(row, ensure_ascii=False))
+        if not lines:
+            lines.append(groups_head + "\n" + json.dumps(row, ensure_ascii=False))
+        else:
+            lines.append(json.dumps(row, ensure_ascii=False))
+    if lines:
+        groups.append(",\n".join(lines) + "\n]]")
     text = json.dumps(head, indent=0, sort_keys=True)
-    return text[:-2] + ',\n"messages": [\n' + ",\n".join(lines) + "\n]}\n"
+    return text[:-2] + ',\n"messages": [\n' + ",\n".join(groups) + "\n]}\n"
 
 
 def expand(seen: str) -> list[int]:

@@ -1,5 +1,6 @@
 """Message templates from source text: the calls that print or throw an error or a warning in
-C, C++, CMake and shell, turned into (level, template, function, driver-prefixed) and regexes.
+C, C++, CMake and shell (Python's: python_extract.py), turned into (level, template,
+function, driver-prefixed) and regexes.
 
 Pure, used by scripts/gen_upstream_messages.py (run by hand on upstream snapshots). A
 template keeps the literal text of a call's format argument; a piece computed at run time
@@ -10,6 +11,11 @@ bodies are kept.
 from __future__ import annotations
 
 import re
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # its sibling, wherever it is run from
+from python_extract import extract_python
 
 from xdnaforge.diagnosis.upstream import SHIM_ERR_SUFFIX
 from xdnaforge.diagnosis.upstream import SPEC_RE as _SPEC_RE
@@ -359,7 +365,9 @@ def _telling(template: str) -> bool:
 
 
 def extract_any(path: str, text: str) -> list[tuple[str, str, str, bool]]:
-    """The messages of one file, by its kind (C/C++, CMake, shell)."""
+    """The messages of one file, by its kind (C/C++, CMake, shell, Python)."""
+    if path.endswith(".py"):
+        return extract_python(text)
     if path.endswith((".cmake", "CMakeLists.txt")):
         return extract_cmake(text)
     if path.endswith(".sh") or re.match(r"#![^\n]*\b(?:ba|da|z)?sh\b", text):

@@ -256,6 +256,20 @@ def test_which_files_of_each_repository_are_read() -> None:
     assert script._component("Xilinx/XRT", "src/runtime_src/tools/xclbinutil/DTC.cxx") == (
         "xclbinutil"
     )
+    # the Python Lemonade's NPU parts, not its CPU/GPU backends; GAIA's setup and LLM
+    # clients, not its agents; mlir-aie's Python, not its table helpers
+    assert script._lemonade_file("src/lemonade/tools/oga/load.py")
+    assert not script._lemonade_file("src/lemonade/tools/llamacpp/load.py")
+    assert script._gaia_file("src/gaia/installer/init_command.py")
+    assert not script._gaia_file("src/gaia/agents/email/agent.py")
+    assert not script._gaia_file("src/gaia/llm/providers/claude.py")
+    assert script._mlir_aie_file("python/iron/worker.py")
+    assert not script._mlir_aie_file("python/helpers/taplib/tap.py")
+    assert script._component("amd/gaia", "src/gaia/llm/lemonade_client.py") == "gaia"
+    # a Python message of fewer than four words could be any program's
+    assert not script._python_telling("An error occurred")
+    assert not script._python_telling("Unsupported device: \x00")
+    assert script._python_telling("Model \x00 is not compatible with FLM")
     # DKMS: its main script in both names, not its tests or man page
     assert script._dkms_file("dkms.in")
     assert script._dkms_file("dkms")
@@ -342,8 +356,10 @@ def test_the_written_catalogue_reads_back_as_the_messages_given() -> None:
         }
     ]
     text = gen_script().render(sources, given)
-    # a message is one line, not one line per key
-    assert '"module_path", "No such library' in text.splitlines()[-2]
+    # a message is one line, not one line per key, under its file's component and path
+    lines = text.splitlines()
+    assert lines[-4] == '["xrt", "core/common/module_loader.cpp", ['
+    assert lines[-3].startswith('["error", "module_path", "No such library')
     [message] = parse_catalogue(text).messages
     assert (message.template, message.regex, message.family, message.caller) == (
         'No such library "%s"',
@@ -375,3 +391,53 @@ def test_the_data_file_keeps_a_regex_only_where_the_template_cannot_give_it_back
 
 def test_the_data_file_stays_under_a_mebibyte() -> None:
     assert DATA_FILE.stat().st_size < 1 << 20
+
+
+PYTHON_SOURCE = r"""
+import logging, sys, warnings
+log = logging.getLogger(__name__)
+
+class Loader:
+    def load(self, device):
+        try:
+            self.model = open_model(device)
+        except Exception as e:
+            log.error(f"Failed to load the model on {device}: {e}")
+            raise ValueError(
+                "Error initializing model: Invalid configuration detected.\n"
+                "Please check the following:\n"
+            ) from e
+        if device not in ("npu", "hybrid"):
+            raise NotImplementedError("Device %s is not supported by OGA" % device)
+        self.error("an object's own method, not a logger")
+        print("Loading the model on the NPU")
+        print(f"ERROR: NPU driver {version} is older than {wanted}")
+        warnings.warn("Version check timed out; continuing without it")
+
+def main():
+    sys.exit("Calls to lemonade are required to call at least one tool.")
+    printing.log_error("Prompt tokens ({}) cannot be greater than {}".format(n, most))
+"""
+
+
+def test_python_raises_logs_and_prints_of_errors_are_extracted() -> None:
+    extract = generator().extract_any
+    found = extract("src/lemonade/tools/oga/load.py", PYTHON_SOURCE)
+    assert found == [
+        # the exception being handled, inside: a caller passing its callee's failure up
+        ("error", "Failed to load the model on \x00: \x01", "Loader.load", False),
+        # a message of several lines: a log line shows its first
+        (
+            "error",
+            "Error initializing model: Invalid configuration detected.",
+            "Loader.load",
+            False,
+        ),
+        ("error", "Device \x00 is not supported by OGA", "Loader.load", False),
+        ("error", "ERROR: NPU driver \x00 is older than \x00", "Loader.load", False),
+        ("warning", "Version check timed out; continuing without it", "Loader.load", False),
+        ("error", "Calls to lemonade are required to call at least one tool.", "main", False),
+        ("error", "Prompt tokens (\x00) cannot be greater than \x00", "main", False),
+    ]
+    # a file this Python cannot parse (a release written for Python 2) gives nothing
+    assert extract("src/old.py", 'print "Error: old"\n') == []

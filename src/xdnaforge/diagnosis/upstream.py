@@ -194,14 +194,14 @@ def _specific(template: str) -> bool:
     return len(re.findall(r"[A-Za-z0-9]+", _CONVERSION_RE.sub(" ", template))) >= 3
 
 
-# schema 4 writes each message as one row of these fields, in this order (a line each in
-# the file, so that a diff shows a message; keys repeated 4,000 times made it over 1 MiB).
-# Schema 3 had the regex of every message in "pattern", 40 % of the file: schema 4 keeps
-# it only where the template cannot give it back (`regex_of`), and "prefixed" instead
+# schema 5 writes the messages of one file under its component and path, each message one
+# row of these fields, in this order, on a line of its own (so that a diff shows a message).
+# Keys repeated 4,000 times made schema 2 over 1 MiB; schema 3 had every message's regex
+# ("pattern", 40 % of the file), which schema 4 keeps only where the template cannot give
+# it back (`regex_of`); schema 4 repeated the component and path on every row (a quarter
+# of the file), which schema 5 writes once per file
 FIELDS = (
-    "component",
     "level",
-    "file",
     "function",
     "template",
     "prefixed",
@@ -209,15 +209,23 @@ FIELDS = (
     "seen",
     "family",
 )
-CALLER = "caller"  # a ninth column, true only for a caller passing up its callee's failure
+CALLER = "caller"  # a last column, true only for a caller passing up its callee's failure
 
 
 def rows(data: dict[str, Any]) -> list[dict[str, Any]]:
-    """The messages as mappings, from schema 3's rows or schema 2's objects."""
-    if data.get("schema", 2) < 3:
+    """The messages as mappings, from schema 5's files, schema 3 and 4's rows or schema 2's
+    objects."""
+    schema = data.get("schema", 2)
+    if schema < 3:
         return list(data["messages"])
     fields = (*data["fields"], CALLER)
-    return [dict(zip(fields, row, strict=False)) for row in data["messages"]]
+    if schema < 5:
+        return [dict(zip(fields, row, strict=False)) for row in data["messages"]]
+    return [
+        {"component": component, "file": path, **dict(zip(fields, row, strict=False))}
+        for component, path, messages in data["messages"]
+        for row in messages
+    ]
 
 
 def _regex_fields(item: dict[str, Any]) -> tuple[bool, str]:

@@ -227,7 +227,14 @@ def test_the_catalogue_records_the_commits_it_read() -> None:
         "nod-ai/iree-amd-aie",
         "dkms-project/dkms",
         "Xilinx/aie-rt",
+        "amd/gaia",
+        "Xilinx/mlir-aie",
     }
+    # the Python Lemonade's releases (5.0 to 9.1) beside the C++ server's
+    lemonade = {s["label"] for s in catalogue().sources if s["repo"] == "lemonade-sdk/lemonade"}
+    assert {"v5.0.0", "v8.1.0", "v9.1.4", "v10.0.0"} <= lemonade
+    # mlir-aie's main branch at dates: forks whose main is at an upstream commit
+    assert sum(s["repo"] == "Xilinx/mlir-aie" for s in catalogue().sources) >= 5
     labels = {s["label"] for s in catalogue().sources if s["repo"] == "Xilinx/XRT"}
     assert {"202410.2.17.319", "202510.2.19.194", "2.25.0"} <= labels
     # DKMS from 2.8 (Ubuntu 20.04) to 3.x, the releases distributions ship
