@@ -191,6 +191,8 @@ def test_every_entry_is_exercised_by_a_log() -> None:
         "python-numpy-abi",
         "build-aiecc-step-failed",  # aiecc.py's step and FlexNet's refusal (test_build_errors)
         "build-toolchain-license",
+        "package-dependency-unresolvable",  # apt, libsolv and pacman (TOOLS above)
+        "yum-dependency-missing",
     }
     assert {e.code for e in load_knowledge()} == seen | synthetic | GENERIC
 
@@ -520,6 +522,24 @@ TOOLS = {
     "Failed Tests (2):\n  LLVM :: CodeGen/AIE/aie2/set.ll\n  LLVM :: CodeGen/AIE/switch.ll\n\n"
     "Testing Time: 41.20s\n\nTotal Discovered Tests: 3120\n  Passed     : 3118 (99.94%)\n"
     "  Failed     :    2 (0.06%)": "toolchain-tests-failed",
+    # a build script's own check for an NPU toolchain (1bit-MONSTER's build_xclbins.sh)
+    "ERROR: MLIR-AIE toolchain not found at: /home/u/torch2aie/toolchain": (
+        "build-command-not-found"
+    ),
+    # the package managers' unresolvable dependencies (apt's private-output.cc, libsolv's
+    # problems.c for dnf and zypper, pacman's deps.c, yum's "Error: Package:" report)
+    "The following packages have unmet dependencies:\n"
+    " xrt : Depends: libboost-filesystem1.74.0 but it is not installable": (
+        "package-dependency-unresolvable"
+    ),
+    " - nothing provides libyaml-devel >= 0.1.4 needed by xrt-2.7.766-1.x86_64": (
+        "package-dependency-unresolvable"
+    ),
+    ":: unable to satisfy dependency 'xrt>=2.19' required by xrt-plugin-amdxdna": (
+        "package-dependency-unresolvable"
+    ),
+    "Error: Package: xrt-2.7.766-1.x86_64 (/xrt_202010.2.7.766-xrt)\n"
+    "           Requires: pkgconfig(yaml-0.1) >= 0.1.4": "yum-dependency-missing",
     # XRT's noshim::load_axlf (ishim.h), as pybind11 raises it from pyxrt's device.load_xclbin
     "RuntimeError: load_axlf: Operation not supported": "hwctx-legacy-xclbin-load",
     # a Python traceback cut after its innermost frame, a pyxrt call (pyxrt.cpp's classes)
