@@ -11,7 +11,8 @@ program:
   before what it was judged by ("PASS -- tolerance 2e-03 on 1-cos", "PASS (whole array)",
   "PASS!  fused kernel on the NPU"); or last, in capitals, in a column of its own after
   what was judged ("unbatched: median 676.2 us/call  VERIFIED"); or "SUCCESS: <what ran>",
-  the word first, in capitals;
+  the word first, in capitals; or a JSON report's verdict field alone on its line
+  ('"status": "PASS",');
 - a tally of its tests, every one passed, alone on its line: "TOTAL 13/13 PASS", "13/13
   tests passed", "Passed: 13/13" (12/13 is no pass);
 - a measured rate of the work it did: "Tokens per second: 4.40", "12.5 tokens/s", "TPS: 31.16",
@@ -70,7 +71,10 @@ _VERDICT_RE = re.compile(
     r"|^[^\w\n]*(?-i:SUCCESS(?:!|: +\S.*)?)[ \t]*$"
     # or last, in capitals, in a column of its own after what was judged and its figures
     # ("unbatched: median 676.2 us/call  VERIFIED", "  base-j0-i0        PASS")
-    r"|^(?-i:[ \t]*\w[^\n]*?[ \t]{2,}(?:PASS(?:ED)?|VERIFIED)!?)[ \t]*$",
+    r"|^(?-i:[ \t]*\w[^\n]*?[ \t]{2,}(?:PASS(?:ED)?|VERIFIED)!?)[ \t]*$"
+    # or a JSON report's own verdict field, alone on its line ('  "status": "PASS",'): a
+    # test's word, not a server's "ok" or an API's "success"
+    r'|^[ \t]*"(?:status|result|verdict|outcome)"[ \t]*:[ \t]*"pass(?:ed)?"[ \t]*,?[ \t]*$',
     re.M,
 )
 _UNITS = (
