@@ -213,6 +213,11 @@ def findings(text: str) -> list[str]:
                 f"xdnaforge: a backtrace shows the process blocked in {waiting}, waiting for "
                 "the NPU to complete a command"
             )
+    failed = _failed_run(body)
+    if failed is not None:
+        lines.append(
+            f"xdnaforge: the program's own check failed after its run on the NPU: {failed}"
+        )
     stuck = degenerate(body)
     if stuck is not None:
         lines.append(f"xdnaforge: degenerate generation, one token repeated: {stuck[:120]}")
@@ -223,6 +228,16 @@ def findings(text: str) -> list[str]:
     if driver is not None and driver < FLM_DRIVER_FLOOR:
         lines.append(f"xdnaforge: amdxdna version {flm.driver_version} is below FastFlowLM's 0.6")
     return lines
+
+
+def _failed_run(body: str) -> str | None:
+    """A program's own verdict that its result was wrong ("Failed.", "Status: ❌ FAIL"), in
+    a log of the NPU: what `run_outcomes.failed_verdict` reads, the mirror of its pass."""
+    if not NPU_RE.search(body):
+        return None
+    from xdnaforge.diagnosis.run_outcomes import failed_verdict
+
+    return next((line.strip()[:160] for line in body.splitlines() if failed_verdict(line)), None)
 
 
 def _unbound_npus(body: str) -> list[str]:

@@ -154,6 +154,28 @@ def verdict(body: str) -> str | None:
     return None
 
 
+# The same programs' own word that a run's result was wrong, in the same forms as a pass:
+# the word alone ("Failed.": mlir-aie's test programs; "TEST FAILED!"), after the name of
+# what failed ("Status: ❌ FAIL", "mha: FAILED"), first in capitals before what failed ("❌
+# FAIL: kernel achieves nan% correlation"; "FAIL:" only: ninja's "FAILED: <target>" is a
+# build step), a cross mark first and the word in capitals ("❌ Softmax sum check FAILED
+# (got 0.0)"), in capitals in a column of its own ("acvp-tcId-16      FAIL"), or a tally
+# with failures ("TOTAL 0/25 FAIL")
+_FAILED_RE = re.compile(
+    r"^[^\w\n]*(?i:(?:\[?(?:error|info)\]?:?[ \t]+)?(?:test |check )?fail(?:ed)?)[^\w\n]*$"
+    r"|^[^\w\n]*[\w./-]{1,40}(?: [\w./-]{1,40}){0,3}[ \t]*:[^\w\n]*(?i:fail(?:ed|ure)?)[^\w\n]*$"
+    r"|^[^\w\n]*FAIL(?::| --?) +\S.*$"
+    r"|^[ \t]*[\u274c\u2717\u2718][^\n]*?\bFAIL(?:ED)?\b[^\n]*$"
+    r"|^[ \t]*\w[^\n]*?[ \t]{2,}FAIL(?:ED)?!?[ \t]*$"
+    r"|^[^\w\n]*(?i:(?:total|summary|result|overall)?\s*:?\s*\d+\s*/\s*\d+\s+fail(?:ed|s)?)\b[^\w\n]*$",
+)
+
+
+def failed_verdict(line: str) -> bool:
+    """Whether the line is a program's own verdict that its run's result was wrong."""
+    return _FAILED_RE.match(line.strip("\r\n")) is not None
+
+
 def measured_rate(body: str) -> str | None:
     """A rate of work the program measured, unless the log names another device for it."""
     if _OTHER_DEVICE_RE.search(body) or _NO_OUTPUT_RE.search(body):

@@ -193,6 +193,7 @@ def test_every_entry_is_exercised_by_a_log() -> None:
         "build-toolchain-license",
         "package-dependency-unresolvable",  # apt, libsolv and pacman (TOOLS above)
         "yum-dependency-missing",
+        "npu-run-check-failed",  # readers: a failing verdict after a run (test_run_outcomes)
     }
     assert {e.code for e in load_knowledge()} == seen | synthetic | GENERIC
 

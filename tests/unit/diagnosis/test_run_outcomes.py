@@ -9,6 +9,7 @@ import pytest
 from xdnaforge.diagnosis.log_verdict import FAILURE, HEALTHY, UNKNOWN, UNKNOWN_FAILURE, judge
 from xdnaforge.diagnosis.run_outcomes import (
     checklist,
+    failed_verdict,
     firmware_answered,
     hardware_context,
     measured_rate,
@@ -81,6 +82,53 @@ def test_a_verdict_alone_on_its_line_is_the_programs_pass(line: str) -> None:
 )
 def test_other_lines_with_pass_in_them_are_no_verdict(line: str) -> None:
     assert verdict(line + "\n") is None
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Failed.",  # mlir-aie's test programs
+        "TEST FAILED!",
+        "[ERROR] Test failed",
+        "Status: \u274c FAIL",  # after the name of what failed
+        "mha: FAILED",
+        "\u274c FAIL: Optimized kernel achieves nan% correlation (target: >95%)",
+        "  \u274c Softmax sum check FAILED (got 0.000000, expected 1.0)",
+        "acvp-tcId-16                     FAIL",  # in a column of its own
+        "TOTAL 0/25 FAIL",
+    ],
+)
+def test_a_programs_own_failing_verdict_is_read_in_the_forms_of_its_pass(line: str) -> None:
+    assert failed_verdict(line)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "FAILED: CMakeFiles/xrt.dir/a.o",  # ninja's failed build step
+        "FAILED tests/test_a.py::test_x - AssertionError",  # pytest's, read by test_runners
+        "3 passed, 1 failed",
+        "Failed to open device",  # a message, not a verdict
+        "ninja: build stopped: subcommand failed.",
+        "The test failed because the buffer was not synced",
+        "Build FAILED.",
+        "  base-j0-i0                       fail",  # a column's verdict is in capitals
+    ],
+)
+def test_other_lines_with_fail_in_them_are_no_verdict(line: str) -> None:
+    assert not failed_verdict(line)
+
+
+def test_a_failing_verdict_after_a_run_on_the_npu_is_a_wrong_result() -> None:
+    run = (
+        "[XRT] loaded npu.xclbin\nNPU Out:  [0. 0. 0.]\n\u274c Softmax sum check FAILED (got 0.0)\n"
+    )
+    verdict_of = judge(run)
+    assert verdict_of.status == FAILURE
+    assert [d.code for d in verdict_of.diagnoses] == ["npu-run-check-failed"]
+    assert verdict_of.diagnoses[0].family == "command"
+    # the same verdict where the log names no NPU: nothing says where it ran
+    assert judge("\u274c Softmax sum check FAILED (got 0.0)\n").status == UNKNOWN_FAILURE
 
 
 def test_a_measured_rate_is_read_in_its_three_orders() -> None:
