@@ -14,7 +14,9 @@ program:
   the word first, in capitals; or a JSON report's verdict field alone on its line
   ('"status": "PASS",');
 - a tally of its tests, every one passed, alone on its line: "TOTAL 13/13 PASS", "13/13
-  tests passed", "Passed: 13/13" (12/13 is no pass);
+  tests passed", "Passed: 13/13" (12/13 is no pass); or of the values its comparison found
+  equal to the reference's, every one: "exact-equal elements: 24576/24576", "all 1310720
+  int32 accumulators BIT-EXACT vs CPU reference";
 - a measured rate of the work it did: "Tokens per second: 4.40", "12.5 tokens/s", "TPS: 31.16",
   a JSON report's '"avg_tokens_per_second": 25.21' (Ryzen AI's model_benchmark),
   "items_per_second=620.987/s", "51.0 TOPS", "80547 op/s", "17965.3 run/sec", "30.00 fps",
@@ -138,7 +140,16 @@ _TALLY_RES = (
         r"(?:(?:tests?|checks?|cases?|gates?)\s+)?pass(?:ed|es)?\b[^\w\n]*$"
     ),
     re.compile(r"(?im)^[^\w\n]*pass(?:ed)?\s*[:=]?\s*(\d+)\s*/\s*(\d+)[^\w\n]*$"),
+    # a comparison's own count of the values that matched its reference, first on its line:
+    # "exact-equal elements: 24576/24576 (100.0000%)", "matching outputs: 64/64"
+    re.compile(
+        r"(?im)^[^\w\n]*(?:exact[- ]equal|exact[- ]match(?:es|ing)?|matching|matched|bit[- ]exact)"
+        r"(?: [a-z]+)?\s*[:=]?\s*(\d+)\s*/\s*(\d+)\b"
+    ),
 )
+# "ok  all 1310720 int32 accumulators BIT-EXACT vs CPU reference": every value the same as
+# the reference's, in capitals
+_ALL_EXACT_RE = re.compile(r"(?m)^[^\w\n]*(?:ok\s+)?all \d+ [^\n]{0,60}?\bBIT-EXACT\b")
 
 
 def verdict(body: str) -> str | None:
@@ -151,6 +162,9 @@ def verdict(body: str) -> str | None:
         for tally in pattern.finditer(body):
             if int(tally.group(1)) == int(tally.group(2)) > 0:
                 return f"the program reported its own pass ({tally.group(0).strip()})"
+    exact = _ALL_EXACT_RE.search(body)
+    if exact:
+        return f"the program reported its own pass ({exact.group(0).strip()})"
     return None
 
 

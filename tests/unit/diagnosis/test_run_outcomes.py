@@ -39,6 +39,9 @@ from xdnaforge.diagnosis.run_outcomes import (
         "TOTAL 13/13 PASS",
         "13/13 tests passed",
         "Passed: 4/4",
+        # a comparison's count of values equal to its reference's, every one
+        "exact-equal elements: 24576/24576 (100.0000%)",
+        "  ok  all 1310720 int32 accumulators BIT-EXACT vs CPU reference",
         # the verdict last, in capitals, in a column of its own
         "unbatched: median 676.2 us/call, min 656.8 us/call  VERIFIED",
         "  base-j0-i0                       PASS",
@@ -69,6 +72,8 @@ def test_a_verdict_alone_on_its_line_is_the_programs_pass(line: str) -> None:
         "INFO: passing the buffer to the NPU",
         "TOTAL 12/13 PASS",  # a tally with one that did not pass
         "0/0 tests passed",  # nothing ran
+        "exact-equal elements: 24575/24576 (99.9959%)",  # one value differs
+        "bit-exact on all 64 rows",  # not in capitals, not the count first
         "Passed: 4/4 of the stages, then the run stopped",  # not alone on its line
         "  base-j0-i0                       pass",  # a column's verdict is in capitals
         "the result was VERIFIED",  # a sentence, not a column
