@@ -59,6 +59,7 @@ _KERNEL_TIME_RE = re.compile(r"\[\s*\d+\.\d+\]")
 _SNIFF = 40  # first lines that decide a log's prefix
 _AT_LEAST = 2  # lines a prefix must be seen on before it is taken for the paste's
 _Strip = Callable[[str], str]
+_RECORD_ENDS = "'\".)]"  # what a complete record of a line ends with
 _COMMENT = "# "  # a shell comment's mark before a command's output, pasted under it
 
 
@@ -146,6 +147,10 @@ def _goes_on(text: str, after: str, starts: frozenset[str]) -> bool:
     indent = len(text) - len(text.lstrip())
     if text[indent : indent + 1] in _TABLE_CHARS and after.startswith(text[: indent + 1]):
         return False  # a table's next row, at the row's own indentation
+    if text.rstrip()[-1:] in _RECORD_ENDS and after[:1] in "[(":
+        # a record closed and the next one opened ("... country.'" then "[NPU bf16 encoder]"):
+        # two lines a program padded to one width, not one line a terminal broke
+        return False
     return after[:_START] not in starts and not _KERNEL_TIME_RE.match(after)
 
 

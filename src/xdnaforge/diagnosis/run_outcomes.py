@@ -11,7 +11,8 @@ program:
   before what it was judged by ("PASS -- tolerance 2e-03 on 1-cos", "PASS (whole array)",
   "PASS!  fused kernel on the NPU"); or last, in capitals, in a column of its own after
   what was judged ("unbatched: median 676.2 us/call  VERIFIED"); or "SUCCESS: <what ran>",
-  the word first, in capitals; or a JSON report's verdict field alone on its line
+  the word first, in capitals; or a comparison's "MATCH" or "VERIFIED" alone on its line,
+  in capitals; or a JSON report's verdict field alone on its line
   ('"status": "PASS",');
 - a tally of its tests, every one passed, alone on its line: "TOTAL 13/13 PASS", "13/13
   tests passed", "Passed: 13/13" (12/13 is no pass); or of the values its comparison found
@@ -71,6 +72,9 @@ _VERDICT_RE = re.compile(
     r"|^[^\w\n]*(?-i:(?:[Tt]est |[Gg]ate )?PASS(?:ED)?(?: (?:--?|\u2014|\u2013) | \(|! +)\S.*)$"
     # "SUCCESS: Phoenix NPU executed ...", "SUCCESS!": the word first, in capitals
     r"|^[^\w\n]*(?-i:SUCCESS(?:!|: +\S.*)?)[ \t]*$"
+    # a comparison's verdict alone on its line, in capitals ("MATCH" under the NPU's output
+    # and the reference's; never "MISMATCH")
+    r"|^[^\w\n]*(?-i:(?:MATCH(?:ED|ES)?|VERIFIED))[^\w\n]*$"
     # or last, in capitals, in a column of its own after what was judged and its figures
     # ("unbatched: median 676.2 us/call  VERIFIED", "  base-j0-i0        PASS")
     r"|^(?-i:[ \t]*\w[^\n]*?[ \t]{2,}(?:PASS(?:ED)?|VERIFIED)!?)[ \t]*$"

@@ -178,5 +178,9 @@ def test_lines_a_terminal_broke_at_its_width_are_joined_back() -> None:
         f"Dec 01 10:00:0{n} host kernel: amdxdna 0000:c5:00.1: m {n}\n" for n in range(5)
     )
     table = "|" + "-" * 78 + "|\n|" + "x" * 78 + "|\n|" + "y" * 78 + "|\n"
-    for text in (journal, "-" * 80 + "\nTest 1 [0000:c5:00.1]     : latency\n" + "=" * 80, table):
+    # records a program padded to one width: each closes before the next opens
+    said = "'And so my fellow Americans ask not what your country can do for you.'"
+    records = f"[CPU reference]    {said}\n[NPU bf16 encoder] {said}\nMATCH\n"
+    separator = "-" * 80 + "\nTest 1 [0000:c5:00.1]     : latency\n" + "=" * 80
+    for text in (journal, separator, table, records):
         assert lines(text) == text.rstrip("\n").split("\n")

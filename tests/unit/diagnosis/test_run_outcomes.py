@@ -47,6 +47,8 @@ from xdnaforge.diagnosis.run_outcomes import (
         "  base-j0-i0                       PASS",
         "SUCCESS: Phoenix NPU executed fused M-path polyphase channelizer on physical silicon!",
         "SUCCESS!",
+        "MATCH",  # a comparison's verdict, alone, in capitals
+        "  VERIFIED.",
         # a JSON report's own verdict field, alone on its line
         '  "status": "PASS",',
         '"result":"passed"',
@@ -80,6 +82,9 @@ def test_a_verdict_alone_on_its_line_is_the_programs_pass(line: str) -> None:
         "[  OK  ] Started Load Kernel Modules.",  # OK is every tool's, no verdict
         "Success: the download finished, starting the build",  # not in capitals
         "SUCCESS_RATE=0.5",  # a name, not the word
+        "MISMATCH",
+        "match",  # not in capitals
+        "MATCH at index 4: 0.5 vs 0.7",  # not alone
         '  "status": "ok",',  # a server's health, not a test's verdict
         '{"status": "success", "data": []}',  # an API's answer, and not alone
         '  "m1_status": "PASS",',  # one part's, not the report's
