@@ -12,11 +12,14 @@ Run by hand (never at run time, never by a test) against fetched git snapshots:
         --dkms /work/.mirror/dkms-project+dkms/repo \
         --aie-rt /work/.mirror/Xilinx+aie-rt/repo \
         --gaia /work/.mirror/amd+gaia/repo \
-        --mlir-aie /work/.mirror/*+mlir-aie/repo [--linux-excerpts DIR]
+        --mlir-aie /work/.mirror/*+mlir-aie/repo \
+        --mlir-air /work/.mirror/*+mlir-air*/repo \
+        --riallto /work/.mirror/AMDResearch+Riallto/repo [--linux-excerpts DIR]
 
 Xilinx/mlir-aie is too large to fetch: --mlir-aie takes snapshots of forks, and each one
 whose main branch is at an upstream commit (a merged pull request) stands for upstream at
-that date ("main 2025-08-08"); the others are left out.
+that date ("main 2025-08-08"); the others are left out. --mlir-air does the same with
+mlir-air's snapshot and its forks (mlir-air has no release tags).
 
 Every release tag and release branch a snapshot holds is read (plus the commits the recipes
 pin), through `git ls-tree` and one `git cat-file --batch` per snapshot; a file's text is
@@ -165,6 +168,17 @@ def _mlir_aie_file(path: str) -> bool:
     )
 
 
+def _mlir_air_file(path: str) -> bool:
+    """mlir-air's Python: aircc.py (python/air/compiler), its backends (XRT), its API."""
+    return path.startswith("python/air/") and path.endswith(".py") and "/test" not in path
+
+
+def _riallto_file(path: str) -> bool:
+    """Riallto's npu package: its application builder (and the build scripts it runs), its
+    runtime on the NPU, its kernels and utilities; not its notebooks or tests."""
+    return path.startswith("npu/") and path.endswith((".py", ".sh"))
+
+
 def _python_telling(template: str) -> bool:
     """Python's messages are often short and general ("An error occurred", "Unsupported
     device: {value}"): one of fewer than four words could be any program's."""
@@ -225,6 +239,8 @@ def _component(repo: str, path: str) -> str:
         "nod-ai/iree-amd-aie": "iree",
         "amd/gaia": "gaia",
         "Xilinx/mlir-aie": "mlir-aie",
+        "Xilinx/mlir-air": "mlir-air",
+        "AMDResearch/Riallto": "riallto",
     }[repo]
 
 
@@ -299,6 +315,8 @@ def release_refs(snap: Snapshot, repo: str) -> list[tuple[str, str]]:
             if (m := re.fullmatch(r"v(\d+)\.(\d+)(?:\.\d+)*", t))
             and (int(m.group(1)), int(m.group(2))) >= (2, 8)
         ]
+    elif repo == "AMDResearch/Riallto":  # its release tags and branch, and main
+        refs = [*tags, *(b for b in branches if re.fullmatch(r"v\d+(?:\.\d+)+|main", b))]
     elif repo == "amd/gaia":  # its releases, not its agent packages' tags
         refs = [t for t in tags if re.fullmatch(r"v\d+\.\d+\.\d+(?:\.\d+)?", t)]
     else:  # lemonade: the Python releases (5.0 on: Ryzen AI's OGA) and the C++ server's
@@ -408,6 +426,15 @@ def main() -> int:
         help="snapshots whose main branch is at an upstream commit of Xilinx/mlir-aie "
         "(forks: the upstream is too large to fetch); each one's HEAD is a source",
     )
+    parser.add_argument(
+        "--mlir-air",
+        type=Path,
+        nargs="+",
+        default=[],
+        help="snapshots of Xilinx/mlir-air and its forks; each HEAD at an upstream commit "
+        "is a source",
+    )
+    parser.add_argument("--riallto", type=Path)
     parser.add_argument("--linux-excerpts", type=Path)
     parser.add_argument(
         "--output",
@@ -432,9 +459,14 @@ def main() -> int:
         read_repo(table, sources, "Xilinx/aie-rt", options.aie_rt, {}, _aie_rt_file, _four_words)
     if options.gaia:
         read_repo(table, sources, "amd/gaia", options.gaia, {}, _gaia_file)
-    for date, git_dir in mlir_aie_mains(options.mlir_aie):
+    for date, git_dir in upstream_mains(options.mlir_aie):
         refs = [("HEAD", f"main {date}")]
         read_repo(table, sources, "Xilinx/mlir-aie", git_dir, {}, _mlir_aie_file, refs=refs)
+    for date, git_dir in upstream_mains(options.mlir_air):
+        refs = [("HEAD", f"main {date}")]
+        read_repo(table, sources, "Xilinx/mlir-air", git_dir, {}, _mlir_air_file, refs=refs)
+    if options.riallto:
+        read_repo(table, sources, "AMDResearch/Riallto", options.riallto, {}, _riallto_file)
     if options.linux_excerpts:
         for excerpt in sorted(options.linux_excerpts.glob("*.c")):
             text = excerpt.read_text()
@@ -491,9 +523,10 @@ def main() -> int:
     return 0
 
 
-def mlir_aie_mains(git_dirs: list[Path]) -> list[tuple[str, Path]]:
-    """(date, snapshot) of each snapshot whose HEAD is an upstream commit of mlir-aie (a
-    merged pull request's "... (#1234)"), oldest first, one per commit."""
+def upstream_mains(git_dirs: list[Path]) -> list[tuple[str, Path]]:
+    """(date, snapshot) of each snapshot whose HEAD is an upstream commit (a merged pull
+    request's "... (#1234)"), oldest first, one per commit: mlir-aie's and mlir-air's
+    forks stand for their upstream at that date."""
     found: dict[str, tuple[str, Path]] = {}
     for git_dir in git_dirs:
         done = subprocess.run(

@@ -266,6 +266,12 @@ def test_which_files_of_each_repository_are_read() -> None:
     assert script._mlir_aie_file("python/iron/worker.py")
     assert not script._mlir_aie_file("python/helpers/taplib/tap.py")
     assert script._component("amd/gaia", "src/gaia/llm/lemonade_client.py") == "gaia"
+    # mlir-air's Python (aircc.py, the XRT backend), Riallto's npu package and its scripts
+    assert script._mlir_air_file("python/air/compiler/aircc/main.py")
+    assert not script._mlir_air_file("programming_examples/llms/run.py")
+    assert script._riallto_file("npu/runtime/apprunner.py")
+    assert script._riallto_file("npu/build/build_template/app_build.sh")
+    assert not script._riallto_file("notebooks/3_1_Color_detection.ipynb")
     # a Python message of fewer than four words could be any program's
     assert not script._python_telling("An error occurred")
     assert not script._python_telling("Unsupported device: \x00")

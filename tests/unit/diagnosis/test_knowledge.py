@@ -232,6 +232,8 @@ def test_the_catalogue_records_the_commits_it_read() -> None:
         "Xilinx/aie-rt",
         "amd/gaia",
         "Xilinx/mlir-aie",
+        "Xilinx/mlir-air",
+        "AMDResearch/Riallto",
     }
     # the Python Lemonade's releases (5.0 to 9.1) beside the C++ server's
     lemonade = {s["label"] for s in catalogue().sources if s["repo"] == "lemonade-sdk/lemonade"}
