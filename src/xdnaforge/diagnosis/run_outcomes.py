@@ -177,14 +177,15 @@ def verdict(body: str) -> str | None:
 # what failed ("Status: ❌ FAIL", "mha: FAILED"), first in capitals before what failed ("❌
 # FAIL: kernel achieves nan% correlation"; "FAIL:" only: ninja's "FAILED: <target>" is a
 # build step), a cross mark first and the word in capitals ("❌ Softmax sum check FAILED
-# (got 0.0)"), in capitals in a column of its own ("acvp-tcId-16      FAIL"), or a tally
+# (got 0.0)"), in capitals in a column of its own ("acvp-tcId-16      FAIL", "rel_fro =
+# 7.07e-01  FAIL (tol 5e-3)", what it was judged by after it), or a tally
 # with failures ("TOTAL 0/25 FAIL")
 _FAILED_RE = re.compile(
     r"^[^\w\n]*(?i:(?:\[?(?:error|info)\]?:?[ \t]+)?(?:test |check )?fail(?:ed)?)[^\w\n]*$"
     r"|^[^\w\n]*[\w./-]{1,40}(?: [\w./-]{1,40}){0,3}[ \t]*:[^\w\n]*(?i:fail(?:ed|ure)?)[^\w\n]*$"
     r"|^[^\w\n]*FAIL(?::| --?) +\S.*$"
     r"|^[ \t]*[\u274c\u2717\u2718][^\n]*?\bFAIL(?:ED)?\b[^\n]*$"
-    r"|^[ \t]*\w[^\n]*?[ \t]{2,}FAIL(?:ED)?!?[ \t]*$"
+    r"|^[ \t]*\w[^\n]*?[ \t]{2,}FAIL(?:ED)?!?(?:[ \t]+\([^()\n]*\))?[ \t]*$"
     r"|^[^\w\n]*(?i:(?:total|summary|result|overall)?\s*:?\s*\d+\s*/\s*\d+\s+fail(?:ed|s)?)\b[^\w\n]*$",
 )
 
