@@ -18,7 +18,9 @@ from collections.abc import Iterator
 from typing import overload
 
 # a field name is anything up to the colon but white space (Policy 5.1: printable ASCII)
-_FIELD = re.compile(r"([^:\s]+)\s*:\s*(.*?)\s*\Z")
+# (the value ends at a non-blank: a lazy value before "\s*" would retry every run of
+# blanks from each of its characters, quadratic on a crafted line)
+_FIELD = re.compile(r"([^:\s]+)\s*:\s*((?:.*?\S)?)\s*\Z")
 # a relation's package name: what comes before its architecture qualifier, version,
 # architecture list or build profile ("libc6:amd64 (>= 2.38) [amd64] <!nocheck>")
 _RELATION_NAME = re.compile(r"\s*([^\s:(\[<,|]+)")

@@ -50,7 +50,9 @@ _INCOMPATIBLE_RE = re.compile(
     r'Could not find a configuration file for package "(?P<package>[^"]+)" that is\s+'
     r'compatible with requested version "(?P<version>[^"]+)"'
 )
-_CONSIDERED_RE = re.compile(r"(?P<path>\S+\.cmake), version: (?P<found>\S+)")
+# (a path from a word's start only: from each of a long word's characters, "\S+" would
+# run to its end and back)
+_CONSIDERED_RE = re.compile(r"(?<!\S)(?P<path>\S+\.cmake), version: (?P<found>\S+)")
 # CMake's own messages (Source/cm*.cxx), a message joined into one line
 _NOT_A_DIRECTORY_RE = re.compile(
     r'add_subdirectory given source "(?P<dir>[^"]+)" which is not an existing directory'

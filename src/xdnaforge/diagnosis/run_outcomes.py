@@ -77,7 +77,9 @@ _VERDICT_RE = re.compile(
     r"|^[^\w\n]*(?-i:(?:MATCH(?:ED|ES)?|VERIFIED))[^\w\n]*$"
     # or last, in capitals, in a column of its own after what was judged and its figures
     # ("unbatched: median 676.2 us/call  VERIFIED", "  base-j0-i0        PASS")
-    r"|^(?-i:[ \t]*\w[^\n]*?[ \t]{2,}(?:PASS(?:ED)?|VERIFIED)!?)[ \t]*$"
+    # (greedy, then back from the line's end: linear, where a lazy scan before "[ \t]{2,}"
+    # retried every run of blanks from each of its characters)
+    r"|^(?-i:[ \t]*\w[^\n]*[ \t]{2}(?:PASS(?:ED)?|VERIFIED)!?)[ \t]*$"
     # or a JSON report's own verdict field, alone on its line ('  "status": "PASS",'): a
     # test's word, not a server's "ok" or an API's "success"
     r'|^[ \t]*"(?:status|result|verdict|outcome)"[ \t]*:[ \t]*"pass(?:ed)?"[ \t]*,?[ \t]*$',
@@ -185,7 +187,7 @@ _FAILED_RE = re.compile(
     r"|^[^\w\n]*[\w./-]{1,40}(?: [\w./-]{1,40}){0,3}[ \t]*:[^\w\n]*(?i:fail(?:ed|ure)?)[^\w\n]*$"
     r"|^[^\w\n]*FAIL(?::| --?) +\S.*$"
     r"|^[ \t]*[\u274c\u2717\u2718][^\n]*?\bFAIL(?:ED)?\b[^\n]*$"
-    r"|^[ \t]*\w[^\n]*?[ \t]{2,}FAIL(?:ED)?!?(?:[ \t]+\([^()\n]*\))?[ \t]*$"
+    r"|^[ \t]*\w[^\n]*[ \t]{2}FAIL(?:ED)?!?(?:[ \t]+\([^()\n]*\))?[ \t]*$"
     r"|^[^\w\n]*(?i:(?:total|summary|result|overall)?\s*:?\s*\d+\s*/\s*\d+\s+fail(?:ed|s)?)\b[^\w\n]*$",
 )
 
@@ -250,8 +252,13 @@ _BUILT_RES = (
     (re.compile(r"^\[100%\] Built target (\S+)", re.M), "make built target {}"),
     (re.compile(r"^[ \t]*LD \[M\] +(\S+\.ko)\s*$", re.M), "kbuild linked {}"),
     (re.compile(r"^[ \t]*(Build succeeded)\.\s*$", re.M), "MSBuild: {}"),
-    (re.compile(r"^(Successfully installed \S.*?)\s*$", re.M), "pip: {}"),
-    (re.compile(r"^-- Build files have been written to: (\S.*?)\s*$", re.M), "CMake configured {}"),
+    # (what is named ends at a non-blank: a lazy name before "\s*$" retried every run of
+    # blanks from each of its characters, quadratic on a hostile line)
+    (re.compile(r"^(Successfully installed \S(?:.*?\S)?)\s*$", re.M), "pip: {}"),
+    (
+        re.compile(r"^-- Build files have been written to: (\S(?:.*?\S)?)\s*$", re.M),
+        "CMake configured {}",
+    ),
     # Riallto's app builder (npu/build/appbuilder.py) once the xclbin is copied out
     (
         re.compile(r"^Successfully Building Application\.\.\. (\S+\.xclbin)\b", re.M),

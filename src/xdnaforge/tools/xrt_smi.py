@@ -13,13 +13,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-_KEY_VALUE_RE = re.compile(r"^\s{2,}(\S.*?)\s*: (.*?)\s*$")
+# key and value end at a non-blank (linear: see run_outcomes._BUILT_RES)
+_KEY_VALUE_RE = re.compile(r"^\s{2,}(\S(?:.*?\S)?)\s*: ((?:.*?\S)?)\s*$")
 _BDF = r"[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-9a-fA-F]"
 # "|[0000:c5:00.1]  |NPU Strix  |" (2.18 wrote "||Name", 2.25 adds Architecture, Topology)
 _ROW_RE = re.compile(rf"^\|\[?({_BDF})\]?\s*\|+\s*([^|]*?)\s*\|")
 # 2.17 "Devices present" list ("[0000:c7:00.1]  :  RyzenAI-npu1") and the header of an
 # `examine -r platform` report ("[0000:c5:00.1] : NPU Strix" between dashed lines)
-_LISTED_RE = re.compile(rf"^\[({_BDF})\]\s+:\s+(\S.*?)\s*$")
+_LISTED_RE = re.compile(rf"^\[({_BDF})\]\s+:\s+(\S(?:.*?\S)?)\s*$")
 _TEST_RE = re.compile(r"^Test \d+ \[(\S+)\]\s*: (\S+)")
 # a wrapped log entry of validate (SubCmdValidate.cpp: boost::format("    %-22s  %s\n") % "")
 _CONTINUED_RE = re.compile(r"^\s{24,}\S")
@@ -248,7 +249,7 @@ def parse_validate_text(text: str) -> Validation:
         if status and current is not None:
             current["status"] = status.group(1)
             continue
-        match = _KEY_VALUE_RE.match(line) or re.match(r"^(\S.*?)\s*: (.*)$", stripped)
+        match = _KEY_VALUE_RE.match(line) or re.match(r"^(\S(?:.*?\S)?)\s*: (.*)$", stripped)
         if not match:
             continue
         key, value = match.group(1).strip(), match.group(2).strip()
