@@ -265,6 +265,9 @@ def hostile() -> None:
         ("word blanks", "w" + " " * 8000 + "x"),
         ("key: blanks", "  Key : v" + " " * 8000 + "x"),
         ("pip blanks", "Successfully installed a" + " " * 8000 + "b"),
+        # a catalogue template's piece over and over, without its end: the template's regex,
+        # its run-time pieces side by side, retried every way to share the line among them
+        ("template", ("Get handle of " * 600)[:8000]),
     ]
     for label, line in shapes:
         text = "".join(f"{line}{i}\n" for i in range(100))

@@ -220,7 +220,7 @@ class Classifier:
                 located is not None
                 and located.level == "error"
                 and found is not None
-                and found.start() <= mark.end() + 2
+                and (located.leads or found.start() <= mark.end() + 2)
             )
         errno = decode(line) if failure or driver_problem else None
         if errno is not None and errno.name in NOT_FAILURES:

@@ -85,6 +85,31 @@ def regex_of(function: str, template: str, prefixed: bool) -> str:
     return (re.escape(function) + ": " if prefixed else "") + template_pattern(template)
 
 
+_ANY = ".*?"  # what a piece computed at run time matches (spec_pattern's "%s")
+
+
+@functools.cache
+def literal_pieces(template: str) -> tuple[str, ...]:
+    """The text a template prints whatever its values, lowercased, in order: the pieces
+    between its conversions ("%%" prints "%"); shim_err's suffix left out, as the line may
+    not print it."""
+    text = template.removesuffix(SHIM_ERR_SUFFIX)
+    pieces: list[str] = []
+    current: list[str] = []
+    position = 0
+    for match in SPEC_RE.finditer(text):
+        current.append(text[position : match.start()])
+        if match.group(0) == "%%":
+            current.append("%")
+        else:
+            pieces.append("".join(current))
+            current = []
+        position = match.end()
+    current.append(text[position:])
+    pieces.append("".join(current))
+    return tuple(piece.lower().strip() for piece in pieces if piece.strip())
+
+
 @functools.cache
 def _compiled(regex: str) -> re.Pattern[str]:
     return re.compile(regex, re.IGNORECASE)  # case changes between releases
@@ -131,8 +156,31 @@ class Message:
 
     @property
     def pattern(self) -> re.Pattern[str]:
-        """Compiled on first use: a log touches a few of the 1,500 templates."""
-        return _compiled(self.regex)
+        """Compiled on first use: a log touches a few of the 1,500 templates. Searched for,
+        so a piece computed at run time first ("%s: mgmt hwctx is not initialized") is left
+        to the search: as ".*?", tried from each of a line's characters, it scanned the
+        line again from each (quadratic on a hostile line); `leads` says it was there."""
+        return _compiled(self.regex.removeprefix(_ANY))
+
+    @property
+    def leads(self) -> bool:
+        """The line's text begins with a piece computed at run time."""
+        return self.regex.startswith(_ANY)
+
+    def in_order(self, lowered: str) -> bool:
+        """Whether a lowercased line holds the template's literal pieces in their order:
+        what its regex needs first. Linear, where the regex, its pieces computed at run time
+        side by side ("Get handle of %s%s failed"), retried every way to share a hostile
+        line's text among them (seconds for one 8 KB line)."""
+        if self.override:  # "%%s" shown: the template's text does not say its pieces
+            return True
+        at = 0
+        for piece in literal_pieces(self.template):
+            at = lowered.find(piece, at)
+            if at < 0:
+                return False
+            at += len(piece)
+        return True
 
     def describe(self) -> str:
         """ "amdxdna aie2_pci.c:aie2_init: Enable PASID failed, ret %d"."""
@@ -169,14 +217,22 @@ class Catalogue:
         candidates: list[tuple[str, Message]] = []
         for name in _PREFIX_RE.findall(line):
             candidates.extend(self.by_function.get(name, ()))
-        found = [m for piece, m in candidates if piece in lowered and m.pattern.search(line)]
+        found = [
+            m
+            for piece, m in candidates
+            if piece in lowered and m.in_order(lowered) and m.pattern.search(line)
+        ]
         if not found:
             anchored = [
                 item
                 for word in set(_INDEX_WORD_RE.findall(lowered))
                 for item in self.by_word.get(word, ())
             ]
-            found = [m for piece, m in anchored if piece in lowered and m.pattern.search(line)]
+            found = [
+                m
+                for piece, m in anchored
+                if piece in lowered and m.in_order(lowered) and m.pattern.search(line)
+            ]
         if kernel:
             found = [m for m in found if m.component == KERNEL_COMPONENT]
         if not found:

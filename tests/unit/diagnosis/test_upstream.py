@@ -115,3 +115,17 @@ def test_a_shim_error_printed_without_its_errno_suffix_is_still_the_shims() -> N
     assert located.template.endswith(" (err=%d)")
     assert located.family == "hwctx"
     assert catalogue().locate(line + " (err=-22)") == located
+
+
+def test_a_templates_literal_pieces_are_looked_for_in_order_before_its_regex() -> None:
+    from xdnaforge.diagnosis.upstream import literal_pieces
+
+    assert literal_pieces("Get handle of %s%s failed") == ("get handle of", "failed")
+    assert literal_pieces("%d%% done: %s") == ("% done:",)  # "%%" prints "%"
+    assert literal_pieces("Open %s failed (err=%d)") == ("open", "failed")  # shim_err's suffix
+    message = catalogue().locate("Get handle of libxrt_core.so: xclbin_0 failed")
+    assert message is not None
+    assert message.in_order("get handle of libxrt_core.so: xclbin_0 failed")
+    # the pieces out of their order, or one missing: no line of this template
+    assert not message.in_order("failed: get handle of x")
+    assert catalogue().locate("Get handle of " * 600) is None
