@@ -39,10 +39,17 @@ class Signature:
     def search(self, line: str) -> re.Match[str] | None:
         if not contains(line, self.literal, self.folded):
             return None
-        return _compiled(self.regex).search(line)
+        return self.search_regex(line)
 
     def search_regex(self, line: str) -> re.Match[str] | None:
-        """The regex alone, for a caller that has looked for the text itself."""
+        """The regex alone, for a caller that has looked for the text itself. A regex that
+        begins with its text and then ".*" ("(?i)version.*(incompatible|...)") matches a
+        line if and only if it matches from the text's first place in it, and the search
+        would find that same match there: it is tried there alone, where the search tried
+        it again from each later place (quadratic on a line of the text repeated)."""
+        if _leads_with(self.regex, self.literal) and (not self.folded or line.isascii()):
+            at = (line.lower() if self.folded else line).find(self.literal)
+            return _compiled(self.regex).match(line, at) if at >= 0 else None
         return _compiled(self.regex).search(line)
 
 
@@ -74,6 +81,16 @@ def plain_text(regex: str) -> tuple[str, bool]:
         literal = required_literal(scoped.group(1))
         return (literal.lower(), True) if literal.isascii() else ("", False)
     return required_literal(regex), False
+
+
+@functools.cache
+def _leads_with(regex: str, literal: str) -> bool:
+    """Whether the regex (its "(?i)" aside) is its plain text, then ".*" not made lazy."""
+    body = regex.removeprefix("(?i)")
+    if not literal or body[: len(literal)].lower() != literal.lower():
+        return False
+    rest = body[len(literal) :]
+    return rest.startswith(".*") and not rest.startswith(".*?")
 
 
 @functools.cache

@@ -162,3 +162,18 @@ def test_an_alternation_answers_as_its_regex_on_every_real_line() -> None:
 def test_the_classifier_finds_a_case_insensitive_signature_in_any_case(line: str) -> None:
     found = Classifier(load_knowledge()).classify(line)
     assert "iommu-page-fault" in [entry.code for entry in found.specific]
+
+
+def test_a_regex_that_begins_with_its_text_then_anything_is_tried_from_its_first_place() -> None:
+    """The same match as the search's, tried once: from the text's first place in the line."""
+    from xdnaforge.diagnosis.signature import compile_signature
+
+    signature = compile_signature("(?i)version.*(incompatible|too old)")
+    line = "x version 1 version 2: too old"
+    found = signature.search(line)
+    assert found is not None
+    assert (found.start(), found.group(1)) == (2, "too old")
+    assert signature.search("version " * 900) is None  # its words repeated, never its end
+    assert signature.search("too old, then the version") is None  # not in its order
+    # a case-insensitive one on a line with other characters than ASCII: the plain search
+    assert signature.search("Version \u00e9: incompatible") is not None
