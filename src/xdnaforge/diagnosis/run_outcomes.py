@@ -58,6 +58,13 @@ from collections import deque
 
 from xdnaforge.diagnosis.knowledge import NPU_RE
 
+# a comparison asked and answered with Python's bool, alone on its line: "Are the arrays
+# equal?: True", "match: False", "allclose = True"
+_COMPARED = (
+    r"^[^\w\n]*(?:[\w' -]{0,60}\b)?(?i:equal|match(?:es|ed)?|correct|allclose|identical"
+    r"|verified|passed)\??[ \t]*[:=][ \t]*"
+)
+
 _VERDICT_RE = re.compile(
     # after a logger's level tag, if any ("INFO: Test passed", "[INFO] ")
     r"(?i)^[^\w\n]*(?:\[?(?:info|notice)\]?:?[ \t]+)?(?:"
@@ -80,6 +87,8 @@ _VERDICT_RE = re.compile(
     # (greedy, then back from the line's end: linear, where a lazy scan before "[ \t]{2,}"
     # retried every run of blanks from each of its characters)
     r"|^(?-i:[ \t]*\w[^\n]*[ \t]{2}(?:PASS(?:ED)?|VERIFIED)!?)[ \t]*$"
+    # or a comparison's answer as Python prints a bool ("Are the arrays equal?: True")
+    rf"|{_COMPARED}True[ \t]*$"
     # or a JSON report's own verdict field, alone on its line ('  "status": "PASS",'): a
     # test's word, not a server's "ok" or an API's "success"
     r'|^[ \t]*"(?:status|result|verdict|outcome)"[ \t]*:[ \t]*"pass(?:ed)?"[ \t]*,?[ \t]*$',
@@ -188,7 +197,9 @@ _FAILED_RE = re.compile(
     r"|^[^\w\n]*FAIL(?::| --?) +\S.*$"
     r"|^[ \t]*[\u274c\u2717\u2718][^\n]*?\bFAIL(?:ED)?\b[^\n]*$"
     r"|^[ \t]*\w[^\n]*[ \t]{2}FAIL(?:ED)?!?(?:[ \t]+\([^()\n]*\))?[ \t]*$"
-    r"|^[^\w\n]*(?i:(?:total|summary|result|overall)?\s*:?\s*\d+\s*/\s*\d+\s+fail(?:ed|s)?)\b[^\w\n]*$",
+    r"|^[^\w\n]*(?i:(?:total|summary|result|overall)?\s*:?\s*\d+\s*/\s*\d+\s+fail(?:ed|s)?)\b[^\w\n]*$"
+    # or a comparison's answer as Python prints a bool ("Are the arrays equal?: False")
+    rf"|{_COMPARED}False[ \t]*$",
 )
 
 

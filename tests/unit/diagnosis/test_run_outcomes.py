@@ -48,6 +48,7 @@ from xdnaforge.diagnosis.run_outcomes import (
         "SUCCESS: Phoenix NPU executed fused M-path polyphase channelizer on physical silicon!",
         "SUCCESS!",
         "MATCH",  # a comparison's verdict, alone, in capitals
+        "Are the arrays equal?: True",  # a comparison answered with Python's bool
         "  VERIFIED.",
         # a JSON report's own verdict field, alone on its line
         '  "status": "PASS",',
@@ -106,6 +107,7 @@ def test_other_lines_with_pass_in_them_are_no_verdict(line: str) -> None:
         "  \u274c Softmax sum check FAILED (got 0.000000, expected 1.0)",
         "acvp-tcId-16                     FAIL",  # in a column of its own
         "rel_frobenius = 7.074e-01  FAIL (tol 5e-3 for plain bf16)",  # then what judged it
+        "Are the arrays are equal?: False",  # a comparison answered with Python's bool
         "TOTAL 0/25 FAIL",
     ],
 )
