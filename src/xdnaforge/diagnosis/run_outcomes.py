@@ -12,8 +12,8 @@ program:
   "PASS!  fused kernel on the NPU"); or last, in capitals, in a column of its own after
   what was judged ("unbatched: median 676.2 us/call  VERIFIED"); or "SUCCESS: <what ran>",
   the word first, in capitals; or a comparison's "MATCH" or "VERIFIED" alone on its line,
-  in capitals; or a JSON report's verdict field alone on its line
-  ('"status": "PASS",');
+  in capitals, or its answer as Python prints a bool ("Are the arrays equal?: True"); or a
+  JSON report's verdict field alone on its line ('"status": "PASS",');
 - a tally of its tests, every one passed, alone on its line: "TOTAL 13/13 PASS", "13/13
   tests passed", "Passed: 13/13" (12/13 is no pass); or of the values its comparison found
   equal to the reference's, every one: "exact-equal elements: 24576/24576", "all 1310720
@@ -49,6 +49,10 @@ program:
 These are the last positive evidence doctor looks for, and they stand only where nothing
 else speaks: the verdict has already found no error line anywhere in the log, and a rate
 measured where the log itself names another device (the CPU, a GPU) is not the NPU's.
+
+The same programs say a wrong result in the forms of their pass (`failed_verdict`: "Failed.",
+"Status: ❌ FAIL", "Are the arrays equal?: False"); readers.py makes that a finding where
+the log names the NPU, after any other.
 """
 
 from __future__ import annotations
