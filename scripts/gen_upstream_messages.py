@@ -392,8 +392,9 @@ def read_repo(
             kind = (blob, path.rsplit(".", 1)[-1])
             if kind not in extracted:
                 found = extract_any(path, snap.read(blob))
-                telling = _python_telling if path.endswith(".py") else keep
-                extracted[kind] = [item for item in found if keep(item[1]) and telling(item[1])]
+                if path.endswith(".py"):  # and every Python message says enough of its own
+                    found = [item for item in found if _python_telling(item[1])]
+                extracted[kind] = [item for item in found if keep(item[1])]
             collect(table, repo, path, index, extracted[kind])
 
 
