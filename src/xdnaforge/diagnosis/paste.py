@@ -59,6 +59,7 @@ _KERNEL_TIME_RE = re.compile(r"\[\s*\d+\.\d+\]")
 _SNIFF = 40  # first lines that decide a log's prefix
 _AT_LEAST = 2  # lines a prefix must be seen on before it is taken for the paste's
 _Strip = Callable[[str], str]
+_PADDED_LINES = 3  # lines of one width, most ending in blanks, that tell padding from breaks
 _RECORD_ENDS = "'\".)]"  # what a complete record of a line ends with
 _COMMENT = "# "  # a shell comment's mark before a command's output, pasted under it
 
@@ -122,6 +123,12 @@ def _wrap_width(head: list[str]) -> tuple[int, frozenset[str]] | None:
     texts = [text[_lead(text) :] for text in head]
     width = max((len(text) for text in texts), default=0)
     if width < _WRAP_MIN:
+        return None
+    at_width = [text for text in texts if len(text) == width]
+    padded = sum(text.endswith((" ", "\t")) for text in at_width)
+    if len(at_width) >= _PADDED_LINES and padded * 3 >= len(at_width) * 2:
+        # most lines of that width end in blanks: a program padded its lines to one width
+        # (rocminfo's agents), where a terminal breaks a line wherever the width falls
         return None
     starts = frozenset(
         text[:_START]

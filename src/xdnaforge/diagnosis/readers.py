@@ -264,6 +264,24 @@ def _bound_npu(body: str) -> str | None:
     return f"lspci: amdxdna bound to {', '.join(bound)}" if bound else None
 
 
+# rocminfo (ROCm/rocminfo) lists each HSA agent's "Name:" and "Marketing Name:"; ROCr's AIE
+# agent is named for the NPU's architecture and takes its marketing name from the files
+# amdxdna publishes in sysfs once it has probed the device ("rocr/aie: Detect AIE
+# architecture and marketing name")
+_ROCM_AIE_AGENT_RE = re.compile(
+    r"^[ \t]*Name:[ \t]+(aie2p?|aie4)[ \t]*\n(?:[ \t]*\w[^\n]*\n){0,3}"
+    r"[ \t]*Marketing Name:[ \t]+(NPU\b[^\n]*\S)[ \t]*$",
+    re.M,
+)
+
+
+def _rocm_aie_agent(body: str) -> str | None:
+    found = _ROCM_AIE_AGENT_RE.search(body)
+    if found is None:
+        return None
+    return f"rocminfo: ROCm enumerated the NPU as an HSA agent ({found.group(1)}, {found.group(2)})"
+
+
 def _flm_not_ready(body: str) -> list[str]:
     """`flm validate --json` that said not ready: a line per check that failed, or one line
     when it named none."""
@@ -448,6 +466,7 @@ def healthy_evidence(text: str, probe: ProbeWatch | None = None) -> str | None:
         _other_evidence(body)
         or (probe.evidence() if probe is not None else None)
         or _bound_npu(body)
+        or _rocm_aie_agent(body)
     )
     from xdnaforge.diagnosis.run_outcomes import measured_rate, outcome
 

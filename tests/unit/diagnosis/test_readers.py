@@ -538,3 +538,30 @@ def test_the_drivers_probe_line_is_read_with_or_without_its_minor_and_date() -> 
     ):
         verdict = judge(f"[  773.586164] {line}\n")
         assert (verdict.status, verdict.evidence) == (HEALTHY, says)
+
+
+ROCMINFO = "".join(
+    f"{line:<66}\n"
+    for line in (
+        "*******",
+        "Agent 3",
+        "*******",
+        "  Name:                    aie2",
+        "  Uuid:                    AIE-XX",
+        "  Marketing Name:          NPU Phoenix",
+        "  Vendor Name:             AMD",
+        "  Feature:                 AGENT_DISPATCH",
+    )
+)
+
+
+def test_rocminfo_listing_the_npu_as_an_hsa_agent_is_healthy() -> None:
+    # rocminfo pads every line to one width: lines of a program, not one line broken
+    verdict = judge("$ rocminfo\n" + ROCMINFO)
+    assert verdict.status == HEALTHY
+    assert verdict.evidence == (
+        "rocminfo: ROCm enumerated the NPU as an HSA agent (aie2, NPU Phoenix)"
+    )
+    # a GPU agent, or the name alone: no NPU enumerated
+    gpu = ROCMINFO.replace("aie2", "gfx1103").replace("NPU Phoenix", "AMD Radeon 780M")
+    assert judge(gpu).status != HEALTHY
