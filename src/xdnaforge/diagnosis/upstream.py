@@ -156,7 +156,7 @@ class Message:
 
     @property
     def pattern(self) -> re.Pattern[str]:
-        """Compiled on first use: a log touches a few of the 1,500 templates. Searched for,
+        """Compiled on first use: a log touches a few of the 6,000 templates. Searched for,
         so a piece computed at run time first ("%s: mgmt hwctx is not initialized") is left
         to the search: as ".*?", tried from each of a line's characters, it scanned the
         line again from each (quadratic on a hostile line); `leads` says it was there."""
