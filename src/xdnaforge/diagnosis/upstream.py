@@ -297,8 +297,8 @@ def parse_catalogue(text: str) -> Catalogue:
     sources = data["sources"]
     # one pair per source, shared by the messages that name it (memory: 4,000 messages)
     shared = tuple((s["commit"], f"{s['repo'].split('/')[-1]} {s['label']}") for s in sources)
-    messages = []
-    for item in rows(data):
+    messages = _schema5_messages(data, shared) if data.get("schema") == 5 else []
+    for item in rows(data) if not messages else ():
         prefixed, override = _regex_fields(item)
         messages.append(
             Message(
@@ -321,8 +321,10 @@ def parse_catalogue(text: str) -> Catalogue:
         text = message.template.removesuffix(SHIM_ERR_SUFFIX)  # the line may not print it
         pieces = _WORD_RE.findall(_CONVERSION_RE.sub("\x00", text))
         piece = max(pieces, key=len).strip().lower() if pieces else ""
-        prefix = re.escape(message.function) + ": "
-        if message.function and (message.prefixed or message.override.startswith(prefix)):
+        prefixed = message.prefixed or bool(
+            message.override and message.override.startswith(re.escape(message.function) + ": ")
+        )
+        if message.function and prefixed:
             by_function.setdefault(message.function, []).append((piece, message))
         elif piece and _specific(message.template):
             words = _INDEX_WORD_RE.findall(piece)
@@ -334,6 +336,41 @@ def parse_catalogue(text: str) -> Catalogue:
         by_function={name: tuple(found) for name, found in by_function.items()},
         by_word={word: tuple(found) for word, found in by_word.items()},
     )
+
+
+def _schema5_messages(data: dict[str, Any], shared: tuple[tuple[str, str], ...]) -> list[Message]:
+    """Schema 5's rows read straight into messages: a file's component and path once for
+    its rows (the doctor's start-up reads 6,000 of them)."""
+    index = {name: at for at, name in enumerate(data["fields"])}
+    level, function, template = index["level"], index["function"], index["template"]
+    prefixed, pattern, seen, family = (
+        index["prefixed"],
+        index["pattern"],
+        index["seen"],
+        index["family"],
+    )
+    caller = len(data["fields"])
+    intern = sys.intern
+    messages = []
+    for component, path, rows_of_file in data["messages"]:
+        component, path = intern(component), intern(path)
+        for row in rows_of_file:
+            messages.append(
+                Message(
+                    component=component,
+                    level=intern(row[level]),
+                    file=path,
+                    function=intern(row[function]),
+                    template=row[template],
+                    prefixed=bool(row[prefixed]),
+                    override=row[pattern] or "",
+                    seen=row[seen],
+                    family=intern(row[family]),
+                    caller=len(row) > caller and bool(row[caller]),
+                    sources=shared,
+                )
+            )
+    return messages
 
 
 @functools.cache
