@@ -268,6 +268,8 @@ def hostile() -> None:
         # a catalogue template's piece over and over, without its end: the template's regex,
         # its run-time pieces side by side, retried every way to share the line among them
         ("template", ("Get handle of " * 600)[:8000]),
+        # blanks around an optional colon, after a verdict's word ("pass\s*:?\s*(\d+)")
+        ("PASS blanks", "PASS " + " " * 8000 + "y"),
     ]
     for label, line in shapes:
         text = "".join(f"{line}{i}\n" for i in range(100))

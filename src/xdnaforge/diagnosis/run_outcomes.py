@@ -155,15 +155,17 @@ def _positive(number: str) -> bool:
 # "Passed: 13/13"; only when every one passed
 _TALLY_RES = (
     re.compile(
-        r"(?im)^[^\w\n]*(?:(?:total|summary|result|overall)\s*:?\s*)?(\d+)\s*/\s*(\d+)\s+"
+        r"(?im)^[^\w\n]*(?:(?:total|summary|result|overall)\s*(?::\s*)?)?(\d+)\s*/\s*(\d+)\s+"
         r"(?:(?:tests?|checks?|cases?|gates?)\s+)?pass(?:ed|es)?\b[^\w\n]*$"
     ),
-    re.compile(r"(?im)^[^\w\n]*pass(?:ed)?\s*[:=]?\s*(\d+)\s*/\s*(\d+)[^\w\n]*$"),
+    # (blanks around an optional colon read once: "\s*:?\s*" shared a run of blanks every
+    # way between its two halves, quadratic on a hostile line)
+    re.compile(r"(?im)^[^\w\n]*pass(?:ed)?\s*(?:[:=]\s*)?(\d+)\s*/\s*(\d+)[^\w\n]*$"),
     # a comparison's own count of the values that matched its reference, first on its line:
     # "exact-equal elements: 24576/24576 (100.0000%)", "matching outputs: 64/64"
     re.compile(
         r"(?im)^[^\w\n]*(?:exact[- ]equal|exact[- ]match(?:es|ing)?|matching|matched|bit[- ]exact)"
-        r"(?: [a-z]+)?\s*[:=]?\s*(\d+)\s*/\s*(\d+)\b"
+        r"(?: [a-z]+)?\s*(?:[:=]\s*)?(\d+)\s*/\s*(\d+)\b"
     ),
 )
 # "ok  all 1310720 int32 accumulators BIT-EXACT vs CPU reference": every value the same as
@@ -201,7 +203,7 @@ _FAILED_RE = re.compile(
     r"|^[^\w\n]*FAIL(?::| --?) +\S.*$"
     r"|^[ \t]*[\u274c\u2717\u2718][^\n]*?\bFAIL(?:ED)?\b[^\n]*$"
     r"|^[ \t]*\w[^\n]*[ \t]{2}FAIL(?:ED)?!?(?:[ \t]+\([^()\n]*\))?[ \t]*$"
-    r"|^[^\w\n]*(?i:(?:total|summary|result|overall)?\s*:?\s*\d+\s*/\s*\d+\s+fail(?:ed|s)?)\b[^\w\n]*$"
+    r"|^[^\w\n]*(?i:(?:total|summary|result|overall)?\s*(?::\s*)?\d+\s*/\s*\d+\s+fail(?:ed|s)?)\b[^\w\n]*$"
     # or a comparison's answer as Python prints a bool ("Are the arrays equal?: False")
     rf"|{_COMPARED}False[ \t]*$",
 )
