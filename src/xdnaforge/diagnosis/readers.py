@@ -275,6 +275,17 @@ _ROCM_AIE_AGENT_RE = re.compile(
 )
 
 
+# the driver's own name for the NPU (xdna-driver src/driver/amdxdna/npu*_regs.c: .default_vbnv
+# = "RyzenAI-npu1" .. "RyzenAI-npu10", "-pf" for a physical function), which a program can
+# print only once amdxdna has probed the device and answered its query or its sysfs vbnv
+_VBNV_RE = re.compile(r"\bRyzenAI-npu\d{1,2}(?:-pf)?\b")
+
+
+def _driver_named_npu(body: str) -> str | None:
+    found = _VBNV_RE.search(body)
+    return f"the driver named the NPU ({found.group(0)})" if found else None
+
+
 def _rocm_aie_agent(body: str) -> str | None:
     found = _ROCM_AIE_AGENT_RE.search(body)
     if found is None:
@@ -480,7 +491,8 @@ def healthy_evidence(text: str, probe: ProbeWatch | None = None) -> str | None:
         if _OTHER_KNOWN_PROGRAM_RE.search(body) is None:
             return measured_rate(body)
         return None
-    return outcome(body)
+    # the last: a program no reader knows printed the driver's name for the NPU
+    return outcome(body) or _driver_named_npu(body)
 
 
 def _other_evidence(body: str) -> str | None:

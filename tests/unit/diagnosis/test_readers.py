@@ -565,3 +565,19 @@ def test_rocminfo_listing_the_npu_as_an_hsa_agent_is_healthy() -> None:
     # a GPU agent, or the name alone: no NPU enumerated
     gpu = ROCMINFO.replace("aie2", "gfx1103").replace("NPU Phoenix", "AMD Radeon 780M")
     assert judge(gpu).status != HEALTHY
+
+
+def test_the_drivers_name_for_the_npu_printed_by_a_program_no_reader_knows_is_healthy() -> None:
+    # amdxdna's .default_vbnv, read from its sysfs once it has probed the device
+    script = "5. Checking NPU device attributes...\nDevice: accel0\n  VBNV: RyzenAI-npu5\n"
+    verdict = judge(script)
+    assert verdict.status == HEALTHY
+    assert verdict.evidence == "the driver named the NPU (RyzenAI-npu5)"
+    # a name that only looks like it, or a known program's own report cut before its
+    # verdict: validate says what it says of its run
+    assert judge("Device: RyzenAI-npuX\n").status != HEALTHY
+    cut = (
+        "Validate Device           : [0000:c5:00.1]\n    Platform              : RyzenAI-npu4\n"
+        "-----\nTest 1 [0000:c5:00.1]     : gemm\n[   <->  ]: Running Test... < 0s >\n"
+    )
+    assert judge(cut).evidence != "the driver named the NPU (RyzenAI-npu4)"
