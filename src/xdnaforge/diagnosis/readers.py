@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 
 from xdnaforge.diagnosis import examine_report
 from xdnaforge.diagnosis.knowledge import ANNOTATION, NPU_RE, looks_failed
+from xdnaforge.host import NPU_GENERATIONS
 
 if TYPE_CHECKING:
     from xdnaforge.tools.xrt_smi import TestResult, Validation
@@ -275,10 +276,19 @@ _ROCM_AIE_AGENT_RE = re.compile(
 )
 
 
-# the driver's own name for the NPU (xdna-driver src/driver/amdxdna/npu*_regs.c: .default_vbnv
-# = "RyzenAI-npu1" .. "RyzenAI-npu10", "-pf" for a physical function), which a program can
-# print only once amdxdna has probed the device and answered its query or its sysfs vbnv
-_VBNV_RE = re.compile(r"\bRyzenAI-npu\d{1,2}(?:-pf)?\b")
+# the driver's own names for an NPU that only its releases gave (its `vbnv`, from 1.6
+# `default_vbnv`, in src/driver/amdxdna/npu*_regs.c of every tag and branch): the current
+# ones, in host.NPU_GENERATIONS, and RyzenAI-npu1/2/4/5/6, which 1.4 and earlier gave the
+# devices now named "NPU Phoenix" .. "NPU Krackan" (those the examine and validate readers
+# read). A program prints one only once amdxdna has probed the device and answered its
+# query or its sysfs `vbnv`
+_VBNVS = frozenset(
+    {g.name for g in NPU_GENERATIONS if g.name.startswith("RyzenAI-")}
+    | {f"RyzenAI-npu{n}" for n in (1, 2, 4, 5, 6)}
+)
+_VBNV_RE = re.compile(
+    r"(?<![\w-])(" + "|".join(sorted(map(re.escape, _VBNVS), key=len, reverse=True)) + r")(?![\w-])"
+)
 
 
 def _driver_named_npu(body: str) -> str | None:

@@ -576,6 +576,7 @@ def test_the_drivers_name_for_the_npu_printed_by_a_program_no_reader_knows_is_he
     # a name that only looks like it, or a known program's own report cut before its
     # verdict: validate says what it says of its run
     assert judge("Device: RyzenAI-npuX\n").status != HEALTHY
+    assert judge("Device: RyzenAI-npu11\n").status != HEALTHY  # no release gave that name
     cut = (
         "Validate Device           : [0000:c5:00.1]\n    Platform              : RyzenAI-npu4\n"
         "-----\nTest 1 [0000:c5:00.1]     : gemm\n[   <->  ]: Running Test... < 0s >\n"
