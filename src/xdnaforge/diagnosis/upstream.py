@@ -217,22 +217,14 @@ class Catalogue:
         candidates: list[tuple[str, Message]] = []
         for name in _PREFIX_RE.findall(line):
             candidates.extend(self.by_function.get(name, ()))
-        found = [
-            m
-            for piece, m in candidates
-            if piece in lowered and m.in_order(lowered) and m.pattern.search(line)
-        ]
+        found = _printed(candidates, line, lowered)
         if not found:
             anchored = [
                 item
                 for word in set(_INDEX_WORD_RE.findall(lowered))
                 for item in self.by_word.get(word, ())
             ]
-            found = [
-                m
-                for piece, m in anchored
-                if piece in lowered and m.in_order(lowered) and m.pattern.search(line)
-            ]
+            found = _printed(anchored, line, lowered)
         if kernel:
             found = [m for m in found if m.component == KERNEL_COMPONENT]
         if not found:
@@ -242,6 +234,16 @@ class Catalogue:
 
     def files(self) -> set[str]:
         return {m.file for m in self.messages}
+
+
+def _printed(candidates: list[tuple[str, Message]], line: str, lowered: str) -> list[Message]:
+    """The candidates the line prints: their longest piece in it, then all their pieces in
+    order (linear), then their regex."""
+    return [
+        m
+        for piece, m in candidates
+        if piece in lowered and m.in_order(lowered) and m.pattern.search(line)
+    ]
 
 
 def _specific(template: str) -> bool:
