@@ -299,24 +299,10 @@ def parse_catalogue(text: str) -> Catalogue:
     sources = data["sources"]
     # one pair per source, shared by the messages that name it (memory: 4,000 messages)
     shared = tuple((s["commit"], f"{s['repo'].split('/')[-1]} {s['label']}") for s in sources)
-    messages = _schema5_messages(data, shared) if data.get("schema") == 5 else []
-    for item in rows(data) if not messages else ():
-        prefixed, override = _regex_fields(item)
-        messages.append(
-            Message(
-                component=sys.intern(item["component"]),
-                level=sys.intern(item["level"]),
-                file=sys.intern(item["file"]),
-                function=sys.intern(item["function"]),
-                template=item["template"],
-                prefixed=prefixed,
-                override=override,
-                seen=item["seen"],
-                family=sys.intern(item.get("family", "")),
-                caller=bool(item.get("caller", False)),
-                sources=shared,
-            )
-        )
+    if data.get("schema") == 5:
+        messages = _schema5_messages(data, shared)
+    else:  # older files (the generator's carry-over, tests): a mapping per message
+        messages = [_message_of(item, shared) for item in rows(data)]
     by_function: dict[str, list[tuple[str, Message]]] = {}
     by_word: dict[str, list[tuple[str, Message]]] = {}
     for message in messages:
@@ -337,6 +323,23 @@ def parse_catalogue(text: str) -> Catalogue:
         messages=tuple(messages),
         by_function={name: tuple(found) for name, found in by_function.items()},
         by_word={word: tuple(found) for word, found in by_word.items()},
+    )
+
+
+def _message_of(item: dict[str, Any], shared: tuple[tuple[str, str], ...]) -> Message:
+    prefixed, override = _regex_fields(item)
+    return Message(
+        component=sys.intern(item["component"]),
+        level=sys.intern(item["level"]),
+        file=sys.intern(item["file"]),
+        function=sys.intern(item["function"]),
+        template=item["template"],
+        prefixed=prefixed,
+        override=override,
+        seen=item["seen"],
+        family=sys.intern(item.get("family", "")),
+        caller=bool(item.get("caller", False)),
+        sources=shared,
     )
 
 
