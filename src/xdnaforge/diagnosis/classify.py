@@ -348,12 +348,18 @@ class Tally:
 
     def diagnoses(self) -> list[Diagnosis]:
         found = list(self._found.values())
-        specific = {f.entry.family for f in found if f.entry.code in self._specific_codes}
-        # a generic entry only speaks for a family no specific entry has named
+        specific = {
+            f.entry.family
+            for f in found
+            if f.entry.code in self._specific_codes and not f.entry.fallback
+        }
+        # a generic entry, or a specific one in general words (`fallback`), only speaks for
+        # a family no other specific entry has named
         kept = [
             f
             for f in found
-            if f.entry.code in self._specific_codes or f.entry.family not in specific
+            if (f.entry.code in self._specific_codes and not f.entry.fallback)
+            or f.entry.family not in specific
         ]
         # a caller's report ("start npu failed, ret -22") says nothing its callee's
         # diagnosis does not: it stands only when nothing else was found

@@ -95,6 +95,9 @@ class Entry:
     # reports only that a step it called failed (the driver core's "probe ... failed"): it
     # stands only when nothing else was found, as a caller's catalogue template does
     caller: bool = False
+    # a specific entry in general words (a version check's, whatever the program): it stands
+    # only where no other specific entry of its family was found, as a generic entry does
+    fallback: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,6 +188,7 @@ def parse_base(
                 "errno",
                 "after",
                 "caller",
+                "fallback",
             ),
         )
         if entry is None:
@@ -231,6 +235,7 @@ def parse_base(
                     errno=tuple(refinements),
                     after=reader.strings(entry, "after", path),
                     caller=reader.boolean(entry, "caller", path, default=False),
+                    fallback=reader.boolean(entry, "fallback", path, default=False),
                 )
             )
     for index, found in enumerate(entries):

@@ -151,6 +151,8 @@ def test_every_entry_is_exercised_by_a_log() -> None:
         "windows-video-memory",
         "windows-cm-access-denied",
         "ort-vitisai-provider-missing",
+        # a version check's unmet requirement (test_a_version_check_that_is_not_met_is_versions)
+        "version-requirement-unmet",
         # ninja's own messages (test_ninjas_messages_name_what_is_missing)
         "ninja-unknown-target",
         "ninja-missing-input",
@@ -716,3 +718,37 @@ def test_windows_video_memory_text_is_read_where_a_paste_wraps_it() -> None:
         "video memory at the same time. The device is unable to continue.\n"
     )
     assert judge(log).diagnoses[0].code == "windows-video-memory"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # GAIA's installer, FastFlowLM on loading a model, Lemonade's driver check, and the
+        # words any version check uses
+        "- Current driver version (32.0.203.242) is not the recommended version 32.0.203.240",
+        "[WARNING]  Local model qwen3:8b version: 0.9.45 < 1.0.2",
+        "Warning: NPU driver not found. NPU inference requires NPU driver version 32.0.203.280.",
+        "⚠️  Version mismatch detected!",
+        "xrt version 2.19.0 is too old for this plugin",
+    ],
+)
+def test_a_version_check_that_is_not_met_is_versions(line: str) -> None:
+    verdict = judge(line + "\n")
+    assert verdict.status == FAILURE
+    assert [(d.code, d.family) for d in verdict.diagnoses][:1] == [
+        ("version-requirement-unmet", "versions")
+    ]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # a requirement stated, met, or denied: no finding
+        "No version mismatch detected",
+        "FastFlowLM requires NPU driver version 32.0.203.304 or newer",
+        "Version check passed: 1.0.2 >= 0.9.45",
+        "Driver version: 32.0.203.240 (recommended)",
+    ],
+)
+def test_a_version_check_that_is_met_is_no_finding(line: str) -> None:
+    assert "version-requirement-unmet" not in [d.code for d in judge(line + "\n").diagnoses]
