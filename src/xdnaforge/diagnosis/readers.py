@@ -544,6 +544,12 @@ def _other_evidence(body: str) -> str | None:
         checks = npu_checks(body)  # the last is the newest release, what an install uses
         if checks and checks[-1][1] == "OK!":
             return f"Ryzen AI's npu_check: the NPU and its driver suit VitisAI EP {checks[-1][0]}"
+    if "Vitis AI EP running" in body:
+        from xdnaforge.tools.vitis_ai import nodes_running
+
+        running = nodes_running(body)
+        if running is not None:
+            return running
     if "VitisAIExecutionProvider" in body:
         from xdnaforge.tools.vitis_ai import provider_listed
 

@@ -90,11 +90,20 @@ def report_on_npu(text: str) -> str | None:
 
 
 # ONNX Runtime's get_available_providers() or a session's get_providers(), as Python
-# prints the list it returns, alone or after a label ("session providers: [...]")
+# prints the list it returns, alone or after a label ("session providers: [...]", "Active
+# execution providers (priority order): [...]"), or the same list joined by commas after a
+# label naming providers, the Vitis AI EP first ("providers: VitisAIExecutionProvider,
+# CPUExecutionProvider")
 _PROVIDERS_RE = re.compile(
-    r"^(?:\w[\w ]{0,39}[:=] ?)?\[(?:'\w+ExecutionProvider', )*'VitisAIExecutionProvider'[^\]\n]*\]",
-    re.M,
+    r"^(?:\w[\w ()-]{0,59}[:=] ?)?\[(?:'\w+ExecutionProvider', )*'VitisAIExecutionProvider'"
+    r"[^\]\n]*\]"
+    r"|^[ \t]*(?:\w+ )?(?:execution )?providers?\b[\w ()-]{0,40}[:=][ \t]*VitisAIExecutionProvider"
+    r"(?:,[ \t]*\w+ExecutionProvider)*[ \t]*$",
+    re.M | re.I,
 )
+# the provider's own count of the graph's nodes it runs (custom_op.cpp, Ryzen AI 1.0 and
+# later: "Vitis AI EP running 348 Nodes"), as glog prints it
+_RUNNING_NODES_RE = re.compile(r"\] +Vitis AI EP running (\d+) Nodes\b")
 
 
 def provider_listed(text: str) -> str | None:
@@ -102,6 +111,15 @@ def provider_listed(text: str) -> str | None:
     `get_available_providers()` has it (the Ryzen AI runtime is installed); None otherwise."""
     if _PROVIDERS_RE.search(text):
         return "ONNX Runtime lists the Vitis AI execution provider (VitisAIExecutionProvider)"
+    return None
+
+
+def nodes_running(text: str) -> str | None:
+    """ "Vitis AI EP: 348 node(s) running" when the provider says it runs nodes of the
+    graph (on the NPU: the provider runs nothing elsewhere); None otherwise."""
+    for match in _RUNNING_NODES_RE.finditer(text):
+        if int(match.group(1)) > 0:
+            return f"Vitis AI EP: {match.group(1)} node(s) running"
     return None
 
 

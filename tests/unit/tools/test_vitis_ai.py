@@ -77,6 +77,23 @@ def test_the_providers_onnx_runtime_lists_say_whether_vitis_ai_is_there() -> Non
     session = "session providers: ['VitisAIExecutionProvider', 'CPUExecutionProvider']\n"
     assert provider_listed(session) is not None
     assert provider_listed("session providers: ['CPUExecutionProvider']\n") is None
+    # a label with its own words in parentheses, and the list joined by commas
+    active = "Active execution providers (priority order): ['VitisAIExecutionProvider']\n"
+    assert provider_listed(active) is not None
+    joined = "providers : VitisAIExecutionProvider, CPUExecutionProvider\n"
+    assert provider_listed(joined) is not None
+    # ... only with the Vitis AI EP first: a CPU session that names it later does not run on it
+    assert provider_listed("providers: CPUExecutionProvider, VitisAIExecutionProvider\n") is None
+    assert provider_listed("no providers: VitisAIExecutionProvider failed to load\n") is None
+
+
+def test_the_providers_own_count_of_the_nodes_it_runs() -> None:
+    from xdnaforge.tools.vitis_ai import nodes_running
+
+    line = "I20230803 19:29:02.108831 13180 custom_op.cpp:126]  Vitis AI EP running 348 Nodes\n"
+    assert nodes_running(line) == "Vitis AI EP: 348 node(s) running"
+    assert nodes_running(line.replace("348", "0")) is None
+    assert judge(line).status == HEALTHY
 
 
 NPU_CHECK = """System compatibility check for VitisAI EP 1.2...
