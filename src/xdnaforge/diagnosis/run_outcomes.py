@@ -19,7 +19,8 @@ program:
   equal to the reference's, every one: "exact-equal elements: 24576/24576", "all 1310720
   int32 accumulators BIT-EXACT vs CPU reference";
 - a measured rate of the work it did: "Tokens per second: 4.40", "12.5 tokens/s", "TPS: 31.16",
-  a JSON report's '"avg_tokens_per_second": 25.21' (Ryzen AI's model_benchmark),
+  a JSON report's '"avg_tokens_per_second": 25.21' (Ryzen AI's model_benchmark), its text
+  report's "avg (tokens/s): 14.9513" (onnxruntime-genai's benchmark/c/main.cpp),
   "items_per_second=620.987/s", "51.0 TOPS", "80547 op/s", "17965.3 run/sec", "30.00 fps",
   "203.68 dispatch/s";
 - a checklist of its steps, every item ticked and none crossed or marked with a warning
@@ -111,6 +112,9 @@ _RATE_RES = (
     re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*(TOPS|GOPS|TFLOPS|GFLOPS)\b"),
     re.compile(r"(?i)(?<![\d.])(\d+(?:\.\d+)?)\s*(fps)\b(?!\s*/)"),  # "= 30.00 fps": a rate
     re.compile(r"\b(TPS)\s*[:=]\s*(\d+(?:\.\d+)?)"),  # "Avg TPS : 31.16": tokens per second
+    # the unit in parentheses after what was timed, then the figure (onnxruntime-genai's
+    # model_benchmark, benchmark/c/main.cpp: "avg (tokens/s): 14.9513")
+    re.compile(rf"(?i)\(({_UNITS})\s*/\s*s(?:ec)?\)\s*[:=]\s*(\d+(?:\.\d+)?)"),
 )
 # a program that says it produced no tokens did no work, whatever rate it prints beside it
 # (Lemonade's telemetry: "Output tokens: 0" with "TPS: 10.33")

@@ -153,6 +153,9 @@ def test_a_measured_rate_is_read_in_its_three_orders() -> None:
     assert measured_rate("window 900 frames in 30.0 s = 30.00 fps\n") is not None
     assert measured_rate("3 iters total 14729 us (203.68 dispatch/s)\n") is not None
     assert measured_rate("Avg TPS                       : 31.16\n") is not None
+    # onnxruntime-genai's model_benchmark: the unit in parentheses, then the figure
+    assert measured_rate("Token generation:\n\tavg (tokens/s): 14.9513\n") is not None
+    assert measured_rate("\tavg (tokens/s): 0\n") is None
     assert measured_rate('    "avg_tokens_per_second": 25.21,\n') is not None  # JSON's key
     assert measured_rate('    "avg_tokens_per_second": 0.0,\n') is None
     assert measured_rate("  Avg TPS : 0.0\n") is None
