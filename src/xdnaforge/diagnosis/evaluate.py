@@ -171,30 +171,72 @@ def written_before(
     )
 
 
+# what doctor says when it names no answer: no evidence either way, or a failure no family
+# explains
+ABSTAINED = frozenset({log_verdict.UNKNOWN, log_verdict.UNKNOWN_FAILURE})
+
+
 @dataclass(frozen=True, slots=True)
 class Score:
     right: int
     total: int
     false_healthy: int
+    answered: int = 0  # logs called healthy or given a family (not unknown)
+    right_answered: int = 0  # ... and right
 
     @property
     def accuracy(self) -> float:
         return self.right / self.total if self.total else 0.0
 
     def describe(self) -> str:
+        answers = (
+            f", right in {self.right_answered}/{self.answered} answers "
+            f"({self.right_answered / self.answered:.0%})"
+            if self.answered
+            else ""
+        )
         return (
-            f"{self.right}/{self.total} right ({self.accuracy:.0%}), "
+            f"{self.right}/{self.total} right ({self.accuracy:.0%}){answers}, "
             f"failing logs called healthy: {self.false_healthy}"
         )
 
 
 def score(outcomes: Iterable[Outcome]) -> Score:
     outcomes = list(outcomes)
+    answers = [o for o in outcomes if o.found not in ABSTAINED]
     return Score(
         sum(o.right for o in outcomes),
         len(outcomes),
         sum(o.false_healthy for o in outcomes),
+        len(answers),
+        sum(o.right for o in answers),
     )
+
+
+def blind_commits(text: str, where: str = "blind.txt") -> dict[int, str]:
+    """The commit each fresh set was measured with, once, before it was read: lines
+    `<set> <commit>` (sets `75-80` for a range), `#` comments. The record the README's
+    blind figures can be recomputed from (bench/bench_blind.py)."""
+    commits: dict[int, str] = {}
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        parts = line.split()
+        first, _, last = parts[0].partition("-")
+        if (
+            len(parts) != 2
+            or not first.isdigit()
+            or not (last or first).isdigit()
+            or not (7 <= len(parts[1]) <= 40)
+            or any(c not in "0123456789abcdef" for c in parts[1])
+        ):
+            raise ValueError(f"{where}:{number}: expected '<set>[-<set>] <commit>', got {raw!r}")
+        for mark in range(int(first), int(last or first) + 1):
+            if mark in commits:
+                raise ValueError(f"{where}:{number}: set {mark} is recorded twice")
+            commits[mark] = parts[1]
+    return commits
 
 
 def confusion_table(outcomes: Iterable[Outcome]) -> str:

@@ -14,6 +14,8 @@ from xdnaforge.diagnosis.evaluate import (
     HEALTHY,
     TARGET,
     Case,
+    Outcome,
+    blind_commits,
     confusion_table,
     field_dates,
     fresh,
@@ -250,3 +252,42 @@ def test_every_real_log_reads_the_same_however_it_was_pasted(how: str) -> None:
         if before != after:
             changed.append(f"{case.ident}: {before} -> {after}")
     assert not changed, changed
+
+
+def test_a_score_says_how_many_answers_were_right_beside_the_total() -> None:
+    def outcome(expect: str, found: str) -> Outcome:
+        return Outcome(Case("f101", "u", "t", expect, ""), found)
+
+    outcomes = [
+        outcome("healthy", "healthy"),
+        outcome("command", "command"),
+        outcome("command", "hwctx"),  # answered, wrong
+        outcome("healthy", "unknown"),  # no answer
+        outcome("memory", "unknown failure"),  # failing, no family: no answer either
+    ]
+    found = score(outcomes)
+    assert (found.right, found.total, found.answered, found.right_answered) == (2, 5, 3, 2)
+    assert found.describe() == (
+        "2/5 right (40%), right in 2/3 answers (67%), failing logs called healthy: 0"
+    )
+
+
+def test_every_fresh_set_records_the_commit_it_was_measured_with_blind() -> None:
+    commits = blind_commits((FRESH / "blind.txt").read_text(encoding="utf-8"))
+    sets = {fresh_set(case.ident) for case in load_corpus(FRESH, "f*.txt")}
+    assert sets <= set(commits), sorted(sets - set(commits))
+    assert commits[12] == commits[13] == "d558bd1"  # a range
+    assert commits[80] == "d53b677"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("7 98927bf\n7 98927bf\n", "blind.txt:2: set 7 is recorded twice"),
+        ("seven 98927bf\n", "blind.txt:1: expected"),
+        ("7 HEAD\n", "blind.txt:1: expected"),
+    ],
+)
+def test_a_bad_blind_record_names_its_line(text: str, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        blind_commits(text, "blind.txt")
