@@ -56,6 +56,10 @@ _DENIED_RE = re.compile(
     # a measured error, a figure ("average L1 error: 1.87", "max abs error = 2e-3")
     r"|\b(?:mean|average|avg|max(?:imum)?|min(?:imum)?|abs(?:olute)?|relative|rel|rms|l[12]"
     r"|squared|quantization)\s+error\s*[:=]\s*-?[\d.]"
+    # ... or the word alone before a figure with a fraction, or an array of them, as a
+    # comparison prints its differences ("Error:    [0.010805  0.036375 ...]"); an error
+    # code has no fraction ("Error: -22", "Error: 0x80004005"), a version more than one dot
+    r"|\berror\s*[:=]\s*(?:\[\s*)?-?\d+\.\d+(?:e[-+]?\d+)?%?(?=[\s,\]]|$)"
     # an option whose value or name is the word ("-Wl,--orphan-handling=error", "-Werror");
     # a logger's "level=error" is no option
     r"|--[a-z][\w-]*=error\b|(?<![\w-])-W(?:no-)?error(?:=[\w-]+)?(?![\w-])"

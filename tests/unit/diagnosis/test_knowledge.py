@@ -633,6 +633,13 @@ def test_a_line_the_program_marks_as_a_warning_is_not_a_failure() -> None:
 def test_a_failure_word_the_line_denies_is_no_failure() -> None:
     for line in ("# No *ERROR* lines — clean", "finished without error", "5 passed, 0 failed"):
         assert judge(line + "\n").status == "unknown", line
+    # a measured error: a figure with a fraction, or an array of them, after the word
+    for line in ("  Error:    [0.010805  0.036375  0.020953]", "max abs error = 2e-3"):
+        assert judge(line + "\n").status == "unknown", line
+    # ... but an error code or a version is none, and what follows the figure still counts
+    for line in ("Error: -22", "Error: 0x80004005", "Error: 1.5.2 is not supported"):
+        assert judge(line + "\n").status == UNKNOWN_FAILURE, line
+    assert judge("Error: 2.5 GB allocation failed\n").status == UNKNOWN_FAILURE
     # what it does not deny still counts
     assert judge("open failed with no error code\n").status == UNKNOWN_FAILURE
     assert judge("Error: no errors allowed here\n").status == UNKNOWN_FAILURE
