@@ -626,6 +626,13 @@ def test_a_line_the_program_marks_as_a_warning_is_not_a_failure() -> None:
         "[Warning]  Version check timed out; continuing without update info.\n"
     ).status == ("unknown")
     assert judge("Warning: could not reach the update server: timed out\n").status == "unknown"
+    # CPython's warnings module: the file, its line and the category before the message
+    python = (
+        "C:\\envs\\x\\Lib\\site-packages\\torch\\utils\\cpp_extension.py:380: UserWarning: "
+        "Error checking compiler version for cl: [WinError 2] The system cannot find the file\n"
+    )
+    assert judge(python).status == "unknown"
+    assert judge("/x/run.py:12: RuntimeError: failed\n").status == UNKNOWN_FAILURE
     kernel = "WARNING: CPU: 3 PID: 1 at drivers/accel/amdxdna/amdxdna_gem.c:12 f+0x1/0x2\n"
     assert judge(kernel).status == FAILURE
 
