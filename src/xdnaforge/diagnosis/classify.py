@@ -79,8 +79,9 @@ _WARNING_MARK_RE = re.compile(
     # line <n>: ...' (or 'Warning in "": (imprecise line-number, ...)')
     r'|(?-i:Warning) in "'
     # CPython's warnings module (warnings.formatwarning: "%s:%s: %s: %s", the file, its
-    # line, the category, the message): "...\\torch\\utils\\cpp_extension.py:380: UserWarning:"
-    r"|(?:[A-Za-z]:)?[^:\n]{1,400}?\.pyw?:\d+: (?-i:[A-Z]\w*Warning): "
+    # line, the category, the message): "...\\torch\\utils\\cpp_extension.py:380: UserWarning:",
+    # and code that has no file ("<stdin>:52: DeprecationWarning:", "<string>:1: ")
+    r"|(?:(?:[A-Za-z]:)?[^:\n]{1,400}?\.pyw?|<[\w .-]{1,80}>):\d+: (?-i:[A-Z]\w*Warning): "
 )
 _RELAYED_ERROR_RE = re.compile(
     r"(?i)(?:\([\w.-]+\) +|\[[\w.-]+\] +)*\[?(?:error|fatal|critical)\]?(?::| {2}|\] )"

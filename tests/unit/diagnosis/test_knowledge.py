@@ -632,6 +632,8 @@ def test_a_line_the_program_marks_as_a_warning_is_not_a_failure() -> None:
         "Error checking compiler version for cl: [WinError 2] The system cannot find the file\n"
     )
     assert judge(python).status == "unknown"
+    stdin = "<stdin>:52: DeprecationWarning: passing copy=False failed. __array__ must ...\n"
+    assert judge(stdin).status == "unknown"
     assert judge("/x/run.py:12: RuntimeError: failed\n").status == UNKNOWN_FAILURE
     kernel = "WARNING: CPU: 3 PID: 1 at drivers/accel/amdxdna/amdxdna_gem.c:12 f+0x1/0x2\n"
     assert judge(kernel).status == FAILURE
