@@ -243,17 +243,27 @@ def _failed_run(body: str) -> str | None:
 
 def _unbound_npus(body: str) -> list[str]:
     """lspci -k: an NPU amdxdna could drive, with no driver bound (the probe failed or the
-    module is not loaded)."""
-    if "Kernel modules:" not in body:
-        return []
-    from xdnaforge.tools.lspci import devices
+    module is not loaded); lspci -vnn: an NPU whose memory no driver has enabled."""
+    found = []
+    if "Kernel modules:" in body:
+        from xdnaforge.tools.lspci import devices
 
-    return [
-        f"xdnaforge: lspci: no driver bound to the NPU at {d.slot} (Kernel modules: "
-        f"{', '.join(d.modules)})"
-        for d in devices(body)
-        if "amdxdna" in d.modules and not d.driver
-    ]
+        found = [
+            f"xdnaforge: lspci: no driver bound to the NPU at {d.slot} (Kernel modules: "
+            f"{', '.join(d.modules)})"
+            for d in devices(body)
+            if "amdxdna" in d.modules and not d.driver
+        ]
+    if not found and "[disabled]" in body:
+        from xdnaforge.host import AMD_VENDOR, NPU_DEVICE_IDS
+        from xdnaforge.tools.lspci import memory_disabled
+
+        found = [
+            f"xdnaforge: lspci: the NPU at {slot} has its memory disabled: no driver has "
+            "enabled the device"
+            for slot in memory_disabled(body, AMD_VENDOR, NPU_DEVICE_IDS)
+        ]
+    return found
 
 
 def _bound_npu(body: str) -> str | None:

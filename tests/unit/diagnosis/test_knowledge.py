@@ -120,6 +120,7 @@ def test_every_entry_is_exercised_by_a_log() -> None:
         "flm-no-npu-found",
         # lspci -k (tests/unit/tools/test_lspci.py)
         "npu-driver-not-bound",
+        "npu-memory-disabled",
         "lspci-libkmod-harmless",
         # XRT's environment (test_xrts_environment_missing_is_device_access)
         "xrt-library-not-found",

@@ -43,3 +43,29 @@ def test_an_npu_without_a_driver_in_use_is_a_finding() -> None:
     assert "c5:00.1" in verdict.diagnoses[0].cause
     # the libkmod message is a note, never the failure
     assert judge("lspci: Unable to load libkmod resources: error -2\n" + GPU).status != FAILURE
+
+
+# lspci -vnn (lspci.c show_bases): a BAR with memory decoding off is "[disabled]"
+VERBOSE = (
+    "c7:00.1 Signal processing controller [1180]: Advanced Micro Devices, Inc. [AMD] "
+    "Device [1022:17f0] (rev 11)\n"
+    "\tSubsystem: Advanced Micro Devices, Inc. [AMD] Device [1022:17f0]\n"
+    "\tFlags: fast devsel, IRQ 255, IOMMU group 28\n"
+    "\tMemory at d4800000 (32-bit, non-prefetchable) [disabled] [size=1M]\n"
+    "\tMemory at 9000000000 (64-bit, prefetchable) [disabled] [size=512K]\n"
+    "\tCapabilities: <access denied>\n"
+)
+
+
+def test_an_npu_whose_memory_no_driver_enabled_is_a_finding() -> None:
+    from xdnaforge.tools.lspci import memory_disabled
+
+    assert memory_disabled(VERBOSE, "1022", frozenset({"17f0"})) == ["c7:00.1"]
+    verdict = judge(VERBOSE)
+    assert verdict.status == FAILURE
+    assert [(d.code, d.family) for d in verdict.diagnoses] == [("npu-memory-disabled", "module")]
+    # one region enabled: a driver enabled the device; another device's disabled memory is
+    # not the NPU's
+    enabled = VERBOSE.replace("(64-bit, prefetchable) [disabled]", "(64-bit, prefetchable)")
+    assert memory_disabled(enabled, "1022", frozenset({"17f0"})) == []
+    assert memory_disabled(VERBOSE, "1022", frozenset({"1502"})) == []
