@@ -46,10 +46,16 @@ class Signature:
         begins with its text and then ".*" ("(?i)version.*(incompatible|...)") matches a
         line if and only if it matches from the text's first place in it, and the search
         would find that same match there: it is tried there alone, where the search tried
-        it again from each later place (quadratic on a line of the text repeated)."""
+        it again from each later place (quadratic on a line of the text repeated). The same
+        holds for a head of alternatives before the ".*" ("\\b(npu|xdna)\\b.*\\bnot found"):
+        it is tried from the first place its head matches (`_head`)."""
         if _leads_with(self.regex, self.literal) and (not self.folded or line.isascii()):
             at = (line.lower() if self.folded else line).find(self.literal)
             return _compiled(self.regex).match(line, at) if at >= 0 else None
+        head = _head(self.regex)
+        if head is not None:
+            first = head.search(line)
+            return _compiled(self.regex).match(line, first.start()) if first else None
         return _compiled(self.regex).search(line)
 
 
@@ -91,6 +97,42 @@ def _leads_with(regex: str, literal: str) -> bool:
         return False
     rest = body[len(literal) :]
     return rest.startswith(".*") and not rest.startswith(".*?")
+
+
+@functools.cache
+def _head(regex: str) -> re.Pattern[str] | None:
+    """The part of a regex before its first top-level greedy ".*", compiled, when that part
+    repeats nothing (no "*", "+" or "{n,m}" outside its classes and escapes), ends at a word
+    boundary or a lookaround and has no top-level alternation: its matches are words, none
+    inside another, so the regex matches a line if and only if it matches from the first
+    place its head does (the ".*" reaches every place a later head could start from). None
+    for any other regex."""
+    flags = "(?i)" if regex.startswith("(?i)") else ""
+    body = regex[len(flags) :]
+    index = 0
+    while index < len(body):
+        char = body[index]
+        if char == "\\":
+            index += 2
+            continue
+        if char == "[":
+            index = _after_class(body, index)
+            continue
+        if char == "(":
+            group = body[index : _after_group(body, index)]
+            if any(c in group for c in "*+{") and not group.startswith(("(?<", "(?=", "(?!")):
+                return None
+            index += len(group)
+            continue
+        if char in "*+{|":
+            return None
+        if body.startswith(".*", index):
+            head = body[:index]
+            if body.startswith(".*?", index) or not head.endswith(("\\b", ")")):
+                return None
+            return _compiled(flags + head)
+        index += 1
+    return None
 
 
 @functools.cache

@@ -177,3 +177,21 @@ def test_a_regex_that_begins_with_its_text_then_anything_is_tried_from_its_first
     assert signature.search("too old, then the version") is None  # not in its order
     # a case-insensitive one on a line with other characters than ASCII: the plain search
     assert signature.search("Version \u00e9: incompatible") is not None
+
+
+def test_a_head_of_words_before_its_dot_star_is_searched_once() -> None:
+    from xdnaforge.diagnosis.signature import _head
+
+    found = compile_signature(r"(?i)(?<![/.\\])\b(npu|xdna)\b(?![/\\]).*\b(not found)\b")
+    assert _head(found.regex) is not None
+    assert found.search("the NPU device was not found") is not None
+    assert found.search("~/.npu/cache not found, npu is not found")  # a later head matches
+    assert found.search("npu/x not found") is None
+    # what its head's first place gives is what the regex's own search gives
+    line = "npu " * 2000 + "not found"
+    assert found.search(line).span() == re.search(found.regex, line).span()  # type: ignore[union-attr]
+    # a head that repeats something, or none before the ".*", is searched as before
+    assert _head(r"(?i)\bcmake\d+\b.*required") is None
+    assert _head(r"(?i)version.*mismatch") is None  # led by its text: the older rule
+    assert _head(r"a|b.*c") is None
+    assert _head(r"(?i)\bnpu\b.*?not found") is None
