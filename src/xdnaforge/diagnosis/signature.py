@@ -54,8 +54,7 @@ class Signature:
             return _compiled(self.regex).match(line, at) if at >= 0 else None
         head = _head(self.regex)
         if head is not None:
-            first = head.search(line)
-            return _compiled(self.regex).match(line, first.start()) if first else None
+            return _from_head(_compiled(self.regex), head, line)
         return _compiled(self.regex).search(line)
 
 
@@ -99,14 +98,34 @@ def _leads_with(regex: str, literal: str) -> bool:
     return rest.startswith(".*") and not rest.startswith(".*?")
 
 
+def _from_head(regex: re.Pattern[str], head: re.Pattern[str], line: str) -> re.Match[str] | None:
+    """`regex.search(line)` for a regex that is `head`, ".*", then the rest. Tried from the
+    head's first place (start s, end e): a match there is the leftmost one. If there is
+    none, the rest matches nowhere from e on (the ".*" reached every place), so a later
+    head can only help if it ends before e: one that starts inside the first one's span
+    (the head repeats nothing, so the span is a few characters). Linear in the line, where
+    the search retried the ".*" from every later head (quadratic on a line of them)."""
+    first = head.search(line)
+    if first is None:
+        return None
+    found = regex.match(line, first.start())
+    end, at = first.end(), first.start() + 1
+    while found is None and at < end:
+        inner = head.search(line, at)
+        if inner is None or inner.start() >= end:
+            return None
+        if inner.end() < end:
+            found = regex.match(line, inner.start())
+        at = inner.start() + 1
+    return found
+
+
 @functools.cache
 def _head(regex: str) -> re.Pattern[str] | None:
     """The part of a regex before its first top-level greedy ".*", compiled, when that part
-    repeats nothing (no "*", "+" or "{n,m}" outside its classes and escapes), ends at a word
-    boundary or a lookaround and has no top-level alternation: its matches are words, none
-    inside another, so the regex matches a line if and only if it matches from the first
-    place its head does (the ".*" reaches every place a later head could start from). None
-    for any other regex."""
+    repeats nothing (no "*", "+" or "{n,m}" outside its classes, escapes and lookarounds)
+    and has no top-level alternation (`_from_head` searches from it). None for any other
+    regex, and for one led by its plain text (`_leads_with` does that)."""
     flags = "(?i)" if regex.startswith("(?i)") else ""
     body = regex[len(flags) :]
     index = 0
@@ -128,7 +147,7 @@ def _head(regex: str) -> re.Pattern[str] | None:
             return None
         if body.startswith(".*", index):
             head = body[:index]
-            if body.startswith(".*?", index) or not head.endswith(("\\b", ")")):
+            if body.startswith(".*?", index) or not head:
                 return None
             return _compiled(flags + head)
         index += 1
