@@ -10,7 +10,8 @@ Nothing outside the temporary directory is written (git's worktree list is prune
 
 Printed per set and in total: right, how many logs doctor answered (healthy or a family,
 not unknown) and how many of its answers were right, wrong families, healthy logs called
-failing, failing logs called healthy; then what today's code makes of the same logs, which
+failing, failing logs called healthy, and the blind confusion table (per expected family: right,
+and what the misses were called); then what today's code makes of the same logs, which
 is no longer blind (each set was read after its measure).
 
     python bench/bench_blind.py [--sets 75-80]
@@ -33,6 +34,7 @@ from xdnaforge.diagnosis.evaluate import (
     Case,
     Outcome,
     blind_commits,
+    confusion_table,
     fresh_set,
     judge_case,
     load_corpus,
@@ -141,6 +143,7 @@ def main() -> int:
         print(f"set {number} ({len(idents)} logs, at {commits[number]}): ", end="")
         print(describe(blind[i] for i in idents))
     print(f"blind, all {len(blind)} logs: {describe(blind.values())}")
+    print(confusion_table(blind.values()))
     print(f"today's code on the same logs (read since): {describe(today.values())}")
     return 0
 
