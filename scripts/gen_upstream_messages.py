@@ -28,6 +28,11 @@ component, level, the template as printed, its regex, file, function, the family
 (`diagnosis/source_families.py`: the reviewed table from where a message is thrown to its
 family) and the releases that print it (indices into `sources`). No code is kept.
 
+--restamp reads no snapshot: after a review of the family table, it gives every message of
+the existing data file the family the table now gives it (from its repository, file,
+function and template, as a run from the snapshots would) and writes the file again; with
+an unchanged table it writes the file byte for byte.
+
 --linux-excerpts reads *.c files named after drivers/accel/amdxdna/ files of the in-tree
 driver (Linux is too large to fetch here): each holds the lines of one upstream file that
 carry function headers and message calls, first line `// commit <sha>`. Without it the
@@ -409,10 +414,27 @@ def compact(indices: list[int]) -> str:
     return ",".join(f"{a}" if a == b else f"{a}-{b}" for a, b in runs)
 
 
+def restamp(text: str) -> str:
+    """The data file `text`, each message stamped with the family the table gives it now
+    (the repository is that of the first release that prints it, as `collect` had it)."""
+    data = json.loads(text)
+    sources = data["sources"]
+    messages = []
+    for item in rows(data):
+        repo = sources[expand(item["seen"])[0]]["repo"]
+        item["family"] = family_of(repo, item["file"], item["function"], item["template"])
+        rule = rule_for(repo, item["file"], item["function"], item["template"])
+        if rule is not None and rule.caller:
+            item["caller"] = True
+        messages.append(item)
+    return render(sources, messages)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--xdna", type=Path, required=True)
-    parser.add_argument("--xrt", type=Path, required=True)
+    parser.add_argument("--restamp", action="store_true", help="the families anew, no snapshot")
+    parser.add_argument("--xdna", type=Path)
+    parser.add_argument("--xrt", type=Path)
     parser.add_argument("--flm", type=Path)
     parser.add_argument("--lemonade", type=Path)
     parser.add_argument("--iree", type=Path)
@@ -444,6 +466,12 @@ def main() -> int:
         / "src/xdnaforge/diagnosis/data/upstream_messages.json",
     )
     options = parser.parse_args()
+    if options.restamp:
+        options.output.write_text(restamp(options.output.read_text()))
+        print(f"families restamped from the table -> {options.output}")
+        return 0
+    if options.xdna is None or options.xrt is None:
+        parser.error("--xdna and --xrt are required (or --restamp)")
     table: dict[tuple[str, str, str, str], dict[str, object]] = {}
     sources: list[dict[str, str]] = []
     read_repo(table, sources, "amd/xdna-driver", options.xdna, XDNA_PINS, _xdna_file)

@@ -4,6 +4,7 @@ file it wrote."""
 from __future__ import annotations
 
 import importlib.util
+import json
 import re
 from types import ModuleType
 
@@ -447,3 +448,28 @@ def test_python_raises_logs_and_prints_of_errors_are_extracted() -> None:
     ]
     # a file this Python cannot parse (a release written for Python 2) gives nothing
     assert extract("src/old.py", 'print "Error: old"\n') == []
+
+
+def test_restamping_with_the_reviewed_table_writes_the_data_file_byte_for_byte() -> None:
+    # --restamp: the families anew from the table, no snapshot; the table the file was
+    # generated with gives it back unchanged
+    text = DATA_FILE.read_text(encoding="utf-8")
+    assert gen_script().restamp(text) == text
+
+
+def test_restamping_gives_a_message_the_family_of_where_it_is_thrown_now() -> None:
+    sources = [{"repo": "amd/xdna-driver", "commit": "a1", "label": "main"}]
+    given = [
+        {
+            "component": "amdxdna",
+            "level": "error",
+            "file": "src/driver/amdxdna/aie2_pci.c",
+            "function": "aie2_check_protocol",
+            "template": "Incompatible firmware protocol major %d minor %d",
+            "seen": "0",
+            "family": "command",  # stamped by another table
+        }
+    ]
+    script = gen_script()
+    [(_, _, [row])] = json.loads(script.restamp(script.render(sources, given)))["messages"]
+    assert row[-1] == "versions"  # FIELDS end with the family (no caller column here)
