@@ -181,8 +181,8 @@ class Score:
     right: int
     total: int
     false_healthy: int
-    answered: int = 0  # logs called healthy or given a family (not unknown)
-    right_answered: int = 0  # ... and right
+    answered: int  # logs called healthy or given a family (not unknown)
+    right_answered: int  # ... and right
 
     @property
     def accuracy(self) -> float:

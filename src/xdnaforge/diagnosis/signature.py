@@ -124,8 +124,9 @@ def _from_head(regex: re.Pattern[str], head: re.Pattern[str], line: str) -> re.M
 def _head(regex: str) -> re.Pattern[str] | None:
     """The part of a regex before its first top-level greedy ".*", compiled, when that part
     repeats nothing (no "*", "+" or "{n,m}" outside its classes, escapes and lookarounds)
-    and has no top-level alternation (`_from_head` searches from it). None for any other
-    regex, and for one led by its plain text (`_leads_with` does that)."""
+    and has no top-level alternation (`_from_head` searches from it); None for any other
+    regex. A regex led by its plain text has a head too, but `search_regex` takes the
+    cheaper `_leads_with` path for it first."""
     flags = "(?i)" if regex.startswith("(?i)") else ""
     body = regex[len(flags) :]
     index = 0
