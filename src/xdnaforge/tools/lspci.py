@@ -9,9 +9,9 @@ use: %s" when a driver is bound to the device, "\tKernel modules: %s" for the mo
 could drive it. A driver is bound only once its probe returned success.
 
 Under -v, each memory BAR is a line "\tMemory at %s (%s) [disabled] [size=%s]" (lspci.c,
-show_bases): "[disabled]" when the device's command register has memory decoding off, which
-no driver that enabled the device (amdxdna's probe begins with pcim_enable_device, undone
-when the probe fails) leaves so.
+show_bases; under -vv "\tRegion %d: Memory at ..."): "[disabled]" when the device's
+command register has memory decoding off, which no driver that enabled the device
+(amdxdna's probe begins with pcim_enable_device, undone when the probe fails) leaves so.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 _SLOT_RE = re.compile(r"^((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]) (.*)$")
 _IN_USE_RE = re.compile(r"^\s+Kernel driver in use: (\S+)")
 _MODULES_RE = re.compile(r"^\s+Kernel modules: (.+?)\s*$")
-_MEMORY_RE = re.compile(r"^\s*Memory at \S+ \([^)\n]*\)( \[disabled\])?")
+_MEMORY_RE = re.compile(r"^\s*(?:Region \d+: )?Memory at \S+ \([^)\n]*\)( \[disabled\])?")
 # the vendor and device id lspci -nn puts after the device's name
 _IDS_RE = re.compile(r"\[([0-9a-fA-F]{4}):([0-9a-fA-F]{4})\]")
 

@@ -69,3 +69,6 @@ def test_an_npu_whose_memory_no_driver_enabled_is_a_finding() -> None:
     enabled = VERBOSE.replace("(64-bit, prefetchable) [disabled]", "(64-bit, prefetchable)")
     assert memory_disabled(enabled, "1022", frozenset({"17f0"})) == []
     assert memory_disabled(VERBOSE, "1022", frozenset({"1502"})) == []
+    # -vv names each region
+    very = VERBOSE.replace("\tMemory at", "\tRegion 0: Memory at")
+    assert memory_disabled(very, "1022", frozenset({"17f0"})) == ["c7:00.1"]
