@@ -41,6 +41,7 @@ from xdnaforge.diagnosis.evaluate import (
     score,
 )
 from xdnaforge.diagnosis.knowledge import load_knowledge
+from xdnaforge.diagnosis.log_verdict import UNKNOWN
 
 REPO = Path(__file__).resolve().parent.parent
 FRESH = REPO / "tests/fixtures/fresh"
@@ -58,8 +59,20 @@ JUDGE = (
 )
 
 
+class Unmeasurable(Exception):
+    """A recorded commit cannot judge its sets here (said with what to do)."""
+
+
 def judged_at(commit: str, files: list[Path], work: Path) -> dict[str, str]:
     """What the doctor of `commit` found in each file (by id)."""
+    known = subprocess.run(
+        ["git", "-C", str(REPO), "cat-file", "-e", f"{commit}^{{commit}}"], capture_output=True
+    )
+    if known.returncode != 0:
+        raise Unmeasurable(
+            f"commit {commit} (blind.txt) is not in this clone's history; a shallow clone "
+            "has none: run `git fetch --unshallow` and again"
+        )
     tree = work / commit
     subprocess.run(
         ["git", "-C", str(REPO), "worktree", "add", "--quiet", "--detach", str(tree), commit],
@@ -73,8 +86,13 @@ def judged_at(commit: str, files: list[Path], work: Path) -> dict[str, str]:
             env=env,
             capture_output=True,
             text=True,
-            check=True,
         )
+        if done.returncode != 0:
+            last = (done.stderr.strip().splitlines() or ["(no output)"])[-1]
+            raise Unmeasurable(
+                f"the doctor of {commit} could not judge its sets: {last} (its own "
+                "dependencies may differ from this environment's)"
+            )
         found: dict[str, str] = json.loads(done.stdout)
         return found
     finally:
@@ -91,7 +109,7 @@ def describe(outcomes: Iterable[Outcome]) -> str:
         if not o.right and o.found not in ABSTAINED and HEALTHY not in (o.found, o.case.expect)
     )
     false_failure = sum(
-        1 for o in outcomes if o.case.expect == HEALTHY and o.found not in (HEALTHY, "unknown")
+        1 for o in outcomes if o.case.expect == HEALTHY and o.found not in (HEALTHY, UNKNOWN)
     )
     return (
         f"{score(outcomes).describe()}; wrong family {wrong}, healthy logs called failing "
@@ -132,6 +150,9 @@ def main() -> int:
             for commit, paths in files.items():
                 found = judged_at(commit, paths, Path(work))
                 blind.update({i: Outcome(cases[i], f) for i, f in found.items()})
+        except Unmeasurable as problem:
+            print(f"bench_blind: {problem}", file=sys.stderr)
+            return 1
         finally:
             subprocess.run(["git", "-C", str(REPO), "worktree", "prune"], check=False)
     entries = load_knowledge()
