@@ -416,7 +416,10 @@ def compact(indices: list[int]) -> str:
 
 def restamp(text: str) -> str:
     """The data file `text`, each message stamped with the family the table gives it now
-    (the repository is that of the first release that prints it, as `collect` had it)."""
+    (the repository is that of the first release that prints it, as `collect` had it). A
+    caller mark is only added (a rule's `caller`), never taken off: it also comes from the
+    source's text (a caught exception's message printed inside), which the file does not
+    keep; a rule that stops marking a caller needs a full run."""
     data = json.loads(text)
     sources = data["sources"]
     messages = []
