@@ -22,7 +22,9 @@ program:
   a JSON report's '"avg_tokens_per_second": 25.21' (Ryzen AI's model_benchmark), its text
   report's "avg (tokens/s): 14.9513" (onnxruntime-genai's benchmark/c/main.cpp),
   "items_per_second=620.987/s", "51.0 TOPS", "80547 op/s", "17965.3 run/sec", "30.00 fps",
-  "203.68 dispatch/s";
+  "203.68 dispatch/s"; or a table's column of them, its header naming the rate and every
+  row under it giving a figure above zero ("| Model | decode tok/s |", CSV's
+  "decoding_avg_toks_per_s" written by a benchmark);
 - a checklist of its steps, every item ticked and none crossed or marked with a warning
   sign ("[Attention] Rope ✔",
   "✓ Server health: OK"; three at least), unless the log ends at a step still running
@@ -227,6 +229,64 @@ def measured_rate(body: str) -> str | None:
             number = match.group(2) if match.group(1)[0].isalpha() else match.group(1)
             if _positive(number):
                 return f"the program measured its work ({match.group(0).strip()})"
+    return tabled_rate(body)
+
+
+# A table of a program's measures, a run a row: the unit of a rate in a column's header
+# ("decode tok/s", "decoding_avg_toks_per_s", "Throughput (fps)", "TOPS"), its figures in
+# the rows under it. Markdown's pipe tables (and the ones `column -t`-like tools draw with
+# '|') and CSV's header line are the two forms a program writes or a person pastes.
+_RATE_HEADER_RE = re.compile(
+    rf"(?i)(?:^|[^a-z])(?:{_UNITS}|toks)\s*(?:/|_?per_?)\s*s(?:ec(?:ond)?)?(?![a-z])"
+    r"|(?:^|[^a-z])(?:TPS|TOPS|GOPS|TFLOPS|GFLOPS|fps)(?![a-z])"
+)
+# a figure with its unit, if any: "58.30", "1,466.81", "12.5 tok/s"
+_FIGURE_RE = re.compile(r"^(\d{1,12}(?:,\d{3})*(?:\.\d+)?)(?:\s*[a-zA-Z/]{1,12})?$")
+# a row that says a run did not give its figures
+_NO_FIGURE_RE = re.compile(r"(?i)\b(?:fail(?:ed|ure)?|error|timed? ?out|crash(?:ed)?|hang|oom)\b")
+_TABLE_LINES = 5000  # the rows of a table read: a results table, not a log
+
+
+def _cells(line: str) -> list[str] | None:
+    text = line.strip()
+    if text.startswith("|") and text.endswith("|") and len(text) > 2:
+        return [cell.strip() for cell in text[1:-1].split("|")]
+    if text.count(",") >= 2 and "|" not in text:
+        return [cell.strip() for cell in text.split(",")]
+    return None
+
+
+def _separator(cells: list[str]) -> bool:
+    return all(re.fullmatch(r":?-{2,}:?", cell) for cell in cells)
+
+
+def tabled_rate(body: str) -> str | None:
+    """A rate of work in a table's column, every row under its header giving a figure above
+    zero there and none saying the run failed; the first such column of the log."""
+    lines = body.splitlines()[:_TABLE_LINES]
+    for at, line in enumerate(lines):
+        header = _cells(line)
+        if header is None or len(header) < 2:
+            continue
+        columns = [i for i, cell in enumerate(header) if _RATE_HEADER_RE.search(cell)]
+        if not columns:
+            continue
+        figures: list[str] = []
+        for row_line in lines[at + 1 :]:
+            row = _cells(row_line)
+            if row is None or len(row) != len(header):
+                break
+            if _separator(row):
+                continue
+            if _NO_FIGURE_RE.search(row_line):
+                return None
+            figure = _FIGURE_RE.match(row[columns[0]])
+            if figure is None or not _positive(figure.group(1).replace(",", "")):
+                return None
+            figures.append(row[columns[0]])
+        if figures:
+            rows = f"{len(figures)} row" + ("s" if len(figures) > 1 else "")
+            return f"the program measured its work ({header[columns[0]]}: {figures[0]}; {rows})"
     return None
 
 

@@ -167,6 +167,31 @@ def test_a_measured_rate_is_read_in_its_three_orders() -> None:
     assert measured_rate("llama-bench -m x.gguf\n| pp512 | 512.3 tok/s |\n") is None
 
 
+def test_a_rate_in_a_tables_column_is_read_in_markdown_and_csv() -> None:
+    markdown = (
+        "| Model | TTFT s | decode tok/s |\n|-------|-------:|------:|\n"
+        "| gemma3:1b | 1.31 | 36.13 |\n| llama3.1:8b | 3.08 | 10.98 |\n"
+    )
+    assert measured_rate(markdown) == "the program measured its work (decode tok/s: 36.13; 2 rows)"
+    csv = "context_k,ttft_avg_s,decoding_avg_toks_per_s\n1,0.69,57.89\n2,1.06,54.74\n"
+    assert measured_rate(csv) == (
+        "the program measured its work (decoding_avg_toks_per_s: 57.89; 2 rows)"
+    )
+    assert measured_rate("| net | Throughput (fps) |\n|---|---|\n| resnet50 | 1,204.5 |\n")
+    # a header alone, a row without its figure, a zero or a failed run: no measure of work
+    assert measured_rate("| Model | decode tok/s |\n|---|---|\n") is None
+    assert measured_rate("| Model | decode tok/s |\n|---|---|\n| a | 10.2 |\n| b | - |\n") is None
+    assert measured_rate("| Model | decode tok/s |\n|---|---|\n| a | 0.0 |\n") is None
+    failed = "| Model | decode tok/s | note |\n|---|---|---|\n| a | 9.1 | failed once |\n"
+    assert measured_rate(failed) is None
+    # columns that time a run ("TTFT s", "latency ms") are not a rate of work
+    timed = "| Model | TTFT s | latency ms |\n|---|---|---|\n| a | 1.3 | 40 |\n"
+    assert measured_rate(timed) is None
+    # prose with commas is no table, and a table of another device's rates is not the NPU's
+    assert measured_rate("we read it, the decode tok/s, twice\nthen, some more, words\n") is None
+    assert measured_rate("| backend | tok/s |\n|---|---|\n| on CPU | 9.3 |\n") is None
+
+
 def test_the_firmwares_version_is_evidence_only_in_a_log_of_the_npu() -> None:
     assert firmware_answered('accel: "/dev/accel/accel0",\nFW Version: 1.5.2.380\n')
     assert firmware_answered("$ cat /sys/class/accel/accel0/device/fw_version\n1.1.2.65\n")
