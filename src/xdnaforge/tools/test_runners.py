@@ -6,6 +6,14 @@ and pytest. Pure parsers; nothing is run here.
   from <S> test suites ran.", "[  PASSED  ] <N> tests.", "[  FAILED  ] <N> tests, listed below:";
 - pytest (_pytest/terminal.py, the final summary line): "== <n> passed, <m> skipped in 1.2s ==",
   with "failed" and "error(s)" counts when there are some;
+- Python's unittest (Lib/unittest/runner.py, TextTestRunner.run): "Ran <n> test(s) in
+  <t>s", a blank line, then "OK" or "FAILED (failures=<f>, errors=<e>)", with "skipped=<s>"
+  and the expected failures among the counts in parentheses;
+- Rust's libtest (library/test/src/formatters/pretty.rs, write_run_finish), one per test
+  binary cargo runs: "test result: ok. <p> passed; <f> failed; <i> ignored; <m> measured;
+  <o> filtered out; finished in <t>s" ("FAILED." for a binary with a failure);
+- Catch2's console reporter (printTotals): "All tests passed (<a> assertion(s) in <c> test
+  case(s))", or "test cases: <n> | <p> passed | <f> failed" when some failed;
 - LLVM lit (lit/display.py, print_summary; run as lit 12, 17 and 23 print it), which
   mlir-aie and mlir-air run their hardware tests with: "Testing Time: <t>s", then one line
   per result ("  Passed     : 14", lit 23 adding " (50.00%)" after "Total Discovered
@@ -65,6 +73,19 @@ _PYTEST_RE = re.compile(
     re.M,
 )
 _PYTEST_COUNT_RE = re.compile(r"(\d+) (passed|failed|skipped|errors?|xfailed|xpassed)")
+_UNITTEST_RE = re.compile(
+    r"^Ran (\d+) tests? in [\d.]+s[ \t]*\n(?:[ \t]*\n)*(OK|FAILED)(?: \(([^()\n]*)\))?[ \t]*$", re.M
+)
+_UNITTEST_COUNT_RE = re.compile(r"(failures|errors|skipped|expected failures)=(\d+)")
+_LIBTEST_RE = re.compile(
+    r"^test result: (?:\x1b?\[[\d;]*m)*(ok|FAILED)(?:\x1b?\[[\d;]*m)*\. "
+    r"(\d+) passed; (\d+) failed;",
+    re.M,
+)
+_CATCH2_PASSED_RE = re.compile(
+    r"^All tests passed \((\d+) assertions? in (\d+) test cases?\)", re.M
+)
+_CATCH2_FAILED_RE = re.compile(r"^test cases: +(\d+) \|(?: +(\d+) passed \|)? +(\d+) failed", re.M)
 _LIT_TIME_RE = re.compile(r"^Testing Time: [\d.]+s\s*$", re.M)
 _LIT_COUNT_RE = re.compile(
     r"^\s*(Passed|Failed|Unsupported|Expectedly Failed|Unresolved|Timed Out|Unexpectedly Passed"
@@ -168,6 +189,22 @@ def summaries(text: str) -> list[Summary]:
         }
         broken = counts.get("failed", 0) + counts.get("error", 0)
         found.append(Summary("pytest", counts.get("passed", 0), broken))
+    for match in _UNITTEST_RE.finditer(text):
+        counts = {kind: int(n) for kind, n in _UNITTEST_COUNT_RE.findall(match.group(3) or "")}
+        broken = counts.get("failures", 0) + counts.get("errors", 0)
+        if match.group(2) == "FAILED":
+            broken = max(broken, 1)
+        counted = int(match.group(1)) - counts.get("skipped", 0)
+        found.append(Summary("unittest", max(counted - broken, 0), broken))
+    for match in _LIBTEST_RE.finditer(text):
+        failing = int(match.group(3))
+        if match.group(1) == "FAILED":
+            failing = max(failing, 1)
+        found.append(Summary("cargo test", int(match.group(2)), failing))
+    for match in _CATCH2_PASSED_RE.finditer(text):
+        found.append(Summary("Catch2", int(match.group(2)), 0))
+    for match in _CATCH2_FAILED_RE.finditer(text):
+        found.append(Summary("Catch2", int(match.group(2) or 0), int(match.group(3))))
     timed_lit = _LIT_TIME_RE.search(text)
     if timed_lit:
         counts = {kind: int(n) for kind, n in _LIT_COUNT_RE.findall(text, timed_lit.end())}

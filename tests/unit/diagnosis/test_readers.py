@@ -582,3 +582,12 @@ def test_the_drivers_name_for_the_npu_printed_by_a_program_no_reader_knows_is_he
         "-----\nTest 1 [0000:c5:00.1]     : gemm\n[   <->  ]: Running Test... < 0s >\n"
     )
     assert judge(cut).evidence != "the driver named the NPU (RyzenAI-npu4)"
+
+
+def test_every_runners_failed_tests_are_a_failed_run_in_doctor() -> None:
+    ran = "$ python -m unittest test_npu\n....\nRan 4 tests in 2.1s\n\n"
+    assert judge(ran + "OK\n").status == HEALTHY
+    failed = judge(ran + "FAILED (failures=1)\n")
+    assert (failed.status, [d.code for d in failed.diagnoses]) == (FAILURE, ["test-run-failed"])
+    cargo = "test result: FAILED. 1 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out\n"
+    assert [d.code for d in judge(cargo).diagnoses] == ["test-run-failed"]

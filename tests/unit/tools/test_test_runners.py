@@ -36,6 +36,36 @@ def test_pytest_final_line_with_its_counts() -> None:
     assert summaries("12 passed\n") == []
 
 
+def test_pythons_unittest_summary_with_its_counts() -> None:
+    ok = "....s\n" + "-" * 70 + "\nRan 5 tests in 0.012s\n\nOK (skipped=1)\n"
+    assert summaries(ok) == [Summary("unittest", 4, 0)]
+    bad = "Ran 5 tests in 1.500s\n\nFAILED (failures=1, errors=2)\n"
+    assert summaries(bad) == [Summary("unittest", 2, 3)]
+    assert summaries("Ran 5 tests in 0.1s\n") == []  # cut before its verdict
+    assert summaries("OK\n") == []
+
+
+def test_rusts_libtest_summary_one_per_test_binary() -> None:
+    text = (
+        "test dump::reads_fw_version ... ok\n\n"
+        "test result: ok. 3 passed; 0 failed; 1 ignored; 0 measured; 0 filtered out;"
+        " finished in 0.02s\n\n"
+        "test result: FAILED. 1 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out\n"
+    )
+    assert summaries(text) == [Summary("cargo test", 3, 0), Summary("cargo test", 1, 1)]
+    coloured = "test result: \x1b[32mok\x1b[0m. 2 passed; 0 failed; 0 ignored; 0 measured\n"
+    assert summaries(coloured) == [Summary("cargo test", 2, 0)]
+
+
+def test_catch2s_totals() -> None:
+    assert summaries("All tests passed (14 assertions in 3 test cases)\n") == [
+        Summary("Catch2", 3, 0)
+    ]
+    bad = "test cases: 3 | 2 passed | 1 failed\nassertions: 9 | 8 passed | 1 failed\n"
+    assert summaries(bad) == [Summary("Catch2", 2, 1)]
+    assert summaries("test cases: 1 | 1 failed\n") == [Summary("Catch2", 0, 1)]
+
+
 def test_a_run_of_nothing_is_not_all_passed() -> None:
     assert not Summary("ctest", 0, 0).all_passed
 
