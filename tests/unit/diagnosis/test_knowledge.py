@@ -153,6 +153,11 @@ def test_every_entry_is_exercised_by_a_log() -> None:
         "windows-cm-access-denied",
         "ort-vitisai-provider-missing",
         "vitis-ai-target-unknown",
+        # the loader's, pybind11's, pip's and ONNX Runtime's version refusals (TOOLS below)
+        "binary-symbol-version-missing",
+        "python-version-unsupported",
+        "pip-dependency-conflict",
+        "onnx-ir-version-unsupported",
         # a version check's unmet requirement (test_a_version_check_that_is_not_met_is_versions)
         "version-requirement-unmet",
         # ninja's own messages (test_ninjas_messages_name_what_is_missing)
@@ -547,6 +552,20 @@ TOOLS = {
     ),
     "Error: Package: xrt-2.7.766-1.x86_64 (/xrt_202010.2.7.766-xrt)\n"
     "           Requires: pkgconfig(yaml-0.1) >= 0.1.4": "yum-dependency-missing",
+    # glibc's loader (elf/dl-version.c), pybind11's and pip's Python checks, pip's conflict
+    # report and ONNX Runtime's model loader (model.cc), as they print them
+    "./flm: /lib/x86_64-linux-gnu/libc.so.6: version `GLIBC_2.38' not found (required by "
+    "./flm)": "binary-symbol-version-missing",
+    "ImportError: Python version mismatch: module was compiled for Python 3.10, but the "
+    "interpreter version is incompatible: 3.12.3.": "python-version-unsupported",
+    "ERROR: Package 'ryzenai' requires a different Python: 3.13.1 not in '<3.13,>=3.10'": (
+        "python-version-unsupported"
+    ),
+    "voe 1.5.0 requires numpy<2, but you have numpy 2.1.0 which is incompatible.": (
+        "pip-dependency-conflict"
+    ),
+    "[ONNXRuntimeError] : 1 : FAIL : Load model from m.onnx failed:Unsupported model IR "
+    "version: 10, max supported IR version: 9": "onnx-ir-version-unsupported",
     # XRT's noshim::load_axlf (ishim.h), as pybind11 raises it from pyxrt's device.load_xclbin
     "RuntimeError: load_axlf: Operation not supported": "hwctx-legacy-xclbin-load",
     # a Python traceback cut after its innermost frame, a pyxrt call (pyxrt.cpp's classes)
@@ -774,3 +793,10 @@ def test_a_version_check_that_is_not_met_is_versions(line: str) -> None:
 )
 def test_a_version_check_that_is_met_is_no_finding(line: str) -> None:
     assert "version-requirement-unmet" not in [d.code for d in judge(line + "\n").diagnoses]
+
+
+def test_a_weak_symbol_version_or_a_met_python_is_no_refusal() -> None:
+    # glibc prints the weak form only as a warning (ldd -v); pip's list of none skipped
+    assert judge("weak version `GLIBC_2.2.5' not found (required by ./x)\n").status != FAILURE
+    ignored = "INFO: Ignored the following versions that require a different python version: none\n"
+    assert judge(ignored).status != FAILURE
