@@ -37,6 +37,9 @@ program:
   the firmware takes part in (the driver asks it for the context: aie2_create_context), so
   the driver, the firmware and the xclbin's partition all accepted it. Opening the device or
   registering the xclbin is the host's work alone and is no evidence.
+- an XRT run's state printed as COMPLETED ("Execution state:
+  ert_cmd_state.ERT_CMD_STATE_COMPLETED", ert.h's enumerator): the firmware answered that
+  the command ran to its end.
 - a build tool's own word that the build finished, in its format strings: CMake's
   Makefiles' last target at 100 % ("[100%] Built target xrt_native",
   cmGlobalUnixMakefileGenerator3.cxx), ninja's last step of all ("[57/57] Linking ..."),
@@ -329,6 +332,25 @@ def hardware_context(body: str) -> str | None:
     return f"the program created its hardware context on the NPU ({done.group(0).strip()})"
 
 
+# an XRT run's state as the program prints it once the run ended: the enumerator of
+# ert_cmd_state (XRT's ert.h) as pyxrt's enum prints it ("ert_cmd_state.ERT_CMD_STATE_COMPLETED")
+# or as C++ code names it, after "state" and a colon or an equals sign, last on its line; a
+# comparison against it ("!= ERT_CMD_STATE_COMPLETED", "expected ...") says nothing ran
+_RUN_COMPLETED_RE = re.compile(
+    r"(?im)^[^\n]{0,120}?\bstate\b[ \t]*[:=][ \t]*(?:ert_cmd_state\.)?ERT_CMD_STATE_COMPLETED"
+    r"(?:[ \t]*\(4\))?[ \t.]*$"
+)
+
+
+def run_completed(body: str) -> str | None:
+    """An XRT run's own state, COMPLETED: the NPU executed the command to its end (the
+    driver marks it so when the firmware's response says it finished)."""
+    done = _RUN_COMPLETED_RE.search(body)
+    if done is None or re.search(r"(?i)expect|!=|==|\bnot\b", done.group(0)):
+        return None
+    return f"an XRT run on the NPU completed ({done.group(0).strip()})"
+
+
 _BUILT_RES = (
     (re.compile(r"^\[100%\] Built target (\S+)", re.M), "make built target {}"),
     (re.compile(r"^[ \t]*LD \[M\] +(\S+\.ko)\s*$", re.M), "kbuild linked {}"),
@@ -391,5 +413,6 @@ def outcome(body: str) -> str | None:
         or checklist(body)
         or firmware_answered(body)
         or hardware_context(body)
+        or run_completed(body)
         or build_finished(body)
     )

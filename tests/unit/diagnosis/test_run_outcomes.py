@@ -13,6 +13,7 @@ from xdnaforge.diagnosis.run_outcomes import (
     firmware_answered,
     hardware_context,
     measured_rate,
+    run_completed,
     verdict,
 )
 
@@ -190,6 +191,17 @@ def test_a_rate_in_a_tables_column_is_read_in_markdown_and_csv() -> None:
     # prose with commas is no table, and a table of another device's rates is not the NPU's
     assert measured_rate("we read it, the decode tok/s, twice\nthen, some more, words\n") is None
     assert measured_rate("| backend | tok/s |\n|---|---|\n| on CPU | 9.3 |\n") is None
+
+
+def test_an_xrt_runs_completed_state_is_evidence_but_a_comparison_with_it_is_not() -> None:
+    assert run_completed("Execution state: ert_cmd_state.ERT_CMD_STATE_COMPLETED\n")
+    assert run_completed("run 3: state = ERT_CMD_STATE_COMPLETED (4)\n")
+    assert run_completed("expected state: ERT_CMD_STATE_COMPLETED\n") is None
+    assert run_completed("if (state != ERT_CMD_STATE_COMPLETED)\n") is None
+    assert run_completed("state: ERT_CMD_STATE_TIMEOUT\n") is None
+    ran = "Loading npu.xclbin\nExecution state: ert_cmd_state.ERT_CMD_STATE_COMPLETED\n"
+    assert judge(ran).status == HEALTHY
+    assert judge(ran + "Traceback (most recent call last):\nRuntimeError: bad\n").failing
 
 
 def test_the_firmwares_version_is_evidence_only_in_a_log_of_the_npu() -> None:
