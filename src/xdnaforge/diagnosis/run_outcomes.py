@@ -48,9 +48,10 @@ program:
   ..." and CMake's configure step ("-- Build files have been written to: ...", cmake.cxx),
   Riallto's app builder ("Successfully Building Application... x.xclbin & x.seq
   delivered"), mlir-aie's C++ aiecc ("Compilation completed successfully",
-  tools/aiecc/aiecc.cpp), xclbinutil writing an xclbin ("Successfully wrote (<n> bytes)
-  to the output file: x.xclbin", XclBinClass.cxx) and nixpkgs-review's report ("3
-  packages built:", nixpkgs_review/report.py).
+  tools/aiecc/aiecc.cpp), the AIE compiler's last lines ("Compilation Complete", then the
+  Vitis message count "(WARNING:47, CRITICAL-WARNING:0, ERROR:0)"), xclbinutil writing an
+  xclbin ("Successfully wrote (<n> bytes) to the output file: x.xclbin", XclBinClass.cxx)
+  and nixpkgs-review's report ("3 packages built:", nixpkgs_review/report.py).
 
 These are the last positive evidence doctor looks for, and they stand only where nothing
 else speaks: the verdict has already found no error line anywhere in the log, and a rate
@@ -379,6 +380,14 @@ _BUILT_RES = (
     # mlir-aie's C++ aiecc (tools/aiecc/aiecc.cpp, main: after compileAIEModule succeeded;
     # "Compilation failed" otherwise), and xclbinutil writing the xclbin (XclBinClass.cxx)
     (re.compile(r"^(Compilation completed successfully)\s*$", re.M), "aiecc: {}"),
+    # the AIE compiler of Vitis and Ryzen AI (aiecompiler, and VAIML's compile through it):
+    # its last line, the Vitis message system's count of what it printed, no error among them
+    (
+        re.compile(
+            r"^(Compilation Complete)\s*\n\(WARNING:\d+, CRITICAL-WARNING:\d+, ERROR:0\)\s*$", re.M
+        ),
+        "aiecompiler: {}, no error",
+    ),
     (
         re.compile(
             r"^Successfully wrote \(\d+ bytes\) to the output file: (\S+\.xclbin)\s*$", re.M

@@ -301,6 +301,12 @@ def test_a_checklist_counts_only_when_every_item_is_ticked_and_the_run_ended() -
             "Leaving xclbinutil.\nSuccessfully wrote (150480 bytes) to the output file: d.xclbin\n",
             "xclbinutil wrote d.xclbin",
         ),
+        # the AIE compiler's last lines, the Vitis message count with no error
+        (
+            "INFO: [aiecompiler 77-23810] Completing SchedulerControlPackets pass\n\n"
+            "Compilation Complete\n(WARNING:47, CRITICAL-WARNING:0, ERROR:0)\n",
+            "aiecompiler: Compilation Complete, no error",
+        ),
         # nixpkgs-review's report as it posts it (html_pkgs_section) and as it prints it
         (
             "### `x86_64-linux`\n<details>\n  <summary>:white_check_mark: 3 packages built:"
@@ -332,6 +338,8 @@ def test_a_build_that_did_not_finish_is_no_evidence() -> None:
     failed = "[100%] Built target x\nx.cpp:1:1: error: 'y' was not declared in this scope\n"
     assert judge(failed).status == FAILURE
     assert judge("  LD [M]  drivers/accel/amdxdna/amdxdna.o\n").status == UNKNOWN  # no module
+    counted = "Compilation Complete\n(WARNING:0, CRITICAL-WARNING:0, ERROR:1)\n"
+    assert judge(counted).status != HEALTHY  # the compiler counted an error
 
 
 def test_the_programs_word_that_its_hardware_context_was_created_is_evidence() -> None:
