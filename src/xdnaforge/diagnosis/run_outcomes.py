@@ -12,7 +12,8 @@ program:
   "PASS!  fused kernel on the NPU"); or last, in capitals, in a column of its own after
   what was judged ("unbatched: median 676.2 us/call  VERIFIED"); or "SUCCESS: <what ran>",
   the word first, in capitals; or a comparison's "MATCH" or "VERIFIED" alone on its line,
-  in capitals, or its answer as Python prints a bool ("Are the arrays equal?: True"); or a
+  in capitals, or its answer as Python prints a bool ("Are the arrays equal?: True",
+  print()'s "allclose True rtol=0.05 atol=0.1"); or a
   JSON report's verdict field alone on its line ('"status": "PASS",');
 - a tally of its tests, every one passed, alone on its line: "TOTAL 13/13 PASS", "13/13
   tests passed", "Passed: 13/13" (12/13 is no pass); or of the values its comparison found
@@ -25,6 +26,9 @@ program:
   "203.68 dispatch/s"; or a table's column of them, its header naming the rate and every
   row under it giving a figure above zero ("| Model | decode tok/s |", CSV's
   "decoding_avg_toks_per_s" written by a benchmark);
+- the time the NPU's own work took, named so on its line ("NPU Execution Time: 0.0766",
+  "IPU Total Time: 0.00053", "Average inference time with EP VitisAIExecutionProvider:
+  206.06 ms"); a time the line names no NPU for may be a wait that timed out;
 - a checklist of its steps, every item ticked and none crossed or marked with a warning
   sign ("[Attention] Rope ✔",
   "✓ Server health: OK"; three at least), unless the log ends at a step still running
@@ -75,6 +79,10 @@ _COMPARED = (
     r"^[^\w\n]*(?:[\w' -]{0,60}\b)?(?i:equal|match(?:es|ed)?|correct|allclose|identical"
     r"|verified|passed)\??[ \t]*[:=][ \t]*"
 )
+# or as print() writes its arguments, the comparison's name alone first, then the bool and
+# what it was judged by ("allclose True rtol=0.05 atol=0.1")
+_PRINTED = r"^[^\w\n]*(?i:allclose|array_equal|equal|match(?:es|ed)?|identical)[ \t]+"
+_PRINTED_TAIL = r"(?:[ \t]+[\w.]+=\S+)*[ \t]*$"
 
 _VERDICT_RE = re.compile(
     # after a logger's level tag, if any ("INFO: Test passed", "[INFO] ")
@@ -100,6 +108,7 @@ _VERDICT_RE = re.compile(
     r"|^(?-i:[ \t]*\w[^\n]*[ \t]{2}(?:PASS(?:ED)?|VERIFIED)!?)[ \t]*$"
     # or a comparison's answer as Python prints a bool ("Are the arrays equal?: True")
     rf"|{_COMPARED}True[ \t]*$"
+    rf"|{_PRINTED}True{_PRINTED_TAIL}"
     # or a JSON report's own verdict field, alone on its line ('  "status": "PASS",'): a
     # test's word, not a server's "ok" or an API's "success"
     r'|^[ \t]*"(?:status|result|verdict|outcome)"[ \t]*:[ \t]*"pass(?:ed)?"[ \t]*,?[ \t]*$',
@@ -215,7 +224,8 @@ _FAILED_RE = re.compile(
     r"|^[ \t]*\w[^\n]*[ \t]{2}FAIL(?:ED)?!?(?:[ \t]+\([^()\n]*\))?[ \t]*$"
     r"|^[^\w\n]*(?i:(?:total|summary|result|overall)?\s*(?::\s*)?\d+\s*/\s*\d+\s+fail(?:ed|s)?)\b[^\w\n]*$"
     # or a comparison's answer as Python prints a bool ("Are the arrays equal?: False")
-    rf"|{_COMPARED}False[ \t]*$",
+    rf"|{_COMPARED}False[ \t]*$"
+    rf"|{_PRINTED}False{_PRINTED_TAIL}",
 )
 
 
@@ -233,7 +243,35 @@ def measured_rate(body: str) -> str | None:
             number = match.group(2) if match.group(1)[0].isalpha() else match.group(1)
             if _positive(number):
                 return f"the program measured its work ({match.group(0).strip()})"
-    return tabled_rate(body)
+    return tabled_rate(body) or npu_timed(body)
+
+
+# the time the NPU took for its work, measured and named so on its line: "NPU Execution
+# Time: 0.0766", "IPU Total Time: 0.00053" (Ryzen AI's tutorials beside the CPU's), "Avg
+# NPU time: 61.5us." (mlir-aie's test programs), "Average inference time with EP
+# VitisAIExecutionProvider: 206.06 ms"; a time the log names no NPU for ("Prefill time:
+# 0.69 seconds") may be a wait that timed out, and is no evidence
+_TIME_UNIT = r"(?:ns|us|\u00b5s|ms|s|sec|secs|seconds?)"
+_FIGURE = r"(\d+(?:\.\d+)?(?:[eE]-?\d+)?)"
+_NPU_TIME_RES = (
+    re.compile(
+        rf"(?im)^[^\n]{{0,40}}?\b(?:NPU|IPU)\b[ \t\w]{{0,30}}?\b(?:time|latency)\b[ \t]*"
+        rf"(?:\({_TIME_UNIT}\)[ \t]*)?[:=][ \t]*{_FIGURE}[ \t]*(?:{_TIME_UNIT}\b)?\.?[ \t]*$"
+    ),
+    re.compile(
+        rf"(?im)^[^\n]{{0,40}}?\b(?:time|latency)\b[ \t\w]{{0,30}}?\b(?:NPU|IPU|"
+        rf"VitisAIExecutionProvider)[ \t]*[:=][ \t]*{_FIGURE}[ \t]*{_TIME_UNIT}\b\.?[ \t]*$"
+    ),
+)
+
+
+def npu_timed(body: str) -> str | None:
+    """A time above zero the NPU's own work took, as the program measured it."""
+    for pattern in _NPU_TIME_RES:
+        for match in pattern.finditer(body):
+            if _positive(match.group(1)):
+                return f"the program timed the NPU's work ({match.group(0).strip()})"
+    return None
 
 
 # A table of a program's measures, a run a row: the unit of a rate in a column's header

@@ -204,6 +204,24 @@ def test_an_xrt_runs_completed_state_is_evidence_but_a_comparison_with_it_is_not
     assert judge(ran + "Traceback (most recent call last):\nRuntimeError: bad\n").failing
 
 
+def test_a_time_the_npus_work_took_is_evidence_where_the_line_names_the_npu() -> None:
+    assert measured_rate("CPU Execution Time: 0.1345\nNPU Execution Time: 0.0766\n")
+    assert measured_rate("IPU Total Time: 0.0005332000000066728\n")
+    assert measured_rate("Avg NPU time: 61.5us.\n")
+    assert measured_rate("Average inference time with EP VitisAIExecutionProvider: 206.06 ms\n")
+    assert measured_rate("NPU latency (ms): 4.2\n")
+    assert measured_rate("Prefill time: 0.69 seconds\n") is None  # no NPU named: a wait?
+    assert measured_rate("NPU Execution Time: 0.0\n") is None
+    assert measured_rate("NPU time limit exceeded after 10 s, giving up\n") is None
+
+
+def test_a_comparison_printed_with_its_bool_is_a_verdict_both_ways() -> None:
+    assert verdict("  allclose True rtol=0.05 atol=0.1\n")
+    assert verdict("array_equal True\n")
+    assert failed_verdict("allclose False rtol=0.05 atol=0.1")
+    assert verdict("allclose True if the tolerance were 1e-1\n") is None  # prose after it
+
+
 def test_the_firmwares_version_is_evidence_only_in_a_log_of_the_npu() -> None:
     assert firmware_answered('accel: "/dev/accel/accel0",\nFW Version: 1.5.2.380\n')
     assert firmware_answered("$ cat /sys/class/accel/accel0/device/fw_version\n1.1.2.65\n")
