@@ -83,6 +83,9 @@ _WARNING_MARK_RE = re.compile(
     # and code that has no file ("<stdin>:52: DeprecationWarning:", "<string>:1: ")
     r"|(?:(?:[A-Za-z]:)?[^:\n]{1,400}?\.pyw?|<[\w .-]{1,80}>):\d+: (?-i:[A-Z]\w*Warning): "
 )
+# the source line CPython's warnings display prints under the warning, indented
+# (warnings.formatwarning: "  %s\n" of linecache's line): the call that warned, as code
+_WARN_CALL_RE = re.compile(r"^[ \t]*(?:warnings\.)?warn(?:_explicit)?\((?:f?['\"]|\w)")
 _RELAYED_ERROR_RE = re.compile(
     r"(?i)(?:\([\w.-]+\) +|\[[\w.-]+\] +)*\[?(?:error|fatal|critical)\]?(?::| {2}|\] )"
 )
@@ -214,6 +217,8 @@ class Classifier:
             failure = False  # "[TEST PASS] AIE async error detected.": a test that passed
         if failure and located is None and _DENIED_RE.search(line):
             failure = looks_failed(_DENIED_RE.sub(" ", line))  # what it denies is no failure
+        if failure and _WARN_CALL_RE.match(line):
+            failure = False  # the source line CPython shows under a warning: code, no message
         mark = _WARNING_MARK_RE.match(line) if failure else None
         if mark is not None and _RELAYED_ERROR_RE.match(line, mark.end()):
             mark = None  # another program's error it relays: "[Info] (FLM) [ERROR]  Model ..."

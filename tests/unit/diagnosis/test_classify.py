@@ -61,6 +61,18 @@ def test_chess_compilers_warnings_are_warnings_whatever_their_words() -> None:
     assert judge(line.replace("Warning in", "Error in")).status == UNKNOWN_FAILURE
 
 
+def test_the_source_line_under_a_python_warning_is_no_failure() -> None:
+    warned = (
+        "C:\\env\\torch\\utils\\cpp_extension.py:380: UserWarning: Error checking compiler "
+        "version for cl: [WinError 2] The system cannot find the file specified\n"
+        "  warnings.warn(f'Error checking compiler version for {compiler}: {error}')\n"
+    )
+    assert judge(warned).status == UNKNOWN  # a warning and its code, no failure
+    # the same words printed, not shown as code, are the program's failure
+    printed = "Error: checking compiler version for cl failed\n"
+    assert judge(printed).status == UNKNOWN_FAILURE
+
+
 @pytest.mark.parametrize(
     "line",
     [
