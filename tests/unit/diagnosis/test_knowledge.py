@@ -527,6 +527,9 @@ TOOLS = {
     "llvm::AIE2InstrInfo::copyPhysReg() const: Assertion `false' failed.": (
         "build-toolchain-crashed"
     ),
+    # LLVM's symbolized stack dump (Signals.cpp), its banner cut off; gdb's frames say " in "
+    "  #9 0x00007ff643dd3043 mlir::iree_compiler::runIreecMain(int, char **) "
+    "C:\\iree\\compiler\\Tools\\iree_compile_lib.cc:355:0": "build-toolchain-crashed",
     # CPython's import_from (Python/ceval.c): "cannot import name %R from %R (%S)"
     "ImportError: cannot import name '_is_integer_like_type' from 'aie.dialects.arith' "
     "(/venv/lib/python3.12/site-packages/aie/dialects/arith.py)": "build-python-import-mismatch",
@@ -800,3 +803,8 @@ def test_a_weak_symbol_version_or_a_met_python_is_no_refusal() -> None:
     assert judge("weak version `GLIBC_2.2.5' not found (required by ./x)\n").status != FAILURE
     ignored = "INFO: Ignored the following versions that require a different python version: none\n"
     assert judge(ignored).status != FAILURE
+
+
+def test_gdbs_frames_are_not_llvms_stack_dump() -> None:
+    frame = "#1  0x00007f0a1b2c3d4e in llvm::sys::RunSignalHandlers() () from /lib/libLLVM.so\n"
+    assert "build-toolchain-crashed" not in [d.code for d in judge(frame).diagnoses]
