@@ -287,6 +287,7 @@ _FIGURE_RE = re.compile(r"^(\d{1,12}(?:,\d{3})*(?:\.\d+)?)(?:\s*[a-zA-Z/]{1,12})
 # a row that says a run did not give its figures
 _NO_FIGURE_RE = re.compile(r"(?i)\b(?:fail(?:ed|ure)?|error|timed? ?out|crash(?:ed)?|hang|oom)\b")
 _TABLE_LINES = 5000  # the rows of a table read: a results table, not a log
+_TABLE_WIDTH = 2000  # a header's characters: a table's, not a hostile line's
 
 
 def _cells(line: str) -> list[str] | None:
@@ -307,6 +308,8 @@ def tabled_rate(body: str) -> str | None:
     zero there and none saying the run failed; the first such column of the log."""
     lines = body.splitlines()[:_TABLE_LINES]
     for at, line in enumerate(lines):
+        if len(line) > _TABLE_WIDTH or not _RATE_HEADER_RE.search(line):
+            continue  # no rate's unit on it (the cells are split only where one is)
         header = _cells(line)
         if header is None or len(header) < 2:
             continue
