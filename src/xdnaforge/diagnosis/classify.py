@@ -68,6 +68,11 @@ _DENIED_RE = re.compile(
     # a test runner's tally of the failures it expected (lit's "Expectedly Failed: 1", older
     # lit's "Expected Failures  : 1", lit/display.py): a result it counts as passing
     r"|^\s*Expect(?:edly Failed|ed Failures)\s*: +\d+(?: \([\d.]+%\))?\s*$"
+    # what is missing, and the program fetching it in the next sentence ("nomic-embed-text
+    # is not installed. Fetching it from ...", "model not found locally; downloading it"):
+    # a step of its own it announces, not a failure (falling back, "Using CPU", is not this)
+    r"|\bnot (?:installed|found(?: locally)?|present|cached|downloaded)\b[^\n.;]{0,60}[.;,] +"
+    r"(?:fetching|downloading|installing|building|generating|compiling) (?:it|them)\b"
 )
 _FAIL_WORD_RE = re.compile(r"(?i)\bfail")
 # a program's mark of a level below error, after its own tag where it has one ("[XRT]

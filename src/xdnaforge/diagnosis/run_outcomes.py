@@ -16,16 +16,18 @@ program:
   print()'s "allclose True rtol=0.05 atol=0.1"); or a
   JSON report's verdict field alone on its line ('"status": "PASS",');
 - a tally of its tests, every one passed, alone on its line: "TOTAL 13/13 PASS", "13/13
-  tests passed", "Passed: 13/13" (12/13 is no pass); or of the values its comparison found
+  tests passed", "Passed: 13/13" (12/13 is no pass), or of its runs, every one completed
+  ("Iterations completed: 100/100"); or of the values its comparison found
   equal to the reference's, every one: "exact-equal elements: 24576/24576", "all 1310720
   int32 accumulators BIT-EXACT vs CPU reference";
 - a measured rate of the work it did: "Tokens per second: 4.40", "12.5 tokens/s", "TPS: 31.16",
   a JSON report's '"avg_tokens_per_second": 25.21' (Ryzen AI's model_benchmark), its text
   report's "avg (tokens/s): 14.9513" (onnxruntime-genai's benchmark/c/main.cpp),
   "items_per_second=620.987/s", "51.0 TOPS", "80547 op/s", "17965.3 run/sec", "30.00 fps",
-  "203.68 dispatch/s"; or a table's column of them, its header naming the rate and every
-  row under it giving a figure above zero ("| Model | decode tok/s |", CSV's
-  "decoding_avg_toks_per_s" written by a benchmark);
+  "203.68 dispatch/s", "23.4 seq/s" (any unit of work counted: tokens, items,
+  sequences, iterations, steps, calls, kernels; never bytes); or a table's column of
+  them, its header naming the rate and every row under it giving a figure above zero
+  ("| Model | decode tok/s |", CSV's "decoding_avg_toks_per_s" written by a benchmark);
 - the time the NPU's own work took, named so on its line ("NPU Execution Time: 0.0766",
   "IPU Total Time: 0.00053", "Average inference time with EP VitisAIExecutionProvider:
   206.06 ms"); a time the line names no NPU for may be a wait that timed out;
@@ -117,6 +119,10 @@ _VERDICT_RE = re.compile(
 _UNITS = (
     r"tokens?|tok|items?|ops?|frames?|fps|images?|img|samples?|inferences?|queries|it"
     r"|runs?|commands?|cmds?|requests?|dispatch(?:es)?"
+    # the other units of work a program counts: sequences, iterations, steps, batches, the
+    # texts it embedded, the calls, kernels or tiles it ran ("23.4 seq/s", "12.1 iters/s")
+    r"|seq(?:uence)?s?|iters?|iterations?|steps?|batch(?:es)?|embeddings?|texts?|calls?"
+    r"|kernels?|tiles?|words?"
 )
 _RATE_RES = (
     re.compile(  # "Tokens per second: 4.40", "items_per_second=620.987/s", JSON's key
@@ -180,6 +186,16 @@ _TALLY_RES = (
     # (blanks around an optional colon read once: "\s*:?\s*" shared a run of blanks every
     # way between its two halves, quadratic on a hostile line)
     re.compile(r"(?im)^[^\w\n]*pass(?:ed)?\s*(?:[:=]\s*)?(\d+)\s*/\s*(\d+)[^\w\n]*$"),
+    # a count of the runs it completed, every one: "Iterations completed: 100/100",
+    # "runs succeeded: 5/5", "100/100 iterations completed"
+    re.compile(
+        r"(?im)^[^\w\n]*(?:[a-z][\w -]{0,40}?\s)?(?:completed|succeeded|successful)\s*[:=]\s*"
+        r"(\d+)\s*/\s*(\d+)[^\w\n]*$"
+    ),
+    re.compile(
+        r"(?im)^[^\w\n]*(\d+)\s*/\s*(\d+)\s+(?:[a-z][\w-]*\s+){0,2}(?:completed|succeeded)"
+        r"(?: successfully)?[^\w\n]*$"
+    ),
     # a comparison's own count of the values that matched its reference, first on its line:
     # "exact-equal elements: 24576/24576 (100.0000%)", "matching outputs: 64/64"
     re.compile(

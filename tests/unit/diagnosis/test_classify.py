@@ -61,6 +61,14 @@ def test_chess_compilers_warnings_are_warnings_whatever_their_words() -> None:
     assert judge(line.replace("Warning in", "Error in")).status == UNKNOWN_FAILURE
 
 
+def test_what_is_missing_is_no_failure_when_the_program_fetches_it_next() -> None:
+    fetched = "  nomic-embed-text-v1.5 is not installed. Fetching it from nomic-ai/nomic.\n"
+    assert judge(fetched).status == UNKNOWN
+    assert judge("  nomic-embed-text-v1.5 is not installed.\n").status == UNKNOWN_FAILURE
+    fallback = "NPU driver is not installed. Using CPU instead.\n"  # a fallback: no recovery
+    assert judge(fallback).status == UNKNOWN_FAILURE
+
+
 def test_the_source_line_under_a_python_warning_is_no_failure() -> None:
     warned = (
         "C:\\env\\torch\\utils\\cpp_extension.py:380: UserWarning: Error checking compiler "

@@ -222,6 +222,15 @@ def test_a_comparison_printed_with_its_bool_is_a_verdict_both_ways() -> None:
     assert verdict("allclose True if the tolerance were 1e-1\n") is None  # prose after it
 
 
+def test_other_units_of_work_and_a_count_of_completed_runs() -> None:
+    assert measured_rate("  embedded   2 texts in 0.09 s  ->  23.4 seq/s\n")
+    assert measured_rate("train: 12.1 iters/s\n")
+    assert measured_rate("download 12.3 MB/s\n") is None  # bytes moved, not work done
+    assert verdict("Iterations completed:  100/100\nErrors:                0\n")
+    assert verdict("100/100 iterations completed successfully\n")
+    assert verdict("Iterations completed:  97/100\n") is None
+
+
 def test_the_firmwares_version_is_evidence_only_in_a_log_of_the_npu() -> None:
     assert firmware_answered('accel: "/dev/accel/accel0",\nFW Version: 1.5.2.380\n')
     assert firmware_answered("$ cat /sys/class/accel/accel0/device/fw_version\n1.1.2.65\n")
