@@ -1,5 +1,6 @@
-"""The summary lines test runners print, read from their format strings: ctest, GoogleTest
-and pytest. Pure parsers; nothing is run here.
+"""The summary lines test runners print, read from their format strings: ctest, GoogleTest,
+pytest, unittest, libtest, Catch2, lit and the NPU projects' own runners below. Pure
+parsers; nothing is run here.
 
 - ctest (Source/CTest/cmCTestTestHandler.cxx): "<P>% tests passed, <F> tests failed out of <N>";
 - GoogleTest (googletest/src/gtest.cc, PrettyUnitTestResultPrinter): "[==========] <N> tests
