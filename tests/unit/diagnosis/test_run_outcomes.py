@@ -231,6 +231,24 @@ def test_other_units_of_work_and_a_count_of_completed_runs() -> None:
     assert verdict("Iterations completed:  97/100\n") is None
 
 
+def test_a_summary_of_named_counts_is_a_verdict_both_ways() -> None:
+    assert verdict("Total Tests Run: 34 | Passed: 34 | Failed: 0\n")
+    assert verdict("PASS: 12  FAIL: 0\n")
+    assert verdict("passed=5, failed=0, skipped=1, total=6\n")
+    assert verdict("Total: 35 | Passed: 34 | Failed: 0\n") is None  # one not accounted for
+    assert verdict("We passed: 3 and failed: 0 in prose\n") is None
+    assert verdict("Passed: 0 Failed: 0\n") is None  # nothing ran
+    assert failed_verdict("Total Tests Run: 34 | Passed: 33 | Failed: 1")
+    assert not failed_verdict("Total Tests Run: 34 | Passed: 34 | Failed: 0")
+
+
+def test_all_tests_passed_with_words_naming_them_but_never_an_exception() -> None:
+    assert verdict("ALL REQUIRED HARDWARE-BACKED AND REFERENCE REGRESSION TESTS PASSED\n")
+    assert verdict("All 12 unit tests passed.\n")
+    assert verdict("All but two tests passed\n") is None
+    assert verdict("Not all tests passed\n") is None
+
+
 def test_the_firmwares_version_is_evidence_only_in_a_log_of_the_npu() -> None:
     assert firmware_answered('accel: "/dev/accel/accel0",\nFW Version: 1.5.2.380\n')
     assert firmware_answered("$ cat /sys/class/accel/accel0/device/fw_version\n1.1.2.65\n")
