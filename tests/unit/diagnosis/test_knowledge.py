@@ -530,6 +530,8 @@ TOOLS = {
     # LLVM's symbolized stack dump (Signals.cpp), its banner cut off; gdb's frames say " in "
     "  #9 0x00007ff643dd3043 mlir::iree_compiler::runIreecMain(int, char **) "
     "C:\\iree\\compiler\\Tools\\iree_compile_lib.cc:355:0": "build-toolchain-crashed",
+    # LLVM's pass manager's stack entry, the pass the crash stopped in
+    "  Running pass 'InstructionSelect' on function '@main'": "build-toolchain-crashed",
     # CPython's import_from (Python/ceval.c): "cannot import name %R from %R (%S)"
     "ImportError: cannot import name '_is_integer_like_type' from 'aie.dialects.arith' "
     "(/venv/lib/python3.12/site-packages/aie/dialects/arith.py)": "build-python-import-mismatch",
