@@ -16,7 +16,10 @@ Version" under `device_class::type::ryzen` from 2.18, "Firmware Version" under
 `!available_devices.empty()` in 2.17), with `npu` true where the source prints the row for an
 NPU only: a report cut off before its device list still shows that XRT found a device; and
 the rows of `examine --report platform` on an NPU (ReportRyzenPlatform: Name, Power Mode,
-Total Columns), each the opened device's answer. No code is kept.
+Total Columns), each the opened device's answer. Beside them, `npu_reports`: the device
+reports xrt-smi offers on an NPU (smi_ryzen.cpp's examine list), each with the headings its
+writeReport prints, the lines it prints instead of rows when the answer is empty, and the
+releases that have it. No code is kept.
 `tests/unit/diagnosis/test_readers.py` renders a passing report in every layout
 and holds the readers to it.
 """
@@ -152,6 +155,58 @@ def platform_rows(source: str) -> list[dict[str, str]]:
     return rows
 
 
+# the reports xrt-smi offers on an NPU (smi_ryzen.cpp's examine list: name, description,
+# visibility), each a Report subclass constructed with that name (Report("preemption", ...))
+SMI_RYZEN = "src/runtime_src/core/common/smi/smi_ryzen.cpp"
+REPORTS = "src/runtime_src/core/tools/common/reports/"
+_SMI_REPORT_RE = re.compile(r'\{"([a-z][a-z-]*)", "[^"]*", "(?:common|hidden)"\}')
+_EXAMINE_LIST_RE = re.compile(r"examine_report_desc\s*=\s*\{(.*?)\n\s*\};", re.S)
+_REPORT_NAME_RE = re.compile(r'\bReport\("([a-z][a-z-]*)"')
+_WRITE_REPORT_RE = re.compile(r"::\s*writeReport\s*\(.*?\n\}", re.S)
+# what writeReport prints: its heading alone on a line, and the line it prints instead of
+# the rows when the device's answer was empty ("  No hardware contexts running on device")
+_TITLE_RE = re.compile(r'_output\s*<<\s*"([A-Z][^"\\]*)\\n"')
+_EMPTY_RE = re.compile(r'"(\s+No [^"\\]*)\\n')
+_NOT_ON_NPU = ("all", "host", "platform")  # "all" is a selection; host, platform: above
+
+
+def npu_report_names(snap: Snapshot, commit: str) -> set[str]:
+    """The names of the device reports smi_ryzen.cpp lists for an NPU at this commit."""
+    for _path, blob in snap.blobs(commit, lambda p: p == SMI_RYZEN):
+        examine = _EXAMINE_LIST_RE.search(snap.read(blob))
+        if examine is None:
+            return set()
+        return {n for n in _SMI_REPORT_RE.findall(examine.group(1)) if n not in _NOT_ON_NPU}
+    return set()
+
+
+def npu_reports(snap: Snapshot, commit: str, names: set[str]) -> dict[str, dict[str, set[str]]]:
+    """Per report name: the headings its writeReport prints and its empty answers."""
+    headers: dict[str, str] = {}
+    sources: dict[str, str] = {}
+    for path, blob in snap.blobs(commit, lambda p: p.startswith(REPORTS)):
+        text = snap.read(blob)
+        stem = path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+        if path.endswith(".h"):
+            named = _REPORT_NAME_RE.search(text)
+            if named and named.group(1) in names:
+                headers[stem] = named.group(1)
+        elif path.endswith(".cpp"):
+            sources[stem] = text
+    found: dict[str, dict[str, set[str]]] = {}
+    for stem, name in headers.items():
+        write = _WRITE_REPORT_RE.search(sources.get(stem, ""))
+        if write is None:
+            continue
+        titles = set(_TITLE_RE.findall(write.group(0)))
+        if titles:
+            found[name] = {
+                "titles": titles,
+                "empty": {e.strip() for e in _EMPTY_RE.findall(write.group(0))},
+            }
+    return found
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--xrt", type=Path, required=True)
@@ -176,11 +231,38 @@ def main() -> int:
         releases = entry["releases"]
         assert isinstance(releases, list)
         releases.append({"label": label, "commit": commit})
+    refs = [(ref, label, snap.rev(ref)) for ref, label in release_refs(snap, "Xilinx/XRT")]
+    names: set[str] = set()
+    for _ref, _label, commit in refs:
+        if commit is not None:
+            names |= npu_report_names(snap, commit)
+    reports: dict[str, dict[str, object]] = {}
+    for _ref, label, commit in refs:
+        if commit is None:
+            continue
+        for name, found_report in npu_reports(snap, commit, names).items():
+            entry_r = reports.setdefault(name, {"titles": set(), "empty": set(), "releases": []})
+            for key in ("titles", "empty"):
+                target = entry_r[key]
+                assert isinstance(target, set)
+                target |= found_report[key]
+            releases_r = entry_r["releases"]
+            assert isinstance(releases_r, list)
+            releases_r.append(label)
     document = {
         "schema": 1,
         "generated_by": "scripts/gen_report_layouts.py",
         "repo": "Xilinx/XRT",
         "layouts": list(layouts.values()),
+        "npu_reports": [
+            {
+                "report": name,
+                "titles": sorted(entry["titles"]),  # type: ignore[call-overload]
+                "empty": sorted(entry["empty"]),  # type: ignore[call-overload]
+                "releases": entry["releases"],
+            }
+            for name, entry in sorted(reports.items())
+        ],
     }
     options.output.write_text(json.dumps(document, indent=1, sort_keys=True) + "\n")
     count = sum(len(v["releases"]) for v in layouts.values())  # type: ignore[arg-type,misc]

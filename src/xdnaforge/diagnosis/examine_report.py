@@ -17,10 +17,55 @@ LAYOUTS = Path(__file__).resolve().parent / "data" / "report_layouts.json"
 
 
 @functools.cache
+def _document() -> dict[str, Any]:
+    found: dict[str, Any] = json.loads(LAYOUTS.read_text("utf-8"))
+    return found
+
+
 def layouts() -> list[dict[str, Any]]:
     """The distinct layouts of every XRT release (data/report_layouts.json), read once."""
-    found: list[dict[str, Any]] = json.loads(LAYOUTS.read_text("utf-8"))["layouts"]
+    found: list[dict[str, Any]] = _document()["layouts"]
     return found
+
+
+@functools.cache
+def npu_report_headings() -> tuple[dict[str, str], frozenset[str]]:
+    """The headings of the device reports xrt-smi offers on an NPU (smi_ryzen.cpp's list:
+    aie-partitions, telemetry, preemption, clocks), each to its report's name, and the lines
+    they print instead of rows when the device's answer was empty, from every release
+    (data/report_layouts.json's npu_reports)."""
+    headings: dict[str, str] = {}
+    empty: set[str] = set()
+    for report in _document().get("npu_reports", ()):
+        for title in report["titles"]:
+            headings[title] = report["report"]
+        empty |= set(report["empty"])
+    return headings, frozenset(empty)
+
+
+def npu_report(body: str) -> str | None:
+    """A device report of xrt-smi's on an NPU printed with the device's answer: its heading
+    alone on a line, then a row of it (indented, or a table's row), not an empty answer
+    ("No telemetry information available"); in a log that shows xrt-smi (or xbutil). The
+    report's rows are the driver's answers to the queries the report makes of the opened
+    device."""
+    if "xrt-smi" not in body and "xbutil" not in body:
+        return None
+    headings, empty = npu_report_headings()
+    lines = body.splitlines()
+    for index, line in enumerate(lines):
+        title = line.strip()
+        if len(title) > 40 or title not in headings:
+            continue
+        row = next((text for text in lines[index + 1 : index + 4] if text.strip()), None)
+        if row is None or not (row[:1].isspace() or row.lstrip().startswith("|")):
+            continue
+        answer = row.strip()
+        if answer in empty or answer.startswith("No "):
+            continue
+        said = f"{title}: {answer[:60]}"
+        return f"xrt-smi's {headings[title]} report: the NPU's driver answered ({said})"
+    return None
 
 
 @functools.cache

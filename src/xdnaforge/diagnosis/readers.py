@@ -472,6 +472,9 @@ def healthy_evidence(text: str, probe: ProbeWatch | None = None) -> str | None:
     platform = examine_report.platform_report(body)
     if platform is not None:
         return f"xrt-smi examine --report platform: the NPU's driver answered ({platform})"
+    answered = examine_report.npu_report(body)
+    if answered is not None:
+        return answered
     firmware = examine_report.enumerated_npu(body)
     if firmware is not None:
         return f"xrt-smi examine: XRT enumerated an NPU (firmware {firmware})"

@@ -591,3 +591,33 @@ def test_every_runners_failed_tests_are_a_failed_run_in_doctor() -> None:
     assert (failed.status, [d.code for d in failed.diagnoses]) == (FAILURE, ["test-run-failed"])
     cargo = "test result: FAILED. 1 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out\n"
     assert [d.code for d in judge(cargo).diagnoses] == ["test-run-failed"]
+
+
+NPU_REPORTS = json.loads(DATA.read_text())["npu_reports"]
+
+
+def test_the_npu_reports_are_generated_with_their_headings() -> None:
+    # smi_ryzen.cpp's list, each report's heading from its writeReport, in every release
+    assert {r["report"] for r in NPU_REPORTS} >= {"aie-partitions", "telemetry", "clocks"}
+    assert all(r["titles"] and r["releases"] for r in NPU_REPORTS)
+
+
+@pytest.mark.parametrize(
+    ("report", "title"), [(r["report"], t) for r in NPU_REPORTS for t in r["titles"]]
+)
+def test_an_npu_report_with_the_devices_answer_is_evidence(report: str, title: str) -> None:
+    shown = f"$ xrt-smi examine -r {report}\n\n{title}\n  Total NPU Memory Usage: 12 MB\n"
+    verdict = judge(shown)
+    assert (verdict.status, verdict.evidence) == (
+        HEALTHY,
+        f"xrt-smi's {report} report: the NPU's driver answered "
+        f"({title}: Total NPU Memory Usage: 12 MB)",
+    )
+
+
+def test_an_npu_reports_empty_answer_or_a_heading_outside_xrt_smi_is_not() -> None:
+    for report in NPU_REPORTS:
+        for empty in report["empty"]:
+            shown = f"$ xrt-smi examine -r {report['report']}\n{report['titles'][0]}\n  {empty}\n"
+            assert judge(shown).status != HEALTHY
+    assert judge("Telemetry\n  L1 Interrupt Count : 3\n").status != HEALTHY  # no xrt-smi
