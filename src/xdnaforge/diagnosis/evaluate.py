@@ -29,6 +29,7 @@ from pathlib import Path
 from xdnaforge.diagnosis import knowledge, log_verdict
 
 HEALTHY = "healthy"
+NOTES = "notes"  # the family of harmless messages often mistaken for problems
 TARGET = 0.90
 
 
@@ -55,11 +56,16 @@ class Outcome:
 
     @property
     def right(self) -> bool:
-        return self.found == self.case.expect
+        # a log labelled notes is a working run whose harmless messages were taken for
+        # problems: "healthy" is the right verdict on it (notes diagnoses are warnings,
+        # which `found` does not count, so "notes" itself is never found)
+        return self.found == self.case.expect or (
+            self.case.expect == NOTES and self.found == HEALTHY
+        )
 
     @property
     def false_healthy(self) -> bool:
-        return self.found == HEALTHY and self.case.expect != HEALTHY
+        return self.found == HEALTHY and self.case.expect not in (HEALTHY, NOTES)
 
 
 def parse_case(text: str, ident: str) -> Case:

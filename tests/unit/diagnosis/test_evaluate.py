@@ -272,6 +272,16 @@ def test_a_score_says_how_many_answers_were_right_beside_the_total() -> None:
     )
 
 
+def test_a_log_of_harmless_messages_called_healthy_is_right_and_no_false_healthy() -> None:
+    notes = Outcome(Case("f101", "u", "t", "notes", ""), "healthy")
+    assert notes.right
+    assert not notes.false_healthy
+    failing = Outcome(Case("f101", "u", "t", "memory", ""), "healthy")
+    assert not failing.right
+    assert failing.false_healthy
+    assert not Outcome(Case("f101", "u", "t", "notes", ""), "command").right
+
+
 def test_every_fresh_set_records_the_commit_it_was_measured_with_blind() -> None:
     commits = blind_commits((FRESH / "blind.txt").read_text(encoding="utf-8"))
     sets = {fresh_set(case.ident) for case in load_corpus(FRESH, "f*.txt")}
