@@ -14,7 +14,8 @@ program:
   the word first, in capitals; or a comparison's "MATCH" or "VERIFIED" alone on its line,
   in capitals, or its answer as Python prints a bool ("Are the arrays equal?: True",
   print()'s "allclose True rtol=0.05 atol=0.1"); or a
-  JSON report's verdict field alone on its line ('"status": "PASS",');
+  JSON report's verdict field alone on its line ('"status": "PASS",'); or MLPerf LoadGen's
+  "Result is : VALID" (loadgen/results.cc; "INVALID" is a failed verdict);
 - a summary line of named counts and nothing else, some passed, none failed, the total
   (where it gives one) those passed and skipped: "Total Tests Run: 34 | Passed: 34 |
   Failed: 0", "PASS: 12  FAIL: 0" (one with failures is a failed verdict);
@@ -117,6 +118,9 @@ _VERDICT_RE = re.compile(
     # or a comparison's answer as Python prints a bool ("Are the arrays equal?: True")
     rf"|{_COMPARED}True[ \t]*$"
     rf"|{_PRINTED}True{_PRINTED_TAIL}"
+    # or MLPerf LoadGen's verdict on the run (loadgen/results.cc, the summary's "Result is :
+    # VALID"; "INVALID" when a constraint of the scenario was not met)
+    r"|^[ \t]*Result is[ \t]*:[ \t]*VALID[ \t]*$"
     # or a JSON report's own verdict field, alone on its line ('  "status": "PASS",'): a
     # test's word, not a server's "ok" or an API's "success"
     r'|^[ \t]*"(?:status|result|verdict|outcome)"[ \t]*:[ \t]*"pass(?:ed)?"[ \t]*,?[ \t]*$',
@@ -135,7 +139,8 @@ _RATE_RES = (
         rf"(?i)(?:\b|(?<=_))({_UNITS})[ _]per[ _]second\"?\s*[:=]\s*(\d+(?:\.\d+)?)"
     ),
     # a number from its first digit only: tried once per number, never at each of its digits
-    re.compile(rf"(?i)(?<![\d.])(\d+(?:\.\d+)?)\s*({_UNITS})\s*/\s*s(?:ec)?\b"),  # "12.5 tok/s"
+    # "12.5 tok/s", "169.07 samples/second"
+    re.compile(rf"(?i)(?<![\d.])(\d+(?:\.\d+)?)\s*({_UNITS})\s*/\s*s(?:ec(?:ond)?s?)?\b"),
     re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*(TOPS|GOPS|TFLOPS|GFLOPS)\b"),
     re.compile(r"(?i)(?<![\d.])(\d+(?:\.\d+)?)\s*(fps)\b(?!\s*/)"),  # "= 30.00 fps": a rate
     re.compile(r"\b(TPS)\s*[:=]\s*(\d+(?:\.\d+)?)"),  # "Avg TPS : 31.16": tokens per second
@@ -298,6 +303,7 @@ _FAILED_RE = re.compile(
     r"|^[ \t]*[\u274c\u2717\u2718][^\n]*?\bFAIL(?:ED)?\b[^\n]*$"
     r"|^[ \t]*\w[^\n]*[ \t]{2}FAIL(?:ED)?!?(?:[ \t]+\([^()\n]*\))?[ \t]*$"
     r"|^[^\w\n]*(?i:(?:total|summary|result|overall)?\s*(?::\s*)?\d+\s*/\s*\d+\s+fail(?:ed|s)?)\b[^\w\n]*$"
+    r"|^[ \t]*Result is[ \t]*:[ \t]*INVALID[ \t]*$"  # MLPerf LoadGen's
     # or a comparison's answer as Python prints a bool ("Are the arrays equal?: False")
     rf"|{_COMPARED}False[ \t]*$"
     rf"|{_PRINTED}False{_PRINTED_TAIL}",

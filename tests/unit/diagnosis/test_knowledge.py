@@ -530,6 +530,12 @@ TOOLS = {
     # LLVM's symbolized stack dump (Signals.cpp), its banner cut off; gdb's frames say " in "
     "  #9 0x00007ff643dd3043 mlir::iree_compiler::runIreecMain(int, char **) "
     "C:\\iree\\compiler\\Tools\\iree_compile_lib.cc:355:0": "build-toolchain-crashed",
+    # the Microsoft C runtime's assertion message, in llvm-aie's tree, and wrapped by a paste
+    'Assertion failed: isReg() && "not a register", file G:\\src\\llvm-aie\\llvm\\lib\\'
+    "CodeGen\\MachineOperand.cpp, line 366": "build-toolchain-crashed",
+    "file G:\\xmc\\src\\common\\llvm-aie\\llvm\\include\\llvm/ADT/STLExtras.h, line 867": (
+        "build-toolchain-crashed"
+    ),
     # LLVM's pass manager's stack entry, the pass the crash stopped in
     "  Running pass 'InstructionSelect' on function '@main'": "build-toolchain-crashed",
     # CPython's import_from (Python/ceval.c): "cannot import name %R from %R (%S)"

@@ -249,6 +249,15 @@ def test_all_tests_passed_with_words_naming_them_but_never_an_exception() -> Non
     assert verdict("Not all tests passed\n") is None
 
 
+def test_mlperf_loadgens_verdict_and_a_rate_per_second_spelled_out() -> None:
+    summary = "MLPerf Results Summary\nScenario : SingleStream\nResult is : VALID\n"
+    assert verdict(summary)
+    assert failed_verdict("Result is : INVALID")
+    assert verdict(summary.replace("VALID", "INVALID")) is None
+    assert measured_rate("Throughput: 169.07 samples/second\n")
+    assert measured_rate("315.0 tiles/seconds\n")
+
+
 def test_the_firmwares_version_is_evidence_only_in_a_log_of_the_npu() -> None:
     assert firmware_answered('accel: "/dev/accel/accel0",\nFW Version: 1.5.2.380\n')
     assert firmware_answered("$ cat /sys/class/accel/accel0/device/fw_version\n1.1.2.65\n")
