@@ -98,7 +98,10 @@ _PROVIDERS_RE = re.compile(
     r"^(?:\w[\w ()-]{0,59}[:=] ?)?\[(?:'\w+ExecutionProvider', )*'VitisAIExecutionProvider'"
     r"[^\]\n]*\]"
     r"|^[ \t]*(?:\w+ )?(?:execution )?providers?\b[\w ()-]{0,40}[:=][ \t]*VitisAIExecutionProvider"
-    r"(?:,[ \t]*\w+ExecutionProvider)*[ \t]*$",
+    r"(?:,[ \t]*\w+ExecutionProvider)*[ \t]*$"
+    # or the same list as JSON writes it, under a key naming providers, on one line or one
+    # element a line ('"actual_providers": [\n    "VitisAIExecutionProvider",')
+    r'|^[ \t]*"\w*providers?"[ \t]*:[ \t]*\[\s*"VitisAIExecutionProvider"',
     re.M | re.I,
 )
 # the provider's own count of the graph's nodes it runs (custom_op.cpp, Ryzen AI 1.0 and

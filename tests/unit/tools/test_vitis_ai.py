@@ -85,6 +85,19 @@ def test_the_providers_onnx_runtime_lists_say_whether_vitis_ai_is_there() -> Non
     # ... only with the Vitis AI EP first: a CPU session that names it later does not run on it
     assert provider_listed("providers: CPUExecutionProvider, VitisAIExecutionProvider\n") is None
     assert provider_listed("no providers: VitisAIExecutionProvider failed to load\n") is None
+    # the list as JSON writes it, one element a line or inline, the Vitis AI EP first
+    recorded = (
+        '{\n  "actual_providers": [\n    "VitisAIExecutionProvider",\n'
+        '    "CPUExecutionProvider"\n  ],\n'
+    )
+    assert provider_listed(recorded) is not None
+    assert provider_listed('"providers": ["VitisAIExecutionProvider"]\n') is not None
+    assert (
+        provider_listed(
+            '"actual_providers": ["CPUExecutionProvider", "VitisAIExecutionProvider"]\n'
+        )
+        is None
+    )
 
 
 def test_the_providers_own_count_of_the_nodes_it_runs() -> None:
