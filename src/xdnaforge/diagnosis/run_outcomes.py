@@ -58,7 +58,8 @@ program:
   ..." and CMake's configure step ("-- Build files have been written to: ...", cmake.cxx),
   Riallto's app builder ("Successfully Building Application... x.xclbin & x.seq
   delivered"), mlir-aie's C++ aiecc ("Compilation completed successfully",
-  tools/aiecc/aiecc.cpp), the AIE compiler's last lines ("Compilation Complete", then the
+  tools/aiecc/aiecc.cpp) and aiecc.py's progress bar at 100 % ("AIE Compilation: ━━━ 100%",
+  python/compiler/aiecc/main.py), the AIE compiler's last lines ("Compilation Complete", then the
   Vitis message count "(WARNING:47, CRITICAL-WARNING:0, ERROR:0)"), xclbinutil writing an
   xclbin ("Successfully wrote (<n> bytes) to the output file: x.xclbin", XclBinClass.cxx)
   and nixpkgs-review's report ("3 packages built:", nixpkgs_review/report.py).
@@ -104,7 +105,11 @@ _VERDICT_RE = re.compile(
     r")[^\w\n]*$"
     # "PASS -- tolerance 2e-03 on 1-cos", "PASS (whole array)", "PASS!  fused kernel on the
     # NPU": the verdict first, in capitals, then what was judged or by what
-    r"|^[^\w\n]*(?-i:(?:[Tt]est |[Gg]ate )?PASS(?:ED)?(?: (?:--?|\u2014|\u2013) | \(|! +)\S.*)$"
+    r"|^[^\w\n]*(?-i:(?:[Tt]est |TEST |[Gg]ate |GATE )?PASS(?:ED)?"
+    r"(?: (?:--?|\u2014|\u2013) | \(|! +)\S.*)$"
+    # ... or after a colon, the word and its test in capitals ("TEST PASS: AIE output matches
+    # golden quantized output")
+    r"|^[^\w\n]*(?-i:(?:TEST|GATE) PASS(?:ED)?: +\S.*)$"
     # "SUCCESS: Phoenix NPU executed ...", "SUCCESS!": the word first, in capitals
     r"|^[^\w\n]*(?-i:SUCCESS(?:!|: +\S.*)?)[ \t]*$"
     # a comparison's verdict alone on its line, in capitals ("MATCH" under the NPU's output
@@ -506,6 +511,9 @@ _BUILT_RES = (
     # mlir-aie's C++ aiecc (tools/aiecc/aiecc.cpp, main: after compileAIEModule succeeded;
     # "Compilation failed" otherwise), and xclbinutil writing the xclbin (XclBinClass.cxx)
     (re.compile(r"^(Compilation completed successfully)\s*$", re.M), "aiecc: {}"),
+    # mlir-aie's aiecc.py (python/compiler/aiecc/main.py): its rich progress bar of the
+    # cores' compilation, "[green] AIE Compilation:", at 100 % once every core was compiled
+    (re.compile(r"^[ \t]*(AIE Compilation):[^\n%]{0,200}?\b100%", re.M), "aiecc.py: {} 100%"),
     # the AIE compiler of Vitis and Ryzen AI (aiecompiler, and VAIML's compile through it):
     # its last line, the Vitis message system's count of what it printed, no error among them
     (

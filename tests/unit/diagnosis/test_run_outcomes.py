@@ -258,6 +258,15 @@ def test_mlperf_loadgens_verdict_and_a_rate_per_second_spelled_out() -> None:
     assert measured_rate("315.0 tiles/seconds\n")
 
 
+def test_a_pass_in_capitals_after_test_and_aiecc_pys_finished_progress_bar() -> None:
+    assert verdict("TEST PASS: AIE output matches golden quantized output\n")
+    assert verdict("TEST PASS -- 64/64 within tolerance\n")
+    assert verdict("Test pass: see below for the mismatches\n") is None  # not in capitals
+    done = " AIE Compilation: \u2501\u2501\u2501\u2501 100% 0:00:00 0:00:03 \n"
+    assert judge(done).evidence == "the build finished (aiecc.py: AIE Compilation 100%)"
+    assert judge(done.replace("100%", " 75%")).status == UNKNOWN
+
+
 def test_the_firmwares_version_is_evidence_only_in_a_log_of_the_npu() -> None:
     assert firmware_answered('accel: "/dev/accel/accel0",\nFW Version: 1.5.2.380\n')
     assert firmware_answered("$ cat /sys/class/accel/accel0/device/fw_version\n1.1.2.65\n")
