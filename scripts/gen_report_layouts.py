@@ -19,7 +19,9 @@ the rows of `examine --report platform` on an NPU (ReportRyzenPlatform: Name, Po
 Total Columns), each the opened device's answer. Beside them, `npu_reports`: the device
 reports xrt-smi offers on an NPU (smi_ryzen.cpp's examine list), each with the headings its
 writeReport prints, the lines it prints instead of rows when the answer is empty, and the
-releases that have it. No code is kept.
+releases that have it; and `event_trace_headers`, the labels of the header row xrt-smi
+prints above the firmware's parsed event trace (EventTraceBase.cpp, get_header_row). No
+code is kept.
 `tests/unit/diagnosis/test_readers.py` renders a passing report in every layout
 and holds the readers to it.
 """
@@ -207,6 +209,24 @@ def npu_reports(snap: Snapshot, commit: str, names: set[str]) -> dict[str, dict[
     return found
 
 
+# the firmware's event trace as xrt-smi parses it (examine --event-trace): its header row,
+# the labels get_header_row formats, then a row per event, its timestamp first
+EVENT_TRACE = "src/runtime_src/core/tools/xbutil2/EventTracing/EventTraceBase.cpp"
+_HEADER_ROW_RE = re.compile(
+    r"get_header_row\(\)\s*const\s*\{.*?boost::format\(fmt\)((?:\s*%\s*\"[^\"]+\")+)", re.S
+)
+
+
+def event_trace_header(snap: Snapshot, commit: str) -> tuple[str, ...]:
+    """The labels of the event trace's header row at this commit, in order (none before the
+    parser existed)."""
+    for _path, blob in snap.blobs(commit, lambda p: p == EVENT_TRACE):
+        found = _HEADER_ROW_RE.search(snap.read(blob))
+        if found:
+            return tuple(re.findall(r'"([^"]+)"', found.group(1)))
+    return ()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--xrt", type=Path, required=True)
@@ -249,8 +269,18 @@ def main() -> int:
             releases_r = entry_r["releases"]
             assert isinstance(releases_r, list)
             releases_r.append(label)
+    headers: dict[tuple[str, ...], list[str]] = {}
+    for _ref, label, commit in refs:
+        if commit is not None:
+            header = event_trace_header(snap, commit)
+            if header:
+                headers.setdefault(header, []).append(label)
     document = {
         "schema": 1,
+        "event_trace_headers": [
+            {"labels": list(labels), "releases": releases}
+            for labels, releases in sorted(headers.items())
+        ],
         "generated_by": "scripts/gen_report_layouts.py",
         "repo": "Xilinx/XRT",
         "layouts": list(layouts.values()),

@@ -2,7 +2,8 @@
 (data/report_layouts.json, scripts/gen_report_layouts.py): its device list and "0 devices
 found", the device tables (printRyzenDevices', printAlveoDevices'), the XRT section's rows
 printed only from an enumerated NPU, the platform report's rows (ReportRyzenPlatform) and
-the JSON report's host.devices. Pure.
+the JSON report's host.devices, the NPU device reports (smi_ryzen.cpp's list) and the
+firmware's parsed event trace. Pure.
 """
 
 from __future__ import annotations
@@ -41,6 +42,37 @@ def npu_report_headings() -> tuple[dict[str, str], frozenset[str]]:
             headings[title] = report["report"]
         empty |= set(report["empty"])
     return headings, frozenset(empty)
+
+
+@functools.cache
+def event_trace_headers() -> tuple[re.Pattern[str], ...]:
+    """The header rows xrt-smi prints above the firmware's parsed event trace, each a
+    pattern of its labels in order (data/report_layouts.json's event_trace_headers)."""
+    return tuple(
+        re.compile(r"^[ \t]*" + r"[ \t]+".join(map(re.escape, h["labels"])) + r"[ \t]*$")
+        for h in _document().get("event_trace_headers", ())
+    )
+
+
+# a parsed event, as format_event_row prints it: the firmware's timestamp, then the event's
+# name ("12297615613378452910 partition_teardown ...")
+_EVENT_ROW_RE = re.compile(r"^[ \t]*\d{6,20}[ \t]+([a-z][a-z0-9_]{2,60})\b")
+
+
+def event_trace(body: str) -> str | None:
+    """The firmware's event trace as xrt-smi parsed it: its header row, then an event's row
+    (the events are the NPU firmware's own records, read from the device)."""
+    if "Timestamp" not in body:
+        return None
+    lines = body.splitlines()
+    for index, line in enumerate(lines):
+        if len(line) > 200 or not any(h.match(line) for h in event_trace_headers()):
+            continue
+        row = next((text for text in lines[index + 1 : index + 4] if text.strip()), "")
+        event = _EVENT_ROW_RE.match(row)
+        if event is not None:
+            return f"xrt-smi's event trace: the NPU firmware's events ({event.group(1)}, ...)"
+    return None
 
 
 def npu_report(body: str) -> str | None:

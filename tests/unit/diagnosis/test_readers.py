@@ -621,3 +621,17 @@ def test_an_npu_reports_empty_answer_or_a_heading_outside_xrt_smi_is_not() -> No
             shown = f"$ xrt-smi examine -r {report['report']}\n{report['titles'][0]}\n  {empty}\n"
             assert judge(shown).status != HEALTHY
     assert judge("Telemetry\n  L1 Interrupt Count : 3\n").status != HEALTHY  # no xrt-smi
+
+
+def test_the_firmwares_event_trace_under_its_generated_header_is_evidence() -> None:
+    headers = json.loads(DATA.read_text())["event_trace_headers"]
+    assert headers, "EventTraceBase.cpp's header row, from the releases that have it"
+    labels = headers[0]["labels"]
+    header = "".join(f"{label:<31}" for label in labels).rstrip()
+    row = "12297615613378452910 partition_teardown  EVENT_TRACE_CATEGORY_HWS  app_mode=0"
+    verdict = judge(f"{header}\n{row}\n")
+    assert (verdict.status, verdict.evidence) == (
+        HEALTHY,
+        "xrt-smi's event trace: the NPU firmware's events (partition_teardown, ...)",
+    )
+    assert judge(f"{header}\n\n").status != HEALTHY  # a header with no event under it
