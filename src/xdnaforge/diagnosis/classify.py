@@ -87,6 +87,9 @@ _WARNING_MARK_RE = re.compile(
     # line, the category, the message): "...\\torch\\utils\\cpp_extension.py:380: UserWarning:",
     # and code that has no file ("<stdin>:52: DeprecationWarning:", "<string>:1: ")
     r"|(?:(?:[A-Za-z]:)?[^:\n]{1,400}?\.pyw?|<[\w .-]{1,80}>):\d+: (?-i:[A-Z]\w*Warning): "
+    # llama.cpp's logger (common/log.cpp, common_log_entry::print: "M.s.ms.us", then the
+    # level's letter: I, W, D; E is an error) as its NPU backends' forks print it
+    r"|\d{1,6}\.\d{2}\.\d{3}\.\d{3} (?-i:[IWD]) "
 )
 # the source line CPython's warnings display prints under the warning, indented
 # (warnings.formatwarning: "  %s\n" of linecache's line): the call that warned, as code

@@ -52,7 +52,8 @@ program:
   the command ran to its end.
 - a build tool's own word that the build finished, in its format strings: CMake's
   Makefiles' last target at 100 % ("[100%] Built target xrt_native",
-  cmGlobalUnixMakefileGenerator3.cxx), ninja's last step of all ("[57/57] Linking ..."),
+  cmGlobalUnixMakefileGenerator3.cxx), ninja's last step of all ("[57/57] Linking ...",
+  a description CMake's or meson's Ninja rules give, or a command),
   kbuild linking a module ("LD [M]  drivers/accel/amdxdna/amdxdna.ko",
   scripts/Makefile.modfinal), MSBuild's "Build succeeded.", pip's "Successfully installed
   ..." and CMake's configure step ("-- Build files have been written to: ...", cmake.cxx),
@@ -101,7 +102,7 @@ _VERDICT_RE = re.compile(
     r" (?:have |has )?(?:passed|pass|succeeded|successful)"
     # "PASS!", "PASS: x.py", or after the name of what passed ("mha: PASS!", mlir-aie's
     # test programs run one after another)
-    r"|(?:[\w./-]{1,80}: )?(?:test |gate )?pass(?:ed)?(?:: \S+)?"
+    r"|(?:[\w./-]{1,80}: )?(?:all )?(?:test |gate )?pass(?:ed)?(?:: \S+)?"
     r")[^\w\n]*$"
     # "PASS -- tolerance 2e-03 on 1-cos", "PASS (whole array)", "PASS!  fused kernel on the
     # NPU": the verdict first, in capitals, then what was judged or by what
@@ -529,7 +530,19 @@ _BUILT_RES = (
         "xclbinutil wrote {}",
     ),
 )
-_NINJA_RE = re.compile(r"^\[(\d+)/(\d+)\] ", re.M)
+# ninja's status, "[N/M] " before what the step does: the description CMake's Ninja
+# generator gives its rules (cmNinjaTargetGenerator, cmNinjaNormalTargetGenerator,
+# cmGlobalNinjaGenerator: "Building CXX object ...", "Linking CXX executable ...",
+# "Generating ...", "Running utility command ...", "Re-running CMake...", "Creating ...",
+# "Copying ...", "Install the project..."; ExternalProject's "Performing ... step" and
+# "Completed ..."), meson's ("Compiling C object", "Linking target"), or the command itself
+# where a rule has none ("/usr/bin/c++ ...", "cd /b && ..."); a program's own step counter
+# ("[5/5] Validating accuracy ...", "[10/10] 09_memtile_locks  cached") is not a build
+_NINJA_RE = re.compile(
+    r"^\[(\d+)/(\d+)\] (?:(?:Building|Linking|Generating|Running|Re-running|Creating|Copying"
+    r"|Install(?:ing)?|Performing|Completed|Compiling|Scanning|Archiving)\b|/|cd )",
+    re.M,
+)
 
 
 def _last(pattern: re.Pattern[str], body: str) -> re.Match[str] | None:

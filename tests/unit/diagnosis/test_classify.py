@@ -69,6 +69,12 @@ def test_what_is_missing_is_no_failure_when_the_program_fetches_it_next() -> Non
     assert judge(fallback).status == UNKNOWN_FAILURE
 
 
+def test_llama_cpps_warning_level_is_no_failure_and_its_error_level_is() -> None:
+    warned = "0.00.554.525 W common_fit_params: failed to fit params to free device memory\n"
+    assert judge(warned).status == UNKNOWN
+    assert judge(warned.replace(" W ", " E ")).status == UNKNOWN_FAILURE
+
+
 def test_the_source_line_under_a_python_warning_is_no_failure() -> None:
     warned = (
         "C:\\env\\torch\\utils\\cpp_extension.py:380: UserWarning: Error checking compiler "

@@ -267,6 +267,12 @@ def test_a_pass_in_capitals_after_test_and_aiecc_pys_finished_progress_bar() -> 
     assert judge(done.replace("100%", " 75%")).status == UNKNOWN
 
 
+def test_all_pass_alone_on_its_line_is_a_verdict() -> None:
+    assert verdict("PASS q4_0 512x256 x 64  nrmse 3.82e-07\nALL PASS\n")
+    assert verdict("All passed.\n")
+    assert verdict("Not all passed\n") is None
+
+
 def test_the_firmwares_version_is_evidence_only_in_a_log_of_the_npu() -> None:
     assert firmware_answered('accel: "/dev/accel/accel0",\nFW Version: 1.5.2.380\n')
     assert firmware_answered("$ cat /sys/class/accel/accel0/device/fw_version\n1.1.2.65\n")
@@ -396,6 +402,10 @@ def test_a_build_that_did_not_finish_is_no_evidence() -> None:
     assert judge(failed).status in (FAILURE, UNKNOWN_FAILURE)
     # ninja stopped before its last step; make reached 100 % of another target only
     assert judge("[1/3] Building C\n[2/3] Building D\n").status == UNKNOWN
+    # a program's own step counter in ninja's form is not ninja's ("[5/5] Validating ...")
+    steps = "[4/5] Executing on Phoenix XDNA1 NPU...\n[5/5] Validating accuracy ...\n"
+    assert judge(steps).status == UNKNOWN
+    assert judge("[10/10] 09_memtile_locks        cached (0.0s)\n").status == UNKNOWN
     assert judge("[ 66%] Built target x\n").status == UNKNOWN
     # the last target was built, then the next command failed
     failed = "[100%] Built target x\nx.cpp:1:1: error: 'y' was not declared in this scope\n"
