@@ -816,3 +816,10 @@ def test_a_weak_symbol_version_or_a_met_python_is_no_refusal() -> None:
 def test_gdbs_frames_are_not_llvms_stack_dump() -> None:
     frame = "#1  0x00007f0a1b2c3d4e in llvm::sys::RunSignalHandlers() () from /lib/libLLVM.so\n"
     assert "build-toolchain-crashed" not in [d.code for d in judge(frame).diagnoses]
+
+
+def test_aiecc_pys_probe_for_the_optional_chess_compiler_is_no_failure() -> None:
+    probe = "xchesscc not found.\nCould not find aietools from Vitis or Ryzen AI Software.\n"
+    assert "build-command-not-found" not in [d.code for d in judge(probe).diagnoses]
+    checked = "ERROR: xchesscc not found. Install Vitis AIE tools.\n"  # a script's own check
+    assert "build-command-not-found" in [d.code for d in judge(checked).diagnoses]
