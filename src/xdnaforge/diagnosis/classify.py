@@ -55,7 +55,10 @@ _DENIED_RE = re.compile(
     r"[*\"'`]*(?:errors?|fail(?:ed|ures?|s)?)\b[*\"'`]*"
     # a measured error, a figure ("average L1 error: 1.87", "max abs error = 2e-3")
     r"|\b(?:mean|average|avg|max(?:imum)?|min(?:imum)?|abs(?:olute)?|relative|rel|rms|l[12]"
-    r"|squared|quantization)\s+error\s*[:=]\s*-?[\d.]"
+    r"|squared|quantization)\s+error(?: vs\.? [^:=\n]{1,40}?)?\s*[:=]\s*-?[\d.]"
+    # ... a metric that counts or rates errors ("error scores: 5" beside a WER, "error
+    # rate = 0.02")
+    r"|\berror (?:scores?|rates?)\s*[:=]\s*-?[\d.]"
     # ... or the word alone before a figure with a fraction, or an array of them, as a
     # comparison prints its differences ("Error:    [0.010805  0.036375 ...]"); an error
     # code has no fraction ("Error: -22", "Error: 0x80004005"), a version more than one dot

@@ -93,6 +93,8 @@ def test_the_source_line_under_a_python_warning_is_no_failure() -> None:
         "100% tests passed, 0 tests failed out of 200",  # ctest's count of none
         "Number of differences: 12, average L1 error: 1.868708",  # a measured error
         "max abs error = 2e-03",
+        "max relative error vs CPU f32 reference = 0.31%   (bf16 inputs ~= 2-3 digits)",
+        "WER>>>>>:0.1351, error scores: 5, total words in test set: 37",  # a metric
         "clang -O2 x.o -Wl,--orphan-handling=error -o core_0_2.elf",  # an option's value
         "g++ -Wall -Werror -c x.cpp",
     ],
