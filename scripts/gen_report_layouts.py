@@ -227,6 +227,46 @@ def event_trace_header(snap: Snapshot, commit: str) -> tuple[str, ...]:
     return ()
 
 
+def collect_npu_reports(snap: Snapshot, commits: list[tuple[str, str]]) -> list[dict[str, object]]:
+    """Each NPU report any release lists, with its headings and empty answers over every
+    release that has it, and those releases' labels."""
+    names: set[str] = set()
+    for _label, commit in commits:
+        names |= npu_report_names(snap, commit)
+    titles: dict[str, set[str]] = {}
+    empty: dict[str, set[str]] = {}
+    releases: dict[str, list[str]] = {}
+    for label, commit in commits:
+        for name, found in npu_reports(snap, commit, names).items():
+            titles.setdefault(name, set()).update(found["titles"])
+            empty.setdefault(name, set()).update(found["empty"])
+            releases.setdefault(name, []).append(label)
+    return [
+        {
+            "report": name,
+            "titles": sorted(titles[name]),
+            "empty": sorted(empty[name]),
+            "releases": releases[name],
+        }
+        for name in sorted(titles)
+    ]
+
+
+def collect_event_trace_headers(
+    snap: Snapshot, commits: list[tuple[str, str]]
+) -> list[dict[str, object]]:
+    """Each distinct event-trace header row, with the labels of the releases that print it."""
+    headers: dict[tuple[str, ...], list[str]] = {}
+    for label, commit in commits:
+        header = event_trace_header(snap, commit)
+        if header:
+            headers.setdefault(header, []).append(label)
+    return [
+        {"labels": list(labels), "releases": labelled}
+        for labels, labelled in sorted(headers.items())
+    ]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--xrt", type=Path, required=True)
@@ -238,11 +278,13 @@ def main() -> int:
     )
     options = parser.parse_args()
     snap = Snapshot(options.xrt)
+    commits = [
+        (label, commit)
+        for ref, label in release_refs(snap, "Xilinx/XRT")
+        if (commit := snap.rev(ref)) is not None
+    ]
     layouts: dict[str, dict[str, object]] = {}
-    for ref, label in release_refs(snap, "Xilinx/XRT"):
-        commit = snap.rev(ref)
-        if commit is None:
-            continue
+    for label, commit in commits:
         found = layout(snap, commit)
         if found is None:
             continue
@@ -251,48 +293,13 @@ def main() -> int:
         releases = entry["releases"]
         assert isinstance(releases, list)
         releases.append({"label": label, "commit": commit})
-    refs = [(ref, label, snap.rev(ref)) for ref, label in release_refs(snap, "Xilinx/XRT")]
-    names: set[str] = set()
-    for _ref, _label, commit in refs:
-        if commit is not None:
-            names |= npu_report_names(snap, commit)
-    reports: dict[str, dict[str, object]] = {}
-    for _ref, label, commit in refs:
-        if commit is None:
-            continue
-        for name, found_report in npu_reports(snap, commit, names).items():
-            entry_r = reports.setdefault(name, {"titles": set(), "empty": set(), "releases": []})
-            for key in ("titles", "empty"):
-                target = entry_r[key]
-                assert isinstance(target, set)
-                target |= found_report[key]
-            releases_r = entry_r["releases"]
-            assert isinstance(releases_r, list)
-            releases_r.append(label)
-    headers: dict[tuple[str, ...], list[str]] = {}
-    for _ref, label, commit in refs:
-        if commit is not None:
-            header = event_trace_header(snap, commit)
-            if header:
-                headers.setdefault(header, []).append(label)
     document = {
         "schema": 1,
-        "event_trace_headers": [
-            {"labels": list(labels), "releases": releases}
-            for labels, releases in sorted(headers.items())
-        ],
+        "event_trace_headers": collect_event_trace_headers(snap, commits),
         "generated_by": "scripts/gen_report_layouts.py",
         "repo": "Xilinx/XRT",
         "layouts": list(layouts.values()),
-        "npu_reports": [
-            {
-                "report": name,
-                "titles": sorted(entry["titles"]),  # type: ignore[call-overload]
-                "empty": sorted(entry["empty"]),  # type: ignore[call-overload]
-                "releases": entry["releases"],
-            }
-            for name, entry in sorted(reports.items())
-        ],
+        "npu_reports": collect_npu_reports(snap, commits),
     }
     options.output.write_text(json.dumps(document, indent=1, sort_keys=True) + "\n")
     count = sum(len(v["releases"]) for v in layouts.values())  # type: ignore[arg-type,misc]
