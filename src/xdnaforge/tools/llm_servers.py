@@ -65,6 +65,11 @@ _WORD_RE = re.compile(r"\S+")
 _FLM_JSON_RE = re.compile(r'^\s*(\{[^{}]*"ready"\s*:[^{}]*\})', re.M)
 FLM_CHECKS = ("amd_device_found", "all_fw_ok", "kernel_ok", "memlock_ok", "npu_driver_ok")
 DEGENERATE_RUN = 12  # the same token this many times in a row in a model's answer
+# a token of one letter that the model printed with no space between ("TheGGGGGGGG...",
+# a tokenizer's single-character piece decoded again and again); letters a-f are left out,
+# since "0xffffffffffffffff" is a register, not an answer
+GLUED_RUN = 16  # ... and of one letter, with nothing between
+_GLUED_RE = re.compile(r"([g-zG-Z])\1{" + str(GLUED_RUN - 1) + ",}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,9 +163,12 @@ def flm_validate_json(text: str) -> dict[str, bool] | None:
 
 def degenerate(text: str, run: int = DEGENERATE_RUN) -> str | None:
     """The first line in which one token repeats `run` times in a row ("the the the ..."),
-    as a model stuck in a loop prints it; None when there is none. A token of punctuation
-    only is a ruler or a table's border, not words."""
+    or one letter GLUED_RUN times with nothing between ("TheGGGG..."), as a model
+    stuck in a loop prints it; None when there is none. A token of punctuation only is a
+    ruler or a table's border, not words."""
     for line in text.splitlines():
+        if _GLUED_RE.search(line):
+            return line.strip()
         words = _WORD_RE.findall(line)
         if len(words) < run:
             continue

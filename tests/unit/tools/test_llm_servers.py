@@ -62,6 +62,10 @@ def test_degenerate_output_is_one_token_repeated() -> None:
     assert degenerate("ok\n" + stuck + "\n") == stuck.strip()
     assert degenerate("a b " * 20) is None  # alternation is not one token repeated
     assert degenerate("- " * 20 + "\n| " * 20) is None  # a ruler, a table's border
+    glued = 'Qwen2.5-3B:    "TheGGGGGGGGGGGGGGGGGGG..."'
+    assert degenerate("ok\n" + glued + "\n") == glued  # one letter, no space between
+    assert degenerate("RAX: ffffffffffffffda ARADDR 0xffffffffffffffffffffffff\n") is None
+    assert degenerate("Zzz " + "Z" * 15 + "\n") is None  # shorter than GLUED_RUN
 
 
 def test_lemonade_cli_status_block_on_the_npu() -> None:
