@@ -216,9 +216,10 @@ def findings(text: str) -> list[str]:
             )
     failed = _failed_run(body)
     if failed is not None:
-        lines.append(
-            f"xdnaforge: the program's own check failed after its run on the NPU: {failed}"
-        )
+        # the mirror of a pass, which needs no name of the NPU either: what a log given to
+        # doctor runs is the stack's; the line says "on the NPU" only when the log does
+        where = " on the NPU" if NPU_RE.search(body) else ""
+        lines.append(f"xdnaforge: the program's own check failed after its run{where}: {failed}")
     stuck = degenerate(body)
     if stuck is not None:
         lines.append(f"xdnaforge: degenerate generation, one token repeated: {stuck[:120]}")
@@ -232,13 +233,17 @@ def findings(text: str) -> list[str]:
 
 
 def _failed_run(body: str) -> str | None:
-    """A program's own verdict that its result was wrong ("Failed.", "Status: ❌ FAIL"), in
-    a log of the NPU: what `run_outcomes.failed_verdict` reads, the mirror of its pass."""
-    if not NPU_RE.search(body):
-        return None
+    """A program's own verdict that its result was wrong ("Failed.", "Status: ❌ FAIL"):
+    what `run_outcomes.failed_verdict` reads, the mirror of its pass; or its own `assert`
+    that failed (`backtrace.python_own_assertion`)."""
     from xdnaforge.diagnosis.run_outcomes import failed_verdict
 
-    return next((line.strip()[:160] for line in body.splitlines() if failed_verdict(line)), None)
+    said = next((line.strip()[:160] for line in body.splitlines() if failed_verdict(line)), None)
+    if said is None and "AssertionError" in body:
+        from xdnaforge.tools.backtrace import python_own_assertion
+
+        return python_own_assertion(body)
+    return said
 
 
 def _unbound_npus(body: str) -> list[str]:

@@ -28,6 +28,13 @@ the design, before anything ran on the NPU.
 A traceback whose innermost frame is CPython's subprocess starting a program, ending in
 FileNotFoundError, names a program that is not installed or not on the PATH.
 
+A traceback that ends in AssertionError (CPython's `assert` statement, or `raise
+AssertionError(...)`) raised in the program's own code, not in a package it imports, is the
+program's own check of its result: its innermost frame is in the file the traceback starts
+in (the script that was run), or in a test file (`test_*.py`, `*_test.py`, as pytest and
+unittest name them). An assertion inside a library (its innermost frame in another file) is
+that library's check of its own state.
+
 A process that crashed ("Segmentation fault", SIGSEGV, SIGBUS, as the shell, gdb or the
 kernel's core-dump line say) with a backtrace whose innermost frame of XRT's API is a method
 of one of its objects (XRT src/runtime_src/core/include/xrt/*.h and their `_impl`s in
@@ -127,6 +134,31 @@ def python_missing_program(text: str) -> str | None:
         return None
     missing = _MISSING_PROGRAM_RE.search(text, innermost.end())
     return missing.group(1).replace("\\", "/").rsplit("/", 1)[-1] if missing else None
+
+
+_ASSERTION_RE = re.compile(r"^\s*AssertionError\b:?[ \t]*(.*)$", re.M)
+_TEST_FILE_RE = re.compile(r"(?:^|[/\\])(?:test_\w+|\w+_test)\.py$")
+
+
+def python_own_assertion(text: str) -> str | None:
+    """The AssertionError line of a Python traceback raised in the program's own code (module
+    doc), as '<file>:<line>: <message>'; None otherwise."""
+    innermost = _innermost_py_frame(text)
+    if innermost is None:
+        return None
+    # the exception's line follows the innermost frame's code (and 3.11's ~~~^^^ marks)
+    after = "\n".join(text[innermost.end() :].split("\n", 4)[:4])
+    failed = _ASSERTION_RE.search(after)
+    if failed is None:
+        return None
+    start = text.rfind("Traceback (most recent call last)", 0, innermost.start())
+    first = _PY_FRAME_RE.search(text, start)
+    path, line = innermost.group(1), innermost.group(2)
+    own = first is not None and first.group(1) == path
+    if not own and not _TEST_FILE_RE.search(path):
+        return None
+    name = path.replace("\\", "/").rsplit("/", 1)[-1]
+    return f"{name}:{line}: AssertionError {failed.group(1).strip()}".strip()[:160]
 
 
 _CRASH_RE = re.compile(r"Segmentation fault|\bSIGSEGV\b|\bSIGBUS\b|\bBus error\b")

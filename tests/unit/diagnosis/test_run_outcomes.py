@@ -141,8 +141,13 @@ def test_a_failing_verdict_after_a_run_on_the_npu_is_a_wrong_result() -> None:
     assert verdict_of.status == FAILURE
     assert [d.code for d in verdict_of.diagnoses] == ["npu-run-check-failed"]
     assert verdict_of.diagnoses[0].family == "command"
-    # the same verdict where the log names no NPU: nothing says where it ran
-    assert judge("\u274c Softmax sum check FAILED (got 0.0)\n").status == UNKNOWN_FAILURE
+    assert "after its run on the NPU:" in verdict_of.diagnoses[0].evidence
+    # the same verdict where the log names no NPU is still the program's own word that its
+    # result is wrong, as its pass is evidence without the NPU's name (the line says less)
+    alone = judge("  rel_frobenius = 7.074e-01  FAIL (tol 5e-3 for plain bf16)\n")
+    assert alone.status == FAILURE
+    assert [d.code for d in alone.diagnoses] == ["npu-run-check-failed"]
+    assert "after its run: rel_frobenius" in alone.diagnoses[0].evidence
 
 
 def test_a_measured_rate_is_read_in_its_three_orders() -> None:

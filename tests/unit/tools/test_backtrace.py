@@ -11,6 +11,7 @@ from xdnaforge.tools.backtrace import (
     frames,
     python_compile_step,
     python_missing_program,
+    python_own_assertion,
     python_xrt_call,
 )
 
@@ -169,3 +170,49 @@ def test_a_program_subprocess_could_not_start_is_named() -> None:
     xrt = SPAWN.replace("/opt/tools/bin/xclbinutil", "xrt-smi")
     assert python_missing_program(xrt) == "xrt-smi"
     assert "build-command-not-found" not in [d.code for d in judge(xrt).diagnoses]
+
+
+def test_an_assertion_of_the_program_itself_is_its_own_check() -> None:
+    own = (
+        "Traceback (most recent call last):\n"
+        '  File "C:\\w\\tests\\test_dfl_kernel.py", line 540, in main\n'
+        "    hardware(args, directory)\n"
+        "    ~~~~~~~~^^^^^^^^^^^^^^^^^\n"
+        '  File "C:\\w\\tests\\test_dfl_kernel.py", line 448, in hardware\n'
+        '    raise AssertionError(f"DFL output failed parity at dispatch {index}")\n'
+        "AssertionError: DFL output failed parity at dispatch 0\n"
+    )
+    assert python_own_assertion(own) == (
+        "test_dfl_kernel.py:448: AssertionError DFL output failed parity at dispatch 0"
+    )
+    verdict = judge("[XRT] loaded\n" + own)
+    assert verdict.status == FAILURE
+    assert verdict.diagnoses[0].code == "npu-run-check-failed"
+    # the script that was run asserting, a bare assert (no message)
+    script = (
+        "Traceback (most recent call last):\n"
+        '  File "/home/u/run.py", line 9, in <module>\n'
+        "    check(out)\n"
+        '  File "/home/u/run.py", line 4, in check\n'
+        "    assert np.allclose(out, ref)\n"
+        "AssertionError\n"
+    )
+    assert python_own_assertion(script) == "run.py:4: AssertionError"
+
+
+def test_an_assertion_inside_a_library_is_not_the_programs_check() -> None:
+    library = (
+        "Traceback (most recent call last):\n"
+        '  File "gemm.py", line 163, in <module>\n'
+        "    build(M, N, K)\n"
+        '  File "allo/backend/aie/__init__.py", line 769, in build\n'
+        "    logical_node_num <= physical_node_num\n"
+        "AssertionError: Unresolvable mapping from 97 logical nodes to 16 physical nodes\n"
+    )
+    assert python_own_assertion(library) is None
+    # another exception, or an AssertionError far below the traceback, is no assertion
+    assert python_own_assertion(library.replace("AssertionError", "ValueError")) is None
+    late = library.replace("allo/backend/aie/__init__.py", "gemm.py").replace(
+        "AssertionError:", "ValueError:"
+    )
+    assert python_own_assertion(late + "\n\n\n\nAssertionError: later\n") is None
