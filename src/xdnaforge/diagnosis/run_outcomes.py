@@ -153,6 +153,9 @@ _RATE_RES = (
     # the unit in parentheses after what was timed, then the figure (onnxruntime-genai's
     # model_benchmark, benchmark/c/main.cpp: "avg (tokens/s): 14.9513")
     re.compile(rf"(?i)\(({_UNITS})\s*/\s*s(?:ec)?\)\s*[:=]\s*(\d+(?:\.\d+)?)"),
+    # or the rate's unit as the figure's label ("Tokens/sec:6.2", RyzenAI-SW's transformers
+    # examples; "tok/s = 12.5")
+    re.compile(rf"(?i)\b({_UNITS})\s*/\s*s(?:ec(?:ond)?)?\s*[:=]\s*(\d+(?:\.\d+)?)"),
 )
 # a program that says it produced no tokens did no work, whatever rate it prints beside it
 # (Lemonade's telemetry: "Output tokens: 0" with "TPS: 10.33")

@@ -163,6 +163,9 @@ def test_a_measured_rate_is_read_in_its_three_orders() -> None:
     assert measured_rate("Token generation:\n\tavg (tokens/s): 14.9513\n") is not None
     assert measured_rate("\tavg (tokens/s): 0\n") is None
     assert measured_rate('    "avg_tokens_per_second": 25.21,\n') is not None  # JSON's key
+    # the rate's unit as the figure's label (RyzenAI-SW's transformers examples)
+    assert measured_rate("Time/token:162ms        Tokens/sec:6.2\n") is not None
+    assert measured_rate("Tokens/sec: 0\n") is None
     assert measured_rate('    "avg_tokens_per_second": 0.0,\n') is None
     assert measured_rate("  Avg TPS : 0.0\n") is None
     assert measured_rate("Output tokens: 0\nTPS:           10.33\n") is None  # no work done
