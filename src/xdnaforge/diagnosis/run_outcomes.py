@@ -491,6 +491,9 @@ _BUILT_RES = (
     (re.compile(r"^\[100%\] Built target (\S+)", re.M), "make built target {}"),
     (re.compile(r"^[ \t]*LD \[M\] +(\S+\.ko)\s*$", re.M), "kbuild linked {}"),
     (re.compile(r"^[ \t]*(Build succeeded)\.\s*$", re.M), "MSBuild: {}"),
+    # CPack once it wrote a package (cmCPackGenerator: "- package: <file> generated.", its
+    # log's "CPack: " before it): packaging runs after the build and install steps
+    (re.compile(r"^CPack: - package: (\S+) generated\.\s*$", re.M), "CPack wrote {}"),
     # (what is named ends at a non-blank: a lazy name before "\s*$" retried every run of
     # blanks from each of its characters, quadratic on a hostile line)
     (re.compile(r"^(Successfully installed \S(?:.*?\S)?)\s*$", re.M), "pip: {}"),
