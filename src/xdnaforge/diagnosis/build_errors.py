@@ -10,6 +10,16 @@ What these say becomes `xdnaforge: ...` lines that knowledge.yaml entries match
 (findings), or fills the `{compiler}` of a build diagnosis (complete); the causes and fixes
 stay in the knowledge base. What a line alone names (a header, a symbol, a library, a
 warning flag) is read by the entries' signatures, and its package by build_log.py.
+
+A build's log (`building`) is one where a build tool printed its own lines: CMake's
+configure messages (`-- Configuring done`, `-- Build files have been written to`, cmake.cxx
+and cmGlobalGenerator), its makefile generator's progress (`[ 42%] Building CXX object`,
+`Built target`, `Scanning dependencies of target`), CPack's (`CPack: ` before every line,
+cmCPackLog), make's own (`make[2]: Entering directory`, `make: *** [...] Error 1`,
+GNU make's main.c and remake.c), ninja's status before CMake's `Building CXX object`, kbuild's
+quiet commands (`  CC [M]  `, scripts/Makefile.build), pip's install steps (`Collecting `,
+`Building wheel for `, pip/_internal), meson's `Build started`, MSBuild's `Build FAILED.`;
+an error line after them that no entry names is a step of that build failing.
 """
 
 from __future__ import annotations
@@ -20,6 +30,29 @@ from collections.abc import Iterable
 
 from xdnaforge.diagnosis.cmake_errors import cmake_errors, describe, unprefixed_lines
 from xdnaforge.diagnosis.knowledge import Diagnosis
+
+_BUILDING_RE = re.compile(
+    r"^(?:-- (?:Configuring done|Generating done|Build files have been written to: |The (?:C|CXX)"
+    r" compiler identification is )"
+    r"|\[ {0,2}\d{1,3}%\] (?:Building \w+ object |Linking \w+ |Built target |Generating )"
+    r"|Scanning dependencies of target "
+    r"|CPack: "
+    r"|make(?:\[\d+\])?: (?:Entering directory|Leaving directory|\*\*\* )"
+    r"|\[\d+/\d+\] (?:Building \w+ object|Linking \w+ )"
+    r"|  (?:CC|LD|AR|CXX) \[M\]  "
+    r"|Collecting \S|Building wheel for \S|Installing collected packages: "
+    r"|Build started at "
+    r"|Build FAILED\.)",
+    re.M,
+)
+
+
+def building(body: str, line: str) -> bool:
+    """Whether a build tool's own line (module doc) comes before `line` in the log."""
+    at = body.find(line.strip())
+    head = body if at < 0 else body[:at]
+    return _BUILDING_RE.search(head) is not None
+
 
 # kbuild, for external modules (Linux's top Makefile)
 _KBUILD_DIFFERS = "the compiler differs from the one used to build the kernel"

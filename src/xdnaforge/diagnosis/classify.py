@@ -307,6 +307,18 @@ class Classifier:
             return None
         return LineClass((), catch, None, True, True)
 
+    def classify_in_build(self, line: str) -> LineClass | None:
+        """An error line no entry explained, in a build's log (`build_errors.building`):
+        the build family's generic entry whose words the line has, else its entry without
+        signatures (a build step's own message, `build-step-failed`)."""
+        in_family = [e for e in self.generic if e.family == "build"]
+        catch = next((e for e in in_family if any(p.search(line) for p in e.signatures)), None)
+        if catch is None:
+            catch = next((e for e in in_family if not e.signatures), None)
+        if catch is None:
+            return None
+        return LineClass((), catch, None, True, True)
+
 
 @dataclass(frozen=True, slots=True)
 class _Found:

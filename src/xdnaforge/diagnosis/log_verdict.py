@@ -400,6 +400,21 @@ def _scan(
             else:
                 tally.add(where.get(id(item), number), item.line, read)
         unexplained = still
+    if unexplained and not any(d.severity == "error" for d in tally.diagnoses()):
+        from xdnaforge.diagnosis.build_errors import building
+
+        # an error after a build tool's own lines that no entry names: a step of that build
+        # failed (a build script's message, a packaging step's); never a kernel line
+        still = []
+        for item in unexplained:
+            read = None
+            if not prefix_length(item.line) and building(body, item.line):
+                read = classifier.classify_in_build(item.line)
+            if read is None:
+                still.append(item)
+            else:
+                tally.add(where.get(id(item), number), item.line, read)
+        unexplained = still
     diagnoses = tally.diagnoses()
     if any("{compiler}" in d.cause or "{compiler}" in d.fix for d in diagnoses):
         from xdnaforge.diagnosis.build_errors import complete  # build logs only

@@ -16,7 +16,7 @@ from xdnaforge.diagnosis.build_errors import compiler, findings, kbuild_compiler
 from xdnaforge.diagnosis.build_log import cmake_command, pkg_config_provider
 from xdnaforge.diagnosis.cmake_errors import cmake_errors, cmake_version
 from xdnaforge.diagnosis.evaluate import CUTOFF
-from xdnaforge.diagnosis.log_verdict import FAILURE, judge
+from xdnaforge.diagnosis.log_verdict import FAILURE, UNKNOWN_FAILURE, judge
 
 # https://github.com/m-tsudo/pt3/issues/19 (opened 2023-06-30): a DKMS make.log
 KBUILD_DIFFERS = """make -C /lib/modules/6.4.0-060400-generic/build M=`pwd` V=0 modules
@@ -656,3 +656,21 @@ def test_another_programs_error_line_is_not_the_toolchains() -> None:
     # argparse's refusal keeps its own entry; a program named like no tool is not a build
     assert judge("flm: error: unrecognized arguments: --x").diagnoses[0].family == "usage"
     assert "build" not in {d.family for d in judge("optimizer: error: no input").diagnoses}
+
+
+def test_an_unnamed_error_after_a_build_tools_lines_is_a_build_step_failing() -> None:
+    # synthetic, from CPack's log (cmCPackGenerator) and a build script's own message after it
+    log = (
+        "CPack: Create package using DEB\n"
+        "CPack: - package: /b/Release/xrt_plugin.2.20.0_24.04-amd64-amdxdna.deb generated.\n"
+        "Installing XDNA plugin...\n"
+        "Error: Could not find plugin package matching suffix: ubuntu24.04-x86_64-amdxdna.deb\n"
+    )
+    verdict = judge(log)
+    assert verdict.status == FAILURE
+    assert [d.code for d in verdict.diagnoses] == ["build-step-failed"]
+    # the same error with no build before it has no family; a program's own step counter
+    # ("[1/6] Generating test audio...") is no build tool's line
+    assert judge(log.split("Installing", 1)[1]).status == UNKNOWN_FAILURE
+    counted = "[1/6] Generating test audio...\nError: Could not find plugin package x\n"
+    assert judge(counted).status == UNKNOWN_FAILURE

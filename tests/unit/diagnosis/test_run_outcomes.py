@@ -353,6 +353,10 @@ def test_a_checklist_counts_only_when_every_item_is_ticked_and_the_run_ended() -
             "kbuild linked drivers/accel/amdxdna/amdxdna.ko",
         ),
         ("Build succeeded.\n    0 Warning(s)\n    0 Error(s)\n", "MSBuild: Build succeeded"),
+        (
+            "CPack: Create package\nCPack: - package: /b/xrt_2.21.0-amd64-base.deb generated.\n",
+            "CPack wrote /b/xrt_2.21.0-amd64-base.deb",
+        ),
         ("Successfully installed pyxrt-2.20\n", "pip: Successfully installed pyxrt-2.20"),
         (
             "[1/3] Building C\n[2/3] Building D\n[3/3] Linking CXX shared library x.so\n",
