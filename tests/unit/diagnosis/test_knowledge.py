@@ -124,6 +124,7 @@ def test_every_entry_is_exercised_by_a_log() -> None:
         "lspci-libkmod-harmless",
         # XRT's environment (test_xrts_environment_missing_is_device_access)
         "xrt-library-not-found",
+        "xrt-tools-not-on-path",  # the shells' words for XRT's tools not on PATH
         # wget's and curl's download errors, xrt-smi's unrecognized arguments (TOOLS below)
         "build-download-failed",
         "tool-unrecognized-arguments",
@@ -459,6 +460,19 @@ def test_ninjas_messages_name_what_is_missing(text: str, code: str) -> None:
             "open shared object file: No such file or directory",
             "xrt-library-not-found",
         ),
+        # the shells' own messages for a command not on PATH (bash, zsh, cmd.exe, PowerShell)
+        ("bash: xrt-smi: command not found", "xrt-tools-not-on-path"),
+        ("zsh: command not found: flm", "xrt-tools-not-on-path"),
+        (
+            "'xrt-smi' is not recognized as an internal or external command,\n"
+            "operable program or batch file.",
+            "xrt-tools-not-on-path",
+        ),
+        (
+            "xbutil : The term 'xbutil' is not recognized as the name of a cmdlet, function, "
+            "script file, or operable program.",
+            "xrt-tools-not-on-path",
+        ),
     ],
 )
 def test_xrts_environment_missing_is_device_access(text: str, code: str) -> None:
@@ -499,6 +513,12 @@ TOOLS = {
     "command 'serv'.": "cli-usage-error",
     "modprobe: ERROR: could not insert 'amdxdna': Key was rejected by service": ("module-lockdown"),
     "bash: line 1: xchesscc: command not found": "build-command-not-found",
+    # Windows' shells: cmd.exe's message 9009 (a path cut at its space: GAIA's installer under
+    # "C:\\Users\\Paul Serdiuk") and PowerShell's CommandNotFoundException
+    "'\"\"C:\\Users\\Paul' is not recognized as an internal or external command,\noperable "
+    "program or batch file.": "build-command-not-found",
+    "cmake : The term 'cmake' is not recognized as the name of a cmdlet, function, script "
+    "file, or operable program.": "build-command-not-found",
     "xchesscc: line 53: /opt/aietools/tps/lnx64/target_aie2p/chess_env_LNa64.sh: No such file "
     "or directory": "build-command-not-found",
     # CMake's `cmake -E` file commands (Source/cmcmd.cxx), as a build step prints them
