@@ -294,6 +294,9 @@ def verdict(body: str) -> str | None:
     exact = _ALL_EXACT_RE.search(body)
     if exact:
         return f"the program reported its own pass ({exact.group(0).strip()})"
+    tabled = tabled_verdicts(body)
+    if tabled is not None and tabled[0] == "passed":
+        return f"the program reported its own pass (a table of its checks, {tabled[1]})"
     return counted_pass(body)
 
 
@@ -426,6 +429,47 @@ def tabled_rate(body: str) -> str | None:
         if figures:
             rows = f"{len(figures)} row" + ("s" if len(figures) > 1 else "")
             return f"the program measured its work ({header[columns[0]]}: {figures[0]}; {rows})"
+    return None
+
+
+# A table of a program's checks with a column of its verdicts: a header naming that column
+# ("result", "status", "verdict", "outcome", the columns 2+ blanks or '|' apart), an optional
+# ruler, then a row per check up to a blank line, each with one verdict word in capitals
+# (no blanks matched before the word but at the line's start or after '|': a run of blanks
+# is tried from each of its places only once, never again inside)
+_VERDICT_HEADER_RE = re.compile(
+    r"(?i)(?:^\s*|\s{2}|\|\s*)(?:result|status|verdict|outcome)s?(?=\s*\||\s{2}|\s*$)"
+)
+_ROW_VERDICT_RE = re.compile(r"(?:^|\s|\|)(PASS(?:ED)?|FAIL(?:ED)?)(?=\s|\||$)")
+_RULER_RE = re.compile(r"^[\s|:+=-]*$")
+_VERDICT_ROWS = 2  # rows a table needs: one row is a line, not a table
+
+
+def tabled_verdicts(body: str) -> tuple[str, str] | None:
+    """The first table of verdicts in the log (above): ("passed", its header) when every
+    row passed, ("failed", the first failed row) when one did; None when there is none."""
+    lines = body.splitlines()[:_TABLE_LINES]
+    for at, line in enumerate(lines):
+        if len(line) > _TABLE_WIDTH or not _VERDICT_HEADER_RE.search(line):
+            continue
+        if _ROW_VERDICT_RE.search(line) or len(re.split(r"\s{2,}|\|", line.strip())) < 2:
+            continue  # a row itself, or one word alone
+        words: list[tuple[str, str]] = []
+        for row in lines[at + 1 : at + 1 + _TABLE_LINES]:
+            if not row.strip():
+                break
+            if _RULER_RE.match(row):
+                continue
+            found = _ROW_VERDICT_RE.findall(row)
+            if len(found) != 1:
+                break
+            words.append((found[0], row.strip()))
+        if len(words) < _VERDICT_ROWS:
+            continue
+        failed = next((row for word, row in words if word.startswith("FAIL")), None)
+        if failed is not None:
+            return "failed", failed[:160]
+        return "passed", f"{line.strip()[:80]}: {len(words)} rows PASS"
     return None
 
 

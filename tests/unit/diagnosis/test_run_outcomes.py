@@ -14,6 +14,7 @@ from xdnaforge.diagnosis.run_outcomes import (
     hardware_context,
     measured_rate,
     run_completed,
+    tabled_verdicts,
     verdict,
 )
 
@@ -462,3 +463,28 @@ def test_other_words_about_a_hardware_context_are_no_evidence(log: str) -> None:
 def test_a_created_context_then_a_failure_is_a_failure() -> None:
     log = "xclbin loaded\nHardware context created\nERROR: run failed (ERT_CMD_STATE_ERROR)\n"
     assert judge(log).status in (FAILURE, UNKNOWN_FAILURE)
+
+
+# a test program's table of checks, a verdict column (the shape of a committed conv2d
+# width-isolation log of mlir-aie kernels on a Phoenix NPU)
+CHECKS = """conv2dk3_ui8_vector width isolation test (64 -> 64, uint8 act, no skip)
+      HxW    result  max |diff|
+----------------------------------------
+32x     32      PASS  0.000
+32x     36      PASS  0.000
+32x     40      PASS  0.000
+"""
+
+
+def test_a_table_of_checks_passes_when_every_row_passes() -> None:
+    assert tabled_verdicts(CHECKS) == ("passed", "HxW    result  max |diff|: 3 rows PASS")
+    assert verdict(CHECKS) is not None
+    assert judge(CHECKS).status == HEALTHY
+    # one row failed: the program's own word that a result is wrong
+    failed = CHECKS.replace("36      PASS  0.000", "36      FAIL  3.000")
+    assert tabled_verdicts(failed) == ("failed", "32x     36      FAIL  3.000")
+    verdict_of = judge(failed)
+    assert [d.code for d in verdict_of.diagnoses] == ["npu-run-check-failed"]
+    # one row is a line, not a table; a header with no verdict column is no table of checks
+    assert tabled_verdicts(CHECKS.split("32x     36")[0]) is None
+    assert tabled_verdicts(CHECKS.replace("result", "value ")) is None
