@@ -134,6 +134,7 @@ def test_every_entry_is_exercised_by_a_log() -> None:
         "xclbin-file-missing",
         "cli-usage-error",
         "shared-library-missing",
+        "pip-package-unbuildable",
         "lemonade-npu-family-unsupported",
         # the driver core's probe failure, kmod's missing module (KERNEL below)
         "driver-probe-failed",
@@ -526,6 +527,11 @@ TOOLS = {
         "build-cmake-file-step-failed"
     ),
     'Error creating directory "/opt/xilinx/xrt/share".': "build-cmake-file-step-failed",
+    # pip's InvalidWheel and its summary of wheels it could not build (src/pip/_internal)
+    "ERROR: Wheel 'mlir' located at /tmp/pip-unpack-kf2/mlir-22.0.0-py3-none-manylinux_2_28_"
+    "x86_64.whl is invalid.": "pip-package-unbuildable",
+    "ERROR: Could not build wheels for pyxrt, which is required to install pyproject.toml-"
+    "based projects": "pip-package-unbuildable",
     # CPython's ctypes on Windows, and NumPy 2's check of a module built for NumPy 1
     "FileNotFoundError: Could not find module 'C:\\ryzenai\\lib\\tvm_ipu.dll' (or one of its "
     "dependencies). Try using the full path with constructor syntax.": "python-library-not-loaded",
