@@ -34,11 +34,13 @@ from xdnaforge.diagnosis.evaluate import (
     Case,
     Outcome,
     blind_commits,
+    ceiling,
     confusion_table,
     fresh_set,
     judge_case,
     load_corpus,
     score,
+    text_readings,
 )
 from xdnaforge.diagnosis.knowledge import load_knowledge
 from xdnaforge.diagnosis.log_verdict import UNKNOWN
@@ -166,6 +168,17 @@ def main() -> int:
     print(f"blind, all {len(blind)} logs: {describe(blind.values())}")
     print(confusion_table(blind.values()))
     print(f"today's code on the same logs (read since): {describe(today.values())}")
+    readings = text_readings((FRESH / "text_carries.tsv").read_text(encoding="utf-8"))
+    most, total = ceiling(today.values(), readings)
+    if not most:
+        return 0
+    right = sum(1 for i, o in today.items() if o.right and readings.get(i, ("", "A"))[1] == "A")
+    print(
+        f"what the text can show (text_carries.tsv): {total - most} of the {total} logs carry no "
+        f"evidence of their label or have a doubtful one, so at most {most}/{total} "
+        f"({most / total:.0%}) can be right from the text alone; today's code is right on "
+        f"{right} of those {most} ({right / most:.0%})"
+    )
     return 0
 
 

@@ -245,6 +245,39 @@ def blind_commits(text: str, where: str = "blind.txt") -> dict[int, str]:
     return commits
 
 
+# How a log's text stands to its label, as a reader of the log alone (a helper session that
+# saw neither doctor's knowledge nor the thread) judged it: A the text carries the label, B
+# it does not (no evidence of success in a healthy log, nothing that names the failure in a
+# failing one), C the label looks doubtful beside the text
+READINGS = {"A": "carries its label", "B": "carries no evidence of it", "C": "doubtful label"}
+
+
+def text_readings(text: str, where: str = "text_carries.tsv") -> dict[str, tuple[str, str]]:
+    """ident -> (expected, reading) of a table of tab-separated `ident expected reading
+    reason` rows under a header line (tests/fixtures/fresh/text_carries.tsv)."""
+    readings: dict[str, tuple[str, str]] = {}
+    for number, raw in enumerate(text.splitlines()[1:], start=2):
+        if not raw.strip():
+            continue
+        parts = raw.split("\t")
+        if len(parts) != 4 or parts[2] not in READINGS or not parts[3].strip():
+            raise ValueError(
+                f"{where}:{number}: expected 'ident<TAB>expected<TAB>A|B|C<TAB>reason', got {raw!r}"
+            )
+        if parts[0] in readings:
+            raise ValueError(f"{where}:{number}: {parts[0]} is read twice")
+        readings[parts[0]] = (parts[1], parts[2])
+    return readings
+
+
+def ceiling(outcomes: Iterable[Outcome], readings: dict[str, tuple[str, str]]) -> tuple[int, int]:
+    """(at most right, of how many): the logs whose text carries their label, as far as the
+    readings say (a log they do not list counts as carrying it)."""
+    outcomes = list(outcomes)
+    unreadable = sum(1 for o in outcomes if readings.get(o.case.ident, ("", "A"))[1] != "A")
+    return len(outcomes) - unreadable, len(outcomes)
+
+
 def confusion_table(outcomes: Iterable[Outcome]) -> str:
     """Per expected family: how many, how many right, and what the misses were called."""
     outcomes = list(outcomes)

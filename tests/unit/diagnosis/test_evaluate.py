@@ -16,6 +16,7 @@ from xdnaforge.diagnosis.evaluate import (
     Case,
     Outcome,
     blind_commits,
+    ceiling,
     confusion_table,
     field_dates,
     fresh,
@@ -26,6 +27,7 @@ from xdnaforge.diagnosis.evaluate import (
     load_corpus,
     parse_case,
     score,
+    text_readings,
     time_split,
     written_before,
 )
@@ -301,3 +303,29 @@ def test_every_fresh_set_records_the_commit_it_was_measured_with_blind() -> None
 def test_a_bad_blind_record_names_its_line(text: str, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         blind_commits(text, "blind.txt")
+
+
+def test_the_readings_of_the_texts_name_fresh_logs_with_their_labels() -> None:
+    readings = text_readings((FRESH / "text_carries.tsv").read_text(encoding="utf-8"))
+    cases = {case.ident: case for case in load_corpus(FRESH, "f*.txt")}
+    assert readings
+    for ident, (expected, _reading) in readings.items():
+        assert ident in cases, ident
+        assert cases[ident].expect == expected, ident  # a label changed: read it again
+
+
+def test_the_ceiling_counts_only_the_logs_whose_text_carries_their_label() -> None:
+    header = "ident\texpected\treading\treason\n"
+    readings = text_readings(
+        header + "f101\thealthy\tB\tcut off before any result\nf102\tbuild\tA\tthe error\n"
+    )
+    assert readings == {"f101": ("healthy", "B"), "f102": ("build", "A")}
+    outcomes = [
+        Outcome(Case(i, "https://x/" + i, "", "healthy", ""), "unknown")
+        for i in ("f101", "f102", "f103")
+    ]
+    assert ceiling(outcomes, readings) == (2, 3)  # f103, not read, counts as carrying it
+    with pytest.raises(ValueError, match=r"text_carries.tsv:2: expected"):
+        text_readings(header + "f101\thealthy\tD\twhy\n")
+    with pytest.raises(ValueError, match="read twice"):
+        text_readings(header + "f101\thealthy\tB\twhy\nf101\thealthy\tA\twhy\n")
