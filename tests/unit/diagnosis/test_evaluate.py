@@ -206,6 +206,12 @@ DISPUTED = {
         "passes (driver bound, device node, firmware, XRT, plugin, memlock) and nothing ran "
         "that failed; the label is its prose verdict that no public LLM runtime supports XDNA 1",
     ),
+    "f10603": (
+        [],
+        "Lemonade's own start-up report says the NPU hardware, FLM and OGA are available; the "
+        "fault the maintainer names (that check says Yes on a Phoenix NPU neither backend "
+        "supports) is not in the paste, which names no NPU generation",
+    ),
 }
 
 
