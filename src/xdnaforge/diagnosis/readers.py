@@ -220,6 +220,12 @@ def findings(text: str) -> list[str]:
         # doctor runs is the stack's; the line says "on the NPU" only when the log does
         where = " on the NPU" if NPU_RE.search(body) else ""
         lines.append(f"xdnaforge: the program's own check failed after its run{where}: {failed}")
+    if "FullyQualifiedErrorId" in body:
+        from xdnaforge.tools.powershell import stopped_errors
+
+        lines += [
+            f"xdnaforge: PowerShell stopped on an error: {m[:300]}" for m in stopped_errors(body)
+        ]
     stuck = degenerate(body)
     if stuck is not None:
         lines.append(f"xdnaforge: degenerate generation, one token repeated: {stuck[:120]}")
