@@ -153,10 +153,13 @@ _RATE_RES = (
     # the unit in parentheses after what was timed, then the figure (onnxruntime-genai's
     # model_benchmark, benchmark/c/main.cpp: "avg (tokens/s): 14.9513")
     re.compile(rf"(?i)\(({_UNITS})\s*/\s*s(?:ec)?\)\s*[:=]\s*(\d+(?:\.\d+)?)"),
-    # or the rate's unit as the figure's label ("Tokens/sec:6.2", RyzenAI-SW's transformers
-    # examples; "tok/s = 12.5")
-    re.compile(rf"(?i)\b({_UNITS})\s*/\s*s(?:ec(?:ond)?)?\s*[:=]\s*(\d+(?:\.\d+)?)"),
 )
+# or the rate's unit as the figure's label ("Tokens/sec:6.2", RyzenAI-SW's transformers
+# examples; "tok/s = 12.5"): a word, possessive (tried once from each word's start), whose
+# unit is checked after the match, as the units' alternation at every word cost a fifth of
+# the line-by-line path on a hostile line
+_LABELLED_RATE_RE = re.compile(r"(?i)\b([a-z]++)\s*/\s*s(?:ec(?:ond)?)?\s*[:=]\s*(\d+(?:\.\d+)?)")
+_UNIT_RE = re.compile(rf"(?i)(?:{_UNITS})")
 # a program that says it produced no tokens did no work, whatever rate it prints beside it
 # (Lemonade's telemetry: "Output tokens: 0" with "TPS: 10.33")
 _NO_OUTPUT_RE = re.compile(r"(?im)^\W*(?:avg )?output tokens\s*:\s*0\s*$")
@@ -325,6 +328,9 @@ _FAILED_RE = re.compile(
 def failed_verdict(line: str) -> bool:
     """Whether the line is a program's own verdict that its run's result was wrong (or its
     summary of named counts, some failed: "Total: 34 | Passed: 33 | Failed: 1")."""
+    lowered = line.lower()
+    if not ("fail" in lowered or "error" in lowered or "INVALID" in line or "False" in line):
+        return False  # none of its words (an error count is a failed one): before the regex
     if _FAILED_RE.match(line.strip("\r\n")) is not None:
         return True
     counts = _counts(line) if (":" in line or "=" in line) else None
@@ -339,6 +345,10 @@ def measured_rate(body: str) -> str | None:
         for match in pattern.finditer(body):
             number = match.group(2) if match.group(1)[0].isalpha() else match.group(1)
             if _positive(number):
+                return f"the program measured its work ({match.group(0).strip()})"
+    if "/" in body:
+        for match in _LABELLED_RATE_RE.finditer(body):
+            if _UNIT_RE.fullmatch(match.group(1)) and _positive(match.group(2)):
                 return f"the program measured its work ({match.group(0).strip()})"
     return tabled_rate(body) or npu_timed(body)
 
