@@ -65,11 +65,12 @@ _WORD_RE = re.compile(r"\S+")
 _FLM_JSON_RE = re.compile(r'^\s*(\{[^{}]*"ready"\s*:[^{}]*\})', re.M)
 FLM_CHECKS = ("amd_device_found", "all_fw_ok", "kernel_ok", "memlock_ok", "npu_driver_ok")
 DEGENERATE_RUN = 12  # the same token this many times in a row in a model's answer
-# a token of one letter that the model printed with no space between ("TheGGGGGGGG...",
-# a tokenizer's single-character piece decoded again and again); letters a-f are left out,
-# since "0xffffffffffffffff" is a register, not an answer
+# a token of one letter that the model printed with no space between, right after a word's
+# start ("TheGGGGGGGG...", a tokenizer's single-character piece decoded again and again);
+# letters a-f are left out, since "0xffffffffffffffff" is a register, not an answer, and x
+# and z, which people redact serials and keys with ("SN: XXXXXXXXXXXXXXXX")
 GLUED_RUN = 16  # ... and of one letter, with nothing between
-_GLUED_RE = re.compile(r"([g-zG-Z])\1{" + str(GLUED_RUN - 1) + ",}")
+_GLUED_RE = re.compile(r"([A-Za-z])(?!\1)([g-wyG-WY])\2{" + str(GLUED_RUN - 1) + ",}")
 
 
 @dataclass(frozen=True, slots=True)

@@ -66,6 +66,8 @@ def test_degenerate_output_is_one_token_repeated() -> None:
     assert degenerate("ok\n" + glued + "\n") == glued  # one letter, no space between
     assert degenerate("RAX: ffffffffffffffda ARADDR 0xffffffffffffffffffffffff\n") is None
     assert degenerate("Zzz " + "Z" * 15 + "\n") is None  # shorter than GLUED_RUN
+    assert degenerate("Serial Number: " + "X" * 20 + "\n") is None  # a redaction
+    assert degenerate("  " + "M" * 20 + "\n") is None  # no word before it: a banner's art
 
 
 def test_lemonade_cli_status_block_on_the_npu() -> None:
