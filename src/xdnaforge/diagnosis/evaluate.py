@@ -127,6 +127,26 @@ def judge_case(case: Case, entries: tuple[knowledge.Entry, ...]) -> Outcome:
     return Outcome(case, found)
 
 
+def thread_of(url: str) -> str:
+    """The thread a source URL names, as the fresh sets count threads: its anchor and a
+    trailing slash left out, FastFlowLM's old home (ROCm/FastFlowLM) read as its new one, a
+    file of the library's index by its id alone."""
+    if url.startswith("library-file:"):
+        return url.split()[0]
+    return url.split("#", 1)[0].rstrip("/").replace("ROCm/FastFlowLM", "FastFlowLM/FastFlowLM")
+
+
+def cited_threads(corpus: Path, field: Path, fresh_folder: Path) -> set[str]:
+    """Every thread the corpus, the field cases (their case.yaml's URLs) and the fresh sets
+    cite: what a new fresh set's collector must not take (`scripts/cited_threads.py`)."""
+    cited = {thread_of(case.source) for case in load_corpus(corpus)}
+    cited |= {thread_of(case.source) for case in load_corpus(fresh_folder, "f*.txt")}
+    for path in sorted(field.glob("*/case.yaml")):
+        words = path.read_text(encoding="utf-8").split()
+        cited |= {thread_of(word) for word in words if word.startswith("https://")}
+    return cited
+
+
 def leave_one_source_out(cases: Iterable[Case]) -> list[Outcome]:
     cases = list(cases)
     by_source: dict[str, set[str]] = {}

@@ -17,6 +17,7 @@ from xdnaforge.diagnosis.evaluate import (
     Outcome,
     blind_commits,
     ceiling,
+    cited_threads,
     confusion_table,
     field_dates,
     fresh,
@@ -28,6 +29,7 @@ from xdnaforge.diagnosis.evaluate import (
     parse_case,
     score,
     text_readings,
+    thread_of,
     time_split,
     written_before,
 )
@@ -216,11 +218,7 @@ DISPUTED = {
 
 
 def test_the_fresh_sets_cite_no_thread_the_corpus_or_the_field_cases_cite() -> None:
-    def thread(url: str) -> str:
-        if url.startswith("library-file:"):  # a file of the library's index: its id
-            return url.split()[0]
-        return url.split("#", 1)[0].rstrip("/").replace("ROCm/FastFlowLM", "FastFlowLM/FastFlowLM")
-
+    thread = thread_of
     cited = {thread(c.source) for c in load_corpus(CORPUS)}
     for path in FIELD.glob("*/case.yaml"):
         cited |= {thread(w) for w in path.read_text().split() if w.startswith("https://")}
@@ -335,3 +333,11 @@ def test_the_ceiling_counts_only_the_logs_whose_text_carries_their_label() -> No
         text_readings(header + "f101\thealthy\tD\twhy\n")
     with pytest.raises(ValueError, match="read twice"):
         text_readings(header + "f101\thealthy\tB\twhy\nf101\thealthy\tA\twhy\n")
+
+
+def test_the_cited_threads_are_what_a_new_collector_must_avoid() -> None:
+    cited = cited_threads(CORPUS, FIELD, FRESH)
+    assert thread_of("https://github.com/ROCm/FastFlowLM/issues/655#issuecomment-1") in cited
+    assert "https://github.com/amd/xdna-driver/issues/957" in cited  # a field case's
+    assert {thread_of(c.source) for c in load_corpus(FRESH, "f*.txt")} <= cited
+    assert thread_of("library-file:70071313664 (a note)") == "library-file:70071313664"
