@@ -621,11 +621,34 @@ def build_finished(body: str) -> str | None:
     return None
 
 
+# A model's answer as the program that ran it prints it: its predicted label ("Predicted
+# Label cat", "Predicted AIE: truck, Predicted CPU: truck"), its top prediction ("Final top
+# prediction is: Golden Retriever", "Top 5 labels are:" above them), or its result
+# ("Prediction Result: Hi, welcome to ..."): the model ran to its output. The NPU must be
+# named, in its own words or the AI Engine's (AIE, IPU, the Vitis AI EP, `--ep npu`): a
+# prediction on the CPU is no evidence of the NPU
+_PREDICTION_RE = re.compile(
+    r"(?im)^[^\n]{0,60}?\b(?:predicted (?:label|class)[ \t]*[:=]?|predicted(?: aie| npu)?[ \t]*[:=]"
+    r"|final top prediction is[ \t]*:?|prediction result[ \t]*[:=])[ \t]*\w"
+    r"|^[^\w\n]*top \d+ (?:labels|predictions) (?:are|is)\b"
+)
+_AIE_RE = re.compile(r"\b(?:AIE|IPU)\b|VitisAI|--ep npu\b")
+
+
+def predicted(body: str) -> str | None:
+    """The model's answer, printed by the program that ran it on the NPU (above)."""
+    found = _PREDICTION_RE.search(body)
+    if found is None or not (NPU_RE.search(body) or _AIE_RE.search(body)):
+        return None
+    return f"the model ran to its answer ({found.group(0).strip()[:80]})"
+
+
 def outcome(body: str) -> str | None:
     """The first of these that the log shows, or None."""
     return (
         verdict(body)
         or measured_rate(body)
+        or predicted(body)
         or checklist(body)
         or firmware_answered(body)
         or hardware_context(body)

@@ -13,6 +13,7 @@ from xdnaforge.diagnosis.run_outcomes import (
     firmware_answered,
     hardware_context,
     measured_rate,
+    predicted,
     run_completed,
     tabled_verdicts,
     verdict,
@@ -488,3 +489,24 @@ def test_a_table_of_checks_passes_when_every_row_passes() -> None:
     # one row is a line, not a table; a header with no verdict column is no table of checks
     assert tabled_verdicts(CHECKS.split("32x     36")[0]) is None
     assert tabled_verdicts(CHECKS.replace("result", "value ")) is None
+
+
+@pytest.mark.parametrize(
+    "log",
+    [
+        # RyzenAI-SW's getting-started ResNet (predict.py --ep npu), its tutorials' Top 5
+        "> python predict.py --ep npu\nexecution started on NPU\n"
+        "Image 0: Actual Label cat, Predicted Label cat\n",
+        " Predicted AIE: truck, Predicted CPU: truck\n",  # mlir-aie's notebooks on the IPU
+        "IPU overlay 4x4.xclbin loaded\nFinal top prediction is: Golden Retriever\n",
+        "[Info] aie-cpu\nPrediction Result:   Hi, welcome to experience AMD IPU.\n",
+    ],
+)
+def test_a_models_answer_on_the_npu_is_evidence(log: str) -> None:
+    assert predicted(log) is not None
+    assert judge(log).status == HEALTHY
+
+
+def test_a_prediction_that_names_no_npu_is_no_evidence() -> None:
+    assert predicted("Image 0: Actual Label cat, Predicted Label cat\n") is None  # the CPU's?
+    assert predicted("execution started on NPU\nThe predicted value is unknown\n") is None
