@@ -84,8 +84,8 @@ from xdnaforge.diagnosis.knowledge import NPU_RE
 # a comparison asked and answered with Python's bool, alone on its line: "Are the arrays
 # equal?: True", "match: False", "allclose = True"
 _COMPARED = (
-    r"^[^\w\n]*(?:[\w' -]{0,60}\b)?(?i:equal|match(?:es|ed)?|correct|allclose|identical"
-    r"|verified|passed)\??[ \t]*[:=][ \t]*"
+    r"^[^\w\n]*(?:[\w' -]{0,60}\b)?(?i:equal|match(?:es|ed)?|correct(?:ness)?|allclose|identical"
+    r"|verified|passed|success)\??[ \t]*[:=][ \t]*"
 )
 # or as print() writes its arguments, the comparison's name alone first, then the bool and
 # what it was judged by ("allclose True rtol=0.05 atol=0.1")
@@ -123,6 +123,9 @@ _VERDICT_RE = re.compile(
     r"|^(?-i:[ \t]*\w[^\n]*[ \t]{2}(?:PASS(?:ED)?|VERIFIED)!?)[ \t]*$"
     # or a comparison's answer as Python prints a bool ("Are the arrays equal?: True")
     rf"|{_COMPARED}True[ \t]*$"
+    # or its answer in capitals, OK, and what it was judged on ("correctness: OK (4096
+    # int32 elements)")
+    rf"|{_COMPARED}(?-i:OK)(?:[ \t]+\([^()\n]*\))?[ \t]*$"
     rf"|{_PRINTED}True{_PRINTED_TAIL}"
     # or MLPerf LoadGen's verdict on the run (loadgen/results.cc, the summary's "Result is :
     # VALID"; "INVALID" when a constraint of the scenario was not met)

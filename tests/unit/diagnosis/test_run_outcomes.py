@@ -52,6 +52,8 @@ from xdnaforge.diagnosis.run_outcomes import (
         "SUCCESS!",
         "MATCH",  # a comparison's verdict, alone, in capitals
         "Are the arrays equal?: True",  # a comparison answered with Python's bool
+        "Success: True",
+        "correctness: OK (4096 int32 elements)",  # its answer in capitals, what it judged
         "  VERIFIED.",
         # a JSON report's own verdict field, alone on its line
         '  "status": "PASS",',
@@ -92,6 +94,9 @@ def test_a_verdict_alone_on_its_line_is_the_programs_pass(line: str) -> None:
         '  "status": "ok",',  # a server's health, not a test's verdict
         '{"status": "success", "data": []}',  # an API's answer, and not alone
         '  "m1_status": "PASS",',  # one part's, not the report's
+        "status: OK",  # a state, not a comparison's answer
+        "correctness: ok",  # not in capitals
+        "LLM calls: 4 (all NPU, zero fallback) Success: True",  # not alone on its line
     ],
 )
 def test_other_lines_with_pass_in_them_are_no_verdict(line: str) -> None:
@@ -111,6 +116,7 @@ def test_other_lines_with_pass_in_them_are_no_verdict(line: str) -> None:
         "acvp-tcId-16                     FAIL",  # in a column of its own
         "rel_frobenius = 7.074e-01  FAIL (tol 5e-3 for plain bf16)",  # then what judged it
         "Are the arrays are equal?: False",  # a comparison answered with Python's bool
+        "Success: False",
         "TOTAL 0/25 FAIL",
     ],
 )
