@@ -109,8 +109,8 @@ _VERDICT_RE = re.compile(
     r"|^[^\w\n]*(?-i:(?:[Tt]est |TEST |[Gg]ate |GATE )?PASS(?:ED)?"
     r"(?: (?:--?|\u2014|\u2013) | \(|! +)\S.*)$"
     # ... or after a colon, the word and its test in capitals ("TEST PASS: AIE output matches
-    # golden quantized output")
-    r"|^[^\w\n]*(?-i:(?:TEST|GATE) PASS(?:ED)?: +\S.*)$"
+    # golden quantized output", "CASE1 PASS: known canonical final token reached")
+    r"|^[^\w\n]*(?-i:(?:TEST|GATE|CASE ?\d{1,4}|TEST ?\d{1,4}) PASS(?:ED)?: +\S.*)$"
     # "SUCCESS: Phoenix NPU executed ...", "SUCCESS!": the word first, in capitals
     r"|^[^\w\n]*(?-i:SUCCESS(?:!|: +\S.*)?)[ \t]*$"
     # a comparison's verdict alone on its line, in capitals ("MATCH" under the NPU's output
@@ -317,7 +317,7 @@ def verdict(body: str) -> str | None:
 _FAILED_RE = re.compile(
     r"^[^\w\n]*(?i:(?:\[?(?:error|info)\]?:?[ \t]+)?(?:test |check )?fail(?:ed)?)[^\w\n]*$"
     r"|^[^\w\n]*[\w./-]{1,40}(?: [\w./-]{1,40}){0,3}[ \t]*:[^\w\n]*(?i:fail(?:ed|ure)?)[^\w\n]*$"
-    r"|^[^\w\n]*FAIL(?::| --?) +\S.*$"
+    r"|^[^\w\n]*(?:FAIL|(?:TEST|GATE|CASE ?\d{1,4}|TEST ?\d{1,4}) FAIL(?:ED)?)(?::| --?) +\S.*$"
     r"|^[ \t]*[\u274c\u2717\u2718][^\n]*?\bFAIL(?:ED)?\b[^\n]*$"
     r"|^[ \t]*\w[^\n]*[ \t]{2}FAIL(?:ED)?!?(?:[ \t]+\([^()\n]*\))?[ \t]*$"
     r"|^[^\w\n]*(?i:(?:total|summary|result|overall)?\s*(?::\s*)?\d+\s*/\s*\d+\s+fail(?:ed|s)?)\b[^\w\n]*$"

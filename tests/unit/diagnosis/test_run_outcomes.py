@@ -53,6 +53,7 @@ from xdnaforge.diagnosis.run_outcomes import (
         "MATCH",  # a comparison's verdict, alone, in capitals
         "Are the arrays equal?: True",  # a comparison answered with Python's bool
         "Success: True",
+        "CASE1 PASS: known canonical final token reached exact 1,588-byte record",
         "correctness: OK (4096 int32 elements)",  # its answer in capitals, what it judged
         "  VERIFIED.",
         # a JSON report's own verdict field, alone on its line
@@ -117,6 +118,7 @@ def test_other_lines_with_pass_in_them_are_no_verdict(line: str) -> None:
         "rel_frobenius = 7.074e-01  FAIL (tol 5e-3 for plain bf16)",  # then what judged it
         "Are the arrays are equal?: False",  # a comparison answered with Python's bool
         "Success: False",
+        "CASE2 FAIL: the record differs from the reference",
         "TOTAL 0/25 FAIL",
     ],
 )
