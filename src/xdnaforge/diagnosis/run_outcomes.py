@@ -319,6 +319,11 @@ _FAILED_RE = re.compile(
     r"|^[^\w\n]*[\w./-]{1,40}(?: [\w./-]{1,40}){0,3}[ \t]*:[^\w\n]*(?i:fail(?:ed|ure)?)[^\w\n]*$"
     r"|^[^\w\n]*(?:FAIL|(?:TEST|GATE|CASE ?\d{1,4}|TEST ?\d{1,4}) FAIL(?:ED)?)(?::| --?) +\S.*$"
     r"|^[ \t]*[\u274c\u2717\u2718][^\n]*?\bFAIL(?:ED)?\b[^\n]*$"
+    # or the cross mark right before a grade in capitals that says the result is bad
+    # ("Status: ❌ POOR - Needs debugging", "❌ LOW - kernel needs fixes"), on a line with
+    # no tick (a legend shows both)
+    r"|^(?![^\n]*[\u2705\u2713\u2714])[^\n]*?[\u274c\u2717\u2718][ \t]*"
+    r"(?:POOR|LOW|BAD|WRONG|INCORRECT|MISMATCH(?:ED)?|BROKEN)\b[^\n]*$"
     r"|^[ \t]*\w[^\n]*[ \t]{2}FAIL(?:ED)?!?(?:[ \t]+\([^()\n]*\))?[ \t]*$"
     r"|^[^\w\n]*(?i:(?:total|summary|result|overall)?\s*(?::\s*)?\d+\s*/\s*\d+\s+fail(?:ed|s)?)\b[^\w\n]*$"
     r"|^[ \t]*Result is[ \t]*:[ \t]*INVALID[ \t]*$"  # MLPerf LoadGen's
@@ -328,12 +333,21 @@ _FAILED_RE = re.compile(
 )
 
 
+_CROSSES = frozenset("\u274c\u2717\u2718")  # the cross marks a program fails a check with
+
+
 def failed_verdict(line: str) -> bool:
     """Whether the line is a program's own verdict that its run's result was wrong (or its
     summary of named counts, some failed: "Total: 34 | Passed: 33 | Failed: 1")."""
     lowered = line.lower()
-    if not ("fail" in lowered or "error" in lowered or "INVALID" in line or "False" in line):
-        return False  # none of its words (an error count is a failed one): before the regex
+    if not (
+        "fail" in lowered
+        or "error" in lowered
+        or "INVALID" in line
+        or "False" in line
+        or _CROSSES.intersection(line)
+    ):
+        return False  # none of its words or marks (an error count is a failed one)
     if _FAILED_RE.match(line.strip("\r\n")) is not None:
         return True
     counts = _counts(line) if (":" in line or "=" in line) else None

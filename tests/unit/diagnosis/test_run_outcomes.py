@@ -119,6 +119,8 @@ def test_other_lines_with_pass_in_them_are_no_verdict(line: str) -> None:
         "Are the arrays are equal?: False",  # a comparison answered with Python's bool
         "Success: False",
         "CASE2 FAIL: the record differs from the reference",
+        "  Status: \u274c POOR - Needs debugging",  # a grade in capitals after the cross
+        "\u274c LOW - kernel needs fixes compiled in",
         "TOTAL 0/25 FAIL",
     ],
 )
@@ -137,6 +139,8 @@ def test_a_programs_own_failing_verdict_is_read_in_the_forms_of_its_pass(line: s
         "The test failed because the buffer was not synced",
         "Build FAILED.",
         "  base-j0-i0                       fail",  # a column's verdict is in capitals
+        "\u2705 HIGH / \u274c LOW",  # a legend: both marks
+        "\u274c Lower is better",  # a word, not a grade
     ],
 )
 def test_other_lines_with_fail_in_them_are_no_verdict(line: str) -> None:
