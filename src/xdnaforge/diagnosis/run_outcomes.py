@@ -649,7 +649,7 @@ _PREDICTION_RE = re.compile(
     r"|final top prediction is[ \t]*:?|prediction result[ \t]*[:=])[ \t]*\w"
     r"|^[^\w\n]*top \d+ (?:labels|predictions) (?:are|is)\b"
 )
-_AIE_RE = re.compile(r"\b(?:AIE|IPU)\b|VitisAI|--ep npu\b")
+_AIE_RE = re.compile(r"\b(?:AIE|IPU)\b|Vitis ?AI|--ep npu\b")
 
 
 def predicted(body: str) -> str | None:
@@ -660,12 +660,34 @@ def predicted(body: str) -> str | None:
     return f"the model ran to its answer ({found.group(0).strip()[:80]})"
 
 
+# ggml's programs' own timings, printed once their run is done: whisper.cpp's
+# whisper_print_timings ("encode time = %8.2f ms / %5d runs (%8.2f ms per run)", and the
+# decode and batchd passes) and llama.cpp's llama_perf_context_print ("eval time = ... ms /
+# %5d runs"); a pass that ran at least once, in a log that names the NPU (the backend that
+# ran it: VitisAI, XDNA), is the model's work done
+_GGML_TIMINGS_RE = re.compile(
+    r"^(whisper_print_timings|llama_perf_context_print): +(encode|decode|batchd|eval) time = "
+    r"+[\d.]+ ms / +(\d+) runs\b",
+    re.M,
+)
+
+
+def ggml_timed(body: str) -> str | None:
+    """The pass whisper.cpp or llama.cpp ran and timed at its end (above), when the log
+    names the NPU."""
+    for match in _GGML_TIMINGS_RE.finditer(body):
+        if int(match.group(3)) > 0 and (NPU_RE.search(body) or _AIE_RE.search(body)):
+            return f"{match.group(1)}: the model's {match.group(2)} pass ran {match.group(3)} times"
+    return None
+
+
 def outcome(body: str) -> str | None:
     """The first of these that the log shows, or None."""
     return (
         verdict(body)
         or measured_rate(body)
         or predicted(body)
+        or ggml_timed(body)
         or checklist(body)
         or firmware_answered(body)
         or hardware_context(body)

@@ -11,6 +11,7 @@ from xdnaforge.diagnosis.run_outcomes import (
     checklist,
     failed_verdict,
     firmware_answered,
+    ggml_timed,
     hardware_context,
     measured_rate,
     predicted,
@@ -522,3 +523,21 @@ def test_a_models_answer_on_the_npu_is_evidence(log: str) -> None:
 def test_a_prediction_that_names_no_npu_is_no_evidence() -> None:
     assert predicted("Image 0: Actual Label cat, Predicted Label cat\n") is None  # the CPU's?
     assert predicted("execution started on NPU\nThe predicted value is unknown\n") is None
+
+
+def test_ggml_programs_timings_of_a_pass_that_ran_are_the_models_work() -> None:
+    # whisper.cpp's whisper_print_timings (src/whisper.cpp), its VitisAI encoder on the NPU
+    run = (
+        "whisper_init_state: Vitis AI model loaded\n"
+        "whisper_print_timings:     load time =  7677.57 ms\n"
+        "whisper_print_timings:   encode time = 14118.27 ms /     2 runs (  7059.14 ms per run)\n"
+    )
+    assert ggml_timed(run) == "whisper_print_timings: the model's encode pass ran 2 times"
+    assert judge(run).status == HEALTHY
+    assert ggml_timed(run.replace("2 runs", "0 runs")) is None  # nothing ran
+    assert ggml_timed(run.replace("Vitis AI", "CUDA")) is None  # the NPU not named
+    llama = (
+        "ggml_xdna: NPU ready\n"
+        "llama_perf_context_print:        eval time =   512.10 ms /    31 runs\n"
+    )
+    assert ggml_timed(llama) == "llama_perf_context_print: the model's eval pass ran 31 times"
