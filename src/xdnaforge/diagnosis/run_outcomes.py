@@ -354,9 +354,25 @@ def failed_verdict(line: str) -> bool:
     return counts is not None and counts["failed"] > 0
 
 
+def _other_device(body: str) -> bool:
+    """Whether the log names another device for the work: a line of ONNX Runtime's
+    providers that lists the Vitis AI EP first is the session's preference, with the CPU as
+    its fallback for what the NPU does not take, not a run on the CPU."""
+    if "VitisAIExecutionProvider" not in body:
+        return _OTHER_DEVICE_RE.search(body) is not None
+    for line in body.splitlines():  # each line searched once
+        found = _OTHER_DEVICE_RE.search(line)
+        if found is None:
+            continue
+        vitis = line.find("VitisAIExecutionProvider")
+        if vitis < 0 or vitis > found.start():
+            return True
+    return False
+
+
 def measured_rate(body: str) -> str | None:
     """A rate of work the program measured, unless the log names another device for it."""
-    if _OTHER_DEVICE_RE.search(body) or _NO_OUTPUT_RE.search(body):
+    if _other_device(body) or _NO_OUTPUT_RE.search(body):
         return None
     for pattern in _RATE_RES:
         for match in pattern.finditer(body):

@@ -541,3 +541,15 @@ def test_ggml_programs_timings_of_a_pass_that_ran_are_the_models_work() -> None:
         "llama_perf_context_print:        eval time =   512.10 ms /    31 runs\n"
     )
     assert ggml_timed(llama) == "llama_perf_context_print: the model's eval pass ran 31 times"
+
+
+def test_the_vitis_ai_eps_provider_list_is_no_other_device() -> None:
+    # a Ryzen AI quantization project's run log: ONNX Runtime's providers, the EP first
+    run = (
+        "providers: ['VitisAIExecutionProvider', 'DmlExecutionProvider', "
+        "'CPUExecutionProvider']\n=== NPU | 1000 images | batch 1 ===\nthroughput ~178.0 img/s\n"
+    )
+    assert measured_rate(run) is not None
+    # the CPU named first, or a run said to be on it, is another device for the rate
+    assert measured_rate(run.replace("'VitisAIExecutionProvider', ", "")) is None
+    assert measured_rate(run + "fallback: running on CPU\n") is None
