@@ -443,17 +443,29 @@ def _separator(cells: list[str]) -> bool:
     return all(re.fullmatch(r":?-{2,}:?", cell) for cell in cells)
 
 
+# or the time the NPU's own work took, a column named for it ("run_aie_time(ns)", RyzenAI-SW's
+# operator benchmarks; "npu_latency_ms", "IPU time (ms)")
+_NPU_TIME_HEADER_RE = re.compile(
+    r"(?i)(?:^|[^a-z])(?:npu|aie|ipu)[_ ]?(?:[a-z]{1,12}[_ ])?(?:time|latency)"
+)
+
+
+def _measure_column(cell: str) -> bool:
+    return _RATE_HEADER_RE.search(cell) is not None or _NPU_TIME_HEADER_RE.search(cell) is not None
+
+
 def tabled_rate(body: str) -> str | None:
-    """A rate of work in a table's column, every row under its header giving a figure above
-    zero there and none saying the run failed; the first such column of the log."""
+    """A rate of work in a table's column (or the NPU's own time), every row under its
+    header giving a figure above zero there and none saying the run failed; the first such
+    column of the log."""
     lines = body.splitlines()[:_TABLE_LINES]
     for at, line in enumerate(lines):
-        if len(line) > _TABLE_WIDTH or not _RATE_HEADER_RE.search(line):
+        if len(line) > _TABLE_WIDTH or not _measure_column(line):
             continue  # no rate's unit on it (the cells are split only where one is)
         header = _cells(line)
         if header is None or len(header) < 2:
             continue
-        columns = [i for i, cell in enumerate(header) if _RATE_HEADER_RE.search(cell)]
+        columns = [i for i, cell in enumerate(header) if _measure_column(cell)]
         if not columns:
             continue
         figures: list[str] = []

@@ -16,6 +16,7 @@ from xdnaforge.diagnosis.run_outcomes import (
     measured_rate,
     predicted,
     run_completed,
+    tabled_rate,
     tabled_verdicts,
     verdict,
 )
@@ -553,3 +554,16 @@ def test_the_vitis_ai_eps_provider_list_is_no_other_device() -> None:
     # the CPU named first, or a run said to be on it, is another device for the rate
     assert measured_rate(run.replace("'VitisAIExecutionProvider', ", "")) is None
     assert measured_rate(run + "fallback: running on CPU\n") is None
+
+
+def test_a_column_of_the_npus_own_time_is_its_measured_work() -> None:
+    table = (
+        "M,N,Executetime(ns),run_aie_time(ns)\n"
+        "1.0,11008.0,307500.0,213700.0\n"
+        "128.0,11008.0,1053100.0,488700.0\n"
+    )
+    assert (
+        tabled_rate(table) == "the program measured its work (run_aie_time(ns): 213700.0; 2 rows)"
+    )
+    assert tabled_rate(table.replace("213700.0", "0")) is None  # a time of nothing
+    assert tabled_rate(table.replace("run_aie_time", "run_cpu_time")) is None
