@@ -59,6 +59,7 @@ _KERNEL_TIME_RE = re.compile(r"\[\s*\d+\.\d+\]")
 _SNIFF = 40  # first lines that decide a log's prefix
 _AT_LEAST = 2  # lines a prefix must be seen on before it is taken for the paste's
 _Strip = Callable[[str], str]
+_CSV_FIELDS = 2  # commas a CSV line has at least: three fields, no blank among them
 _PADDED_LINES = 3  # lines of one width, most ending in blanks, that tell padding from breaks
 _RECORD_ENDS = "'\".)]"  # what a complete record of a line ends with
 _COMMENT = "# "  # a shell comment's mark before a command's output, pasted under it
@@ -154,6 +155,9 @@ def _goes_on(text: str, after: str, starts: frozenset[str]) -> bool:
     indent = len(text) - len(text.lstrip())
     if text[indent : indent + 1] in _TABLE_CHARS and after.startswith(text[: indent + 1]):
         return False  # a table's next row, at the row's own indentation
+    commas = text.count(",")
+    if commas >= _CSV_FIELDS and after.count(",") == commas and " " not in text.strip():
+        return False  # a CSV table's next row, as many fields as its header
     if text.rstrip()[-1:] in _RECORD_ENDS and after[:1] in "[(":
         # a record closed and the next one opened ("... country.'" then "[NPU bf16 encoder]"):
         # two lines a program padded to one width, not one line a terminal broke

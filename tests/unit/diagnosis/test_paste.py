@@ -184,3 +184,18 @@ def test_lines_a_terminal_broke_at_its_width_are_joined_back() -> None:
     separator = "-" * 80 + "\nTest 1 [0000:c5:00.1]     : latency\n" + "=" * 80
     for text in (journal, separator, table, records):
         assert lines(text) == text.rstrip("\n").split("\n")
+
+
+def test_a_csv_header_as_wide_as_a_terminal_is_no_broken_line() -> None:
+    # RyzenAI-SW's operator benchmark CSV (transformers tests): its header happens to be 132
+    # characters, a terminal's width, and its rows have as many fields
+    header = (
+        "M,N,Executetime(ns),run_aie_time(ns),A_copy_time(ns),A_sync_time(ns),B_copy_time(ns),"
+        "B_sync_time(ns),C_copy_time(ns),C_sync_time(ns)"
+    )
+    assert len(header) == 132
+    rows = [
+        "1.0,11008.0,307500.0,213700.0,2000.0,400.0,1800.0,300.0,1100.0,300.0",
+        "128.0,11008.0,1053100.0,488700.0,102200.0,23100.0,81500.0,22500.0,84700.0,27200.0",
+    ]
+    assert [line for _, line in unpasted(enumerate([header, *rows]))] == [header, *rows]
