@@ -677,15 +677,22 @@ _PREDICTION_RE = re.compile(
     r"|final top prediction is[ \t]*:?|prediction result[ \t]*[:=])[ \t]*\w"
     r"|^[^\w\n]*top \d+ (?:labels|predictions) (?:are|is)\b"
 )
-_AIE_RE = re.compile(r"\b(?:AIE|IPU)\b|Vitis ?AI|--ep npu\b")
+# ... or a prompt and the model's response under it ("prompt: What is the meaning of life?"
+# then "response: ...", RyzenAI-SW's run_awq.py; "You: ..." then "Assistant: ...")
+_ANSWERED_RE = re.compile(
+    r"(?im)^[ \t]*(?:prompt|you|user|question)[ \t]*:[ \t]*\S[^\n]*\n"
+    r"(?:[^\n]*\n){0,2}?[ \t]*(?:response|assistant|answer)[ \t]*:[ \t]*\S"
+)
+_AIE_RE = re.compile(r"\b(?:AIE|IPU)\b|Vitis ?AI|--ep npu\b|--target aie\b")
 
 
 def predicted(body: str) -> str | None:
     """The model's answer, printed by the program that ran it on the NPU (above)."""
-    found = _PREDICTION_RE.search(body)
+    found = _PREDICTION_RE.search(body) or _ANSWERED_RE.search(body)
     if found is None or not (NPU_RE.search(body) or _AIE_RE.search(body)):
         return None
-    return f"the model ran to its answer ({found.group(0).strip()[:80]})"
+    answer = " ".join(found.group(0).split())
+    return f"the model ran to its answer ({answer[:80]})"
 
 
 # ggml's programs' own timings, printed once their run is done: whisper.cpp's

@@ -514,6 +514,11 @@ def test_a_table_of_checks_passes_when_every_row_passes() -> None:
         " Predicted AIE: truck, Predicted CPU: truck\n",  # mlir-aie's notebooks on the IPU
         "IPU overlay 4x4.xclbin loaded\nFinal top prediction is: Golden Retriever\n",
         "[Info] aie-cpu\nPrediction Result:   Hi, welcome to experience AMD IPU.\n",
+        # RyzenAI-SW's transformers examples (run_awq.py --target aie --task decode)
+        "python run_awq.py --task decode --target aie --w_bit 4\n"
+        "prompt: What is the meaning of life?\n"
+        "Setting `pad_token_id` to `eos_token_id`:2 for open-end generation.\n"
+        "response: What is the meaning of life? This is a question that has puzzled\n",
     ],
 )
 def test_a_models_answer_on_the_npu_is_evidence(log: str) -> None:
@@ -524,6 +529,8 @@ def test_a_models_answer_on_the_npu_is_evidence(log: str) -> None:
 def test_a_prediction_that_names_no_npu_is_no_evidence() -> None:
     assert predicted("Image 0: Actual Label cat, Predicted Label cat\n") is None  # the CPU's?
     assert predicted("execution started on NPU\nThe predicted value is unknown\n") is None
+    assert predicted("You: What is the capital of France?\nAssistant: Paris.\n") is None  # where?
+    assert predicted("--target aie\nprompt: hi\n\n\n\nresponse: far below\n") is None
 
 
 def test_ggml_programs_timings_of_a_pass_that_ran_are_the_models_work() -> None:
