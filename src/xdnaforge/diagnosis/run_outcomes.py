@@ -120,7 +120,10 @@ _VERDICT_RE = re.compile(
     # ("unbatched: median 676.2 us/call  VERIFIED", "  base-j0-i0        PASS")
     # (greedy, then back from the line's end: linear, where a lazy scan before "[ \t]{2,}"
     # retried every run of blanks from each of its characters)
-    r"|^(?-i:[ \t]*\w[^\n]*[ \t]{2}(?:PASS(?:ED)?|VERIFIED)!?)[ \t]*$"
+    r"|^(?-i:[ \t]*\w[^\n]*[ \t]{2}(?:PASS(?:ED)?|VERIFIED)!?)(?:[ \t]+\([^()\n]*\))?[ \t]*$"
+    # or right after the figure it judged, a name=value, and what it was judged by
+    # ("rel_fro=3.167e-04 worst_abs=1.304e-04 PASS  (K_real=384 K_aug=448)")
+    rf"|^(?-i:[^\n]*\w=[\w.+-]+ PASS(?:ED)?)(?:[ \t]+\([^()\n]*\))?[ \t]*$"
     # or a comparison's answer as Python prints a bool ("Are the arrays equal?: True")
     rf"|{_COMPARED}True[ \t]*$"
     # or its answer in capitals, OK, and what it was judged on ("correctness: OK (4096
@@ -325,6 +328,7 @@ _FAILED_RE = re.compile(
     r"|^(?![^\n]*[\u2705\u2713\u2714])[^\n]*?[\u274c\u2717\u2718][ \t]*"
     r"(?:POOR|LOW|BAD|WRONG|INCORRECT|MISMATCH(?:ED)?|BROKEN)\b[^\n]*$"
     r"|^[ \t]*\w[^\n]*[ \t]{2}FAIL(?:ED)?!?(?:[ \t]+\([^()\n]*\))?[ \t]*$"
+    r"|^[^\n]*\w=[\w.+-]+ FAIL(?:ED)?(?:[ \t]+\([^()\n]*\))?[ \t]*$"
     r"|^[^\w\n]*(?i:(?:total|summary|result|overall)?\s*(?::\s*)?\d+\s*/\s*\d+\s+fail(?:ed|s)?)\b[^\w\n]*$"
     r"|^[ \t]*Result is[ \t]*:[ \t]*INVALID[ \t]*$"  # MLPerf LoadGen's
     # or a comparison's answer as Python prints a bool ("Are the arrays equal?: False")

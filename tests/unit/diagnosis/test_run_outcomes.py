@@ -57,6 +57,8 @@ from xdnaforge.diagnosis.run_outcomes import (
         "Success: True",
         "CASE1 PASS: known canonical final token reached exact 1,588-byte record",
         "correctness: OK (4096 int32 elements)",  # its answer in capitals, what it judged
+        # right after the figure it judged, and what it was judged by
+        "  [bge_base] fused gelu(A@B+bias): rel_fro=2.102e-04 worst_abs=1.306e-04 PASS  (K=768)",
         "  VERIFIED.",
         # a JSON report's own verdict field, alone on its line
         '  "status": "PASS",',
@@ -98,6 +100,7 @@ def test_a_verdict_alone_on_its_line_is_the_programs_pass(line: str) -> None:
         '{"status": "success", "data": []}',  # an API's answer, and not alone
         '  "m1_status": "PASS",',  # one part's, not the report's
         "status: OK",  # a state, not a comparison's answer
+        "x=1 PASS then the next step",  # not last on its line
         "correctness: ok",  # not in capitals
         "LLM calls: 4 (all NPU, zero fallback) Success: True",  # not alone on its line
     ],
@@ -121,6 +124,7 @@ def test_other_lines_with_pass_in_them_are_no_verdict(line: str) -> None:
         "Are the arrays are equal?: False",  # a comparison answered with Python's bool
         "Success: False",
         "CASE2 FAIL: the record differs from the reference",
+        "  cols= 8 pretiled[k,n|st] relfro=7.07e-01 FAIL (no trace)",
         "  Status: \u274c POOR - Needs debugging",  # a grade in capitals after the cross
         "\u274c LOW - kernel needs fixes compiled in",
         "TOTAL 0/25 FAIL",
