@@ -278,15 +278,7 @@ class Classifier:
                 or located.family
                 or self.by_file.get(located.file.rsplit("/", 1)[-1])
             )
-            # the family's generic entry whose words the line has, else its entry for any
-            # line of the family (one without signatures: build-step-failed), else its first
-            in_family = [e for e in self.generic if e.family == family]
-            catch = next(
-                (e for e in in_family if any(p.search(line) for p in e.signatures)),
-                next(
-                    (e for e in in_family if not e.signatures), in_family[0] if in_family else None
-                ),
-            )
+            catch = self._family_entry(family, line)
         if catch is None:
             candidates = self.generic if NPU_RE.search(line) else self.generic_anywhere
             catch = next((e for e in candidates if any(p.search(line) for p in e.signatures)), None)
@@ -309,15 +301,18 @@ class Classifier:
 
     def classify_in_build(self, line: str) -> LineClass | None:
         """An error line no entry explained, in a build's log (`build_errors.building`):
-        the build family's generic entry whose words the line has, else its entry without
-        signatures (a build step's own message, `build-step-failed`)."""
-        in_family = [e for e in self.generic if e.family == "build"]
-        catch = next((e for e in in_family if any(p.search(line) for p in e.signatures)), None)
-        if catch is None:
-            catch = next((e for e in in_family if not e.signatures), None)
-        if catch is None:
-            return None
-        return LineClass((), catch, None, True, True)
+        read as a line of the build family (`_family_entry`)."""
+        catch = self._family_entry("build", line)
+        return None if catch is None else LineClass((), catch, None, True, True)
+
+    def _family_entry(self, family: str | None, line: str) -> Entry | None:
+        """The family's generic entry whose words the line has, else its entry for any line
+        of the family (one without signatures: build-step-failed), else its first."""
+        in_family = [e for e in self.generic if e.family == family]
+        return next(
+            (e for e in in_family if any(p.search(line) for p in e.signatures)),
+            next((e for e in in_family if not e.signatures), in_family[0] if in_family else None),
+        )
 
 
 @dataclass(frozen=True, slots=True)

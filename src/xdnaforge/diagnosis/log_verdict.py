@@ -30,6 +30,7 @@ from pathlib import Path
 from xdnaforge.diagnosis.anchors import SAMPLE, Search, searcher
 from xdnaforge.diagnosis.classify import (
     Classifier,
+    LineClass,
     Tally,
     kernel_prefix,
     prefix_length,
@@ -386,35 +387,38 @@ def _scan(
             tally.add(extra, finding, found)
         elif found.failure:  # a reader's finding no entry names is still a failure
             unexplained.append(Unexplained(finding, found.located))
-    if unexplained and _NPU_TOOL_RE.search(body):
-        # the lines of an NPU tool's own run are the NPU stack's, whatever they name
+
+    def read_again(read: Callable[[str], LineClass | None]) -> list[Unexplained]:
+        """The unexplained lines `read` places go to the tally; the others stay."""
         still = []
         for item in unexplained:
-            cut = prefix_length(item.line)
-            if cut and kernel_prefix(item.line[:cut]) and not NPU_RE.search(item.line[cut:]):
-                still.append(item)  # another driver's line in the kernel's log, not the tool's
-                continue
-            read = classifier.classify_in_npu_tool(item.line[cut:])
-            if read is None:
+            placed = read(item.line)
+            if placed is None:
                 still.append(item)
             else:
-                tally.add(where.get(id(item), number), item.line, read)
-        unexplained = still
-    if unexplained and not any(d.severity == "error" for d in tally.diagnoses()):
+                tally.add(where.get(id(item), number), item.line, placed)
+        return still
+
+    def in_npu_tool(line: str) -> LineClass | None:
+        cut = prefix_length(line)
+        if cut and kernel_prefix(line[:cut]) and not NPU_RE.search(line[cut:]):
+            return None  # another driver's line in the kernel's log, not the tool's
+        return classifier.classify_in_npu_tool(line[cut:])
+
+    def in_build(line: str) -> LineClass | None:
         from xdnaforge.diagnosis.build_errors import building
 
+        if prefix_length(line) or not building(body, line):
+            return None  # a kernel's or journal's line, or no build tool's line before it
+        return classifier.classify_in_build(line)
+
+    if unexplained and _NPU_TOOL_RE.search(body):
+        # the lines of an NPU tool's own run are the NPU stack's, whatever they name
+        unexplained = read_again(in_npu_tool)
+    if unexplained and not any(d.severity == "error" for d in tally.diagnoses()):
         # an error after a build tool's own lines that no entry names: a step of that build
-        # failed (a build script's message, a packaging step's); never a kernel line
-        still = []
-        for item in unexplained:
-            read = None
-            if not prefix_length(item.line) and building(body, item.line):
-                read = classifier.classify_in_build(item.line)
-            if read is None:
-                still.append(item)
-            else:
-                tally.add(where.get(id(item), number), item.line, read)
-        unexplained = still
+        # failed (a build script's message, a packaging step's)
+        unexplained = read_again(in_build)
     diagnoses = tally.diagnoses()
     if any("{compiler}" in d.cause or "{compiler}" in d.fix for d in diagnoses):
         from xdnaforge.diagnosis.build_errors import complete  # build logs only
