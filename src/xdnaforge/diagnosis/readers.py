@@ -245,17 +245,19 @@ def _failed_run(body: str) -> str | None:
     from xdnaforge.diagnosis.run_outcomes import failed_verdict
 
     said = next((line.strip()[:160] for line in body.splitlines() if failed_verdict(line)), None)
-    if said is None and "FAIL" in body:
+    if said is not None:
+        return said
+    if "FAIL" in body:
         from xdnaforge.diagnosis.run_outcomes import tabled_verdicts
 
         tabled = tabled_verdicts(body)
         if tabled is not None and tabled[0] == "failed":
             return tabled[1]
-    if said is None and "AssertionError" in body:
+    if "AssertionError" in body:
         from xdnaforge.tools.backtrace import python_own_assertion
 
         return python_own_assertion(body)
-    return said
+    return None
 
 
 def _unbound_npus(body: str) -> list[str]:

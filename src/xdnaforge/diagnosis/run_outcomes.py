@@ -690,10 +690,15 @@ _ANSWERED_RE = re.compile(
 _AIE_RE = re.compile(r"\b(?:AIE|IPU)\b|Vitis ?AI|--ep npu\b|--target aie\b")
 
 
+def _names_npu(body: str) -> bool:
+    """The log names the NPU, in the stack's words or the AI Engine's (`_AIE_RE`)."""
+    return NPU_RE.search(body) is not None or _AIE_RE.search(body) is not None
+
+
 def predicted(body: str) -> str | None:
     """The model's answer, printed by the program that ran it on the NPU (above)."""
     found = _PREDICTION_RE.search(body) or _ANSWERED_RE.search(body)
-    if found is None or not (NPU_RE.search(body) or _AIE_RE.search(body)):
+    if found is None or not _names_npu(body):
         return None
     answer = " ".join(found.group(0).split())
     return f"the model ran to its answer ({answer[:80]})"
@@ -714,10 +719,10 @@ _GGML_TIMINGS_RE = re.compile(
 def ggml_timed(body: str) -> str | None:
     """The pass whisper.cpp or llama.cpp ran and timed at its end (above), when the log
     names the NPU."""
-    for match in _GGML_TIMINGS_RE.finditer(body):
-        if int(match.group(3)) > 0 and (NPU_RE.search(body) or _AIE_RE.search(body)):
-            return f"{match.group(1)}: the model's {match.group(2)} pass ran {match.group(3)} times"
-    return None
+    ran = next((m for m in _GGML_TIMINGS_RE.finditer(body) if int(m.group(3)) > 0), None)
+    if ran is None or not _names_npu(body):
+        return None
+    return f"{ran.group(1)}: the model's {ran.group(2)} pass ran {ran.group(3)} times"
 
 
 def outcome(body: str) -> str | None:
