@@ -34,6 +34,7 @@ from xdnaforge.diagnosis.evaluate import (
     Case,
     Outcome,
     blind_commits,
+    carries,
     ceiling,
     confusion_table,
     fresh_set,
@@ -131,7 +132,12 @@ def main() -> int:
     parser.add_argument("--sets", default="", help="a set or a range (75-80); all by default")
     options = parser.parse_args()
     wanted = selected(options.sets)
-    commits = blind_commits((FRESH / "blind.txt").read_text(encoding="utf-8"), "blind.txt")
+    try:  # the records, read before any worktree is made: a bad line says where, no traceback
+        commits = blind_commits((FRESH / "blind.txt").read_text(encoding="utf-8"), "blind.txt")
+        readings = text_readings((FRESH / "text_carries.tsv").read_text(encoding="utf-8"))
+    except ValueError as problem:
+        print(f"bench_blind: {problem}", file=sys.stderr)
+        return 1
     cases: dict[str, Case] = {}
     files: dict[str, list[Path]] = {}
     for path in sorted(FRESH.glob("f*.txt")):
@@ -168,11 +174,10 @@ def main() -> int:
     print(f"blind, all {len(blind)} logs: {describe(blind.values())}")
     print(confusion_table(blind.values()))
     print(f"today's code on the same logs (read since): {describe(today.values())}")
-    readings = text_readings((FRESH / "text_carries.tsv").read_text(encoding="utf-8"))
     most, total = ceiling(today.values(), readings)
     if not most:
         return 0
-    right = sum(1 for i, o in today.items() if o.right and readings.get(i, ("", "A"))[1] == "A")
+    right = sum(1 for i, o in today.items() if o.right and carries(readings, i))
     print(
         f"what the text can show (text_carries.tsv): {total - most} of the {total} logs carry no "
         f"evidence of their label or have a doubtful one, so at most {most}/{total} "

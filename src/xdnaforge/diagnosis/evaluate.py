@@ -269,7 +269,7 @@ def blind_commits(text: str, where: str = "blind.txt") -> dict[int, str]:
 # saw neither doctor's knowledge nor the thread) judged it: A the text carries the label, B
 # it does not (no evidence of success in a healthy log, nothing that names the failure in a
 # failing one), C the label looks doubtful beside the text
-READINGS = {"A": "carries its label", "B": "carries no evidence of it", "C": "doubtful label"}
+READINGS = frozenset("ABC")
 
 
 def text_readings(text: str, where: str = "text_carries.tsv") -> dict[str, tuple[str, str]]:
@@ -290,12 +290,16 @@ def text_readings(text: str, where: str = "text_carries.tsv") -> dict[str, tuple
     return readings
 
 
+def carries(readings: dict[str, tuple[str, str]], ident: str) -> bool:
+    """Whether the log's text carries its label, as far as the readings say (a log they do
+    not list counts as carrying it)."""
+    return readings.get(ident, ("", "A"))[1] == "A"
+
+
 def ceiling(outcomes: Iterable[Outcome], readings: dict[str, tuple[str, str]]) -> tuple[int, int]:
-    """(at most right, of how many): the logs whose text carries their label, as far as the
-    readings say (a log they do not list counts as carrying it)."""
+    """(at most right, of how many): the logs whose text carries their label (`carries`)."""
     outcomes = list(outcomes)
-    unreadable = sum(1 for o in outcomes if readings.get(o.case.ident, ("", "A"))[1] != "A")
-    return len(outcomes) - unreadable, len(outcomes)
+    return sum(carries(readings, o.case.ident) for o in outcomes), len(outcomes)
 
 
 def confusion_table(outcomes: Iterable[Outcome]) -> str:
