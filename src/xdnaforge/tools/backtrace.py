@@ -33,7 +33,12 @@ AssertionError(...)`) raised in the program's own code, not in a package it impo
 program's own check of its result: its innermost frame is in the file the traceback starts
 in (the script that was run), or in a test file (`test_*.py`, `*_test.py`, as pytest and
 unittest name them). An assertion inside a library (its innermost frame in another file) is
-that library's check of its own state.
+that library's check of its own state. IPython and Jupyter print a traceback's frames as
+headers instead ("Cell In[3], line 286" for a notebook cell, "<ipython-input-3-...> in
+<module>" before IPython 8, "File ~/lib/python3.10/site-packages/x.py:12, in f(a)" for a
+file): a notebook cell is the program's own code, so an AssertionError whose innermost
+header is a cell, or a file in ipykernel's temporary directory (where a cell's code is
+compiled), is the program's own check.
 
 A process that crashed ("Segmentation fault", SIGSEGV, SIGBUS, as the shell, gdb or the
 kernel's core-dump line say) with a backtrace whose innermost frame of XRT's API is a method
@@ -136,8 +141,36 @@ def python_missing_program(text: str) -> str | None:
     return missing.group(1).replace("\\", "/").rsplit("/", 1)[-1] if missing else None
 
 
-_ASSERTION_RE = re.compile(r"^\s*AssertionError\b:?[ \t]*(.*)$", re.M)
+_ASSERTION_RE = re.compile(r"^[ \t]*AssertionError\b:?[ \t]*(.*)$", re.M)
 _TEST_FILE_RE = re.compile(r"(?:^|[/\\])(?:test_\w+|\w+_test)\.py$")
+
+
+# IPython's frame headers (module doc): a cell, a cell before IPython 8, a file
+_IPY_FRAME_RE = re.compile(
+    r"(Cell In ?\[\d+\], line (\d+)|<ipython-input-\d+-[0-9a-f]+> in \S+"
+    r"|File \S[^\n]*?:(\d+), in \w+)"
+)
+_IPY_OWN_RE = re.compile(r"^(?:Cell|<ipython-input)|[/\\]ipykernel_\d+[/\\]")
+
+
+def _ipython_own_assertion(text: str) -> str | None:
+    """python_own_assertion for IPython's form of a traceback (module doc)."""
+    failed = deque(_ASSERTION_RE.finditer(text), maxlen=1)
+    start = text.rfind("Traceback (most recent call last)")
+    if not failed or start < 0 or failed[0].start() < start:
+        return None
+    headers = deque(_IPY_FRAME_RE.finditer(text, start, failed[0].start()), maxlen=1)
+    if not headers or not _IPY_OWN_RE.search(headers[0].group(1)):
+        return None
+    header = headers[0]
+    if text.count("\n", header.end(), failed[0].start()) > 20:
+        return None  # the context IPython prints is a few lines: this one was raised later
+    place = header.group(1)
+    if header.group(3) is not None:  # a file: its name and line, as for CPython's frames
+        path = place[len("File ") :].rsplit(":", 1)[0]
+        name = re.split(r"[/\\]", path)[-1]
+        place = f"{name}:{header.group(3)}"
+    return f"{place}: AssertionError {failed[0].group(1).strip()}".strip()[:160]
 
 
 def python_own_assertion(text: str) -> str | None:
@@ -145,7 +178,7 @@ def python_own_assertion(text: str) -> str | None:
     doc), as '<file>:<line>: <message>'; None otherwise."""
     innermost = _innermost_py_frame(text)
     if innermost is None:
-        return None
+        return _ipython_own_assertion(text) if "Traceback (most" in text else None
     # the exception's line follows the innermost frame's code (and 3.11's ~~~^^^ marks)
     after = "\n".join(text[innermost.end() :].split("\n", 4)[:4])
     failed = _ASSERTION_RE.search(after)

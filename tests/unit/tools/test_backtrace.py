@@ -200,6 +200,40 @@ def test_an_assertion_of_the_program_itself_is_its_own_check() -> None:
     assert python_own_assertion(script) == "run.py:4: AssertionError"
 
 
+def test_an_assertion_in_a_notebook_cell_is_the_programs_own_check() -> None:
+    cell = (
+        "---------------------------------------------------------------------------\n"
+        "AssertionError                            Traceback (most recent call last)\n"
+        "Cell In[1], line 286\n"
+        '    285 print("difference::", torch.max(torch.abs(out - gold)))\n'
+        "--> 286 assert(np.allclose(out, gold, rtol=0, atol=2.))\n"
+        "\n"
+        "AssertionError: \n"
+    )
+    assert python_own_assertion(cell) == "Cell In[1], line 286: AssertionError"
+    old = cell.replace("Cell In[1], line 286", "<ipython-input-3-5f2c1e0a9b7d> in <module>")
+    assert python_own_assertion(old) == "<ipython-input-3-5f2c1e0a9b7d> in <module>: AssertionError"
+    kernel = cell.replace(
+        "Cell In[1], line 286", "File /tmp/ipykernel_9248/271668325.py:286, in check(out)"
+    )
+    assert python_own_assertion(kernel) == "271668325.py:286: AssertionError"
+    # the innermost header a library's file: that library's own check
+    library = cell.replace(
+        "--> 286 assert",
+        "--> 286 check(out)\n\nFile ~/venv/lib/python3.10/site-packages/allo/build.py:769, "
+        "in check(out)\n    768 def check(out):\n--> 769     assert",
+    )
+    assert python_own_assertion(library) is None
+    # an AssertionError long after the traceback's context was raised elsewhere
+    assert (
+        python_own_assertion(cell.replace("\nAssertionError: ", "\n" * 30 + "AssertionError: "))
+        is None
+    )
+    verdict = judge("AIE output::: tensor([5, 3])\n" + cell)
+    assert verdict.status == FAILURE
+    assert verdict.diagnoses[0].code == "npu-run-check-failed"
+
+
 def test_an_assertion_inside_a_library_is_not_the_programs_check() -> None:
     library = (
         "Traceback (most recent call last):\n"
