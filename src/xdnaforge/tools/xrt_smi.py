@@ -21,7 +21,19 @@ _ROW_RE = re.compile(rf"^\|\[?({_BDF})\]?\s*\|+\s*([^|]*?)\s*\|")
 # 2.17 "Devices present" list ("[0000:c7:00.1]  :  RyzenAI-npu1") and the header of an
 # `examine -r platform` report ("[0000:c5:00.1] : NPU Strix" between dashed lines)
 _LISTED_RE = re.compile(rf"^\[({_BDF})\]\s+:\s+(\S(?:.*?\S)?)\s*$")
-_TEST_RE = re.compile(r"^Test \d+ \[(\S+)\]\s*: (\S+)")
+# a test's header: "Test 1 [0000:c5:00.1]     : latency" (2.11 on); 2.8-2.9 numbered it out of
+# the suite ("1/5 Test #1 [0000:17:00.1]  : vcu"), 2.7 without the device ("1/5 Test #1
+# : Kernel version")
+_TEST_RE = re.compile(r"^(?:Test \d+ \[(\S+)\]|\d+/\d+ Test #\d+(?: \[(\S+)\])?)\s*: (\S+)")
+# 2.7 printed a test's status alone, without its tag ("    [PASSED]")
+_BARE_STATUS_RE = re.compile(r"^\[(PASSED|FAILED|SKIPPED|PASSED WITH WARNINGS)\]$")
+# the xbutil of 2018-2020 (core/pcie/tools/xbutil/xbutil.cpp, runOneTest): "INFO: == Starting
+# PCIE link check: ", then "INFO: == PCIE link check PASSED" (SKIPPED; "WARN: == ... PASSED
+# with warning", "ERROR: == ... FAILED")
+_LEGACY_START_RE = re.compile(r"^INFO: == Starting (\S.*?):\s*$")
+_LEGACY_STATUS_RE = re.compile(
+    r"^(?:INFO|WARN|ERROR): == (\S.*?) (PASSED|SKIPPED|FAILED|PASSED with warning)\s*$"
+)
 # a wrapped log entry of validate (SubCmdValidate.cpp: boost::format("    %-22s  %s\n") % "")
 _CONTINUED_RE = re.compile(r"^\s{24,}\S")
 # the tags validate prints a test's log and header with: a line under one of them that is
@@ -236,16 +248,22 @@ def parse_validate_text(text: str) -> Validation:
     continued = ""  # the log tag a wrapped entry continues ("    %-22s  %s": 28 columns in)
     for line in text.splitlines():
         stripped = line.strip()
-        test = _TEST_RE.match(stripped)
+        test = _TEST_RE.match(stripped) or _LEGACY_START_RE.match(stripped)
         if test:
             close()
-            current = {"name": test.group(2), "status": "UNKNOWN", "details": [], "errors": []}
+            name = test.group(test.lastindex or 1)
+            current = {"name": name, "status": "UNKNOWN", "details": [], "errors": []}
             continued = ""
+            continue
+        legacy = _LEGACY_STATUS_RE.match(stripped) if stripped.endswith(("D", "g")) else None
+        if legacy and current is not None and legacy.group(1) == current["name"]:
+            status_word = legacy.group(2).upper()
+            current["status"] = "PASSED WITH WARNINGS" if " " in status_word else status_word
             continue
         if current is not None and continued and stripped and _continues(line, stripped):
             current[continued].append(stripped)
             continue
-        status = _STATUS_RE.search(stripped)
+        status = _STATUS_RE.search(stripped) or _BARE_STATUS_RE.match(stripped)
         if status and current is not None:
             current["status"] = status.group(1)
             continue

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from tests.conftest import REPO
 from tests.unit.diagnosis.test_knowledge import field_log
+from xdnaforge.diagnosis.log_verdict import HEALTHY, judge
 from xdnaforge.tools.xrt_smi import (
     parse_examine_json,
     parse_examine_text,
@@ -51,6 +52,47 @@ def test_validate_text_metrics_and_statuses() -> None:
     ]
     assert failed.tests[1].errors == ("No archive found, skipping test",)
     assert failed.metrics() == {}
+
+
+def test_validate_text_of_the_older_xbutil_layouts() -> None:
+    # 2.8-2.9: numbered out of the suite, with the device; 2.7: without it, a bare status
+    numbered = (
+        "Starting validation for 1 devices\n\n"
+        "1/2 Test #1 [0000:17:00.1]  : vcu\n"
+        "    Description             : Run decoder test\n"
+        "    Test Status             : [PASSED]\n"
+        "-----------------------------------------------\n"
+        "1/2 Test #2        : DMA\n"
+        "    Details         : Host -> PCIe -> FPGA write bandwidth = 8421.2 MB/s\n"
+        "    [FAILED]\n"
+        "Validation failed\n"
+    )
+    tests = parse_validate_text(numbered).tests
+    assert [(t.name, t.status) for t in tests] == [("vcu", "PASSED"), ("DMA", "FAILED")]
+    # a program's own numbered steps are not validate's tests
+    assert parse_validate_text("Test 1: Single Tile Performance\n  [PASSED]\n").tests == ()
+    # the xbutil of 2018-2020: each check started, then its verdict
+    legacy = (
+        "INFO: Validating card[0]: xilinx_u200_xdma_201830_2\n"
+        "INFO: == Starting AUX power connector check: \n"
+        "AUX power connector not available. Skipping validation\n"
+        "INFO: == AUX power connector check SKIPPED\n"
+        "INFO: == Starting PCIE link check: \n"
+        "WARN: == PCIE link check PASSED with warning\n"
+        "INFO: == Starting verify kernel test: \n"
+        "ERROR: == verify kernel test FAILED\n"
+        "INFO: == Starting DMA test: \n"
+    )
+    assert [(t.name, t.status) for t in parse_validate_text(legacy).tests] == [
+        ("AUX power connector check", "SKIPPED"),
+        ("PCIE link check", "PASSED WITH WARNINGS"),
+        ("verify kernel test", "FAILED"),
+        ("DMA test", "UNKNOWN"),  # the log ends while it runs
+    ]
+    # every check that started has its verdict, one passed: a working card
+    passed = legacy.split("INFO: == Starting verify")[0]
+    assert judge(passed).status == HEALTHY
+    assert judge(passed + "INFO: == Starting DMA test: \n").status != HEALTHY
 
 
 def test_validate_json_recording_and_quoted_windows_numbers() -> None:
