@@ -333,7 +333,11 @@ _FAILED_RE = re.compile(
     r"|^[ \t]*Result is[ \t]*:[ \t]*INVALID[ \t]*$"  # MLPerf LoadGen's
     # or a comparison's answer as Python prints a bool ("Are the arrays equal?: False")
     rf"|{_COMPARED}False[ \t]*$"
-    rf"|{_PRINTED}False{_PRINTED_TAIL}",
+    rf"|{_PRINTED}False{_PRINTED_TAIL}"
+    # or print()'s arguments with what was compared first ("t0 match False actual_sha 5540...
+    # expected_sha 12fe... first_mismatch 31"): the failed side only, whatever it printed after
+    r"|^[^\w\n]*[\w.\[\]-]{1,40}[ \t]+(?i:match(?:es|ed)?|equal|allclose|identical)[ \t]+False"
+    r"(?:[ \t][^\n]*)?$",
 )
 
 

@@ -128,6 +128,8 @@ def test_other_lines_with_pass_in_them_are_no_verdict(line: str) -> None:
         "  Status: \u274c POOR - Needs debugging",  # a grade in capitals after the cross
         "\u274c LOW - kernel needs fixes compiled in",
         "TOTAL 0/25 FAIL",
+        # print()'s arguments, what was compared first, then anything it printed after
+        "t0 match False actual_sha 5540 expected_sha 12fe first_mismatch 31",
     ],
 )
 def test_a_programs_own_failing_verdict_is_read_in_the_forms_of_its_pass(line: str) -> None:
@@ -147,6 +149,7 @@ def test_a_programs_own_failing_verdict_is_read_in_the_forms_of_its_pass(line: s
         "  base-j0-i0                       fail",  # a column's verdict is in capitals
         "\u2705 HIGH / \u274c LOW",  # a legend: both marks
         "\u274c Lower is better",  # a word, not a grade
+        "if the names match False is returned",  # prose: more than one word before it
     ],
 )
 def test_other_lines_with_fail_in_them_are_no_verdict(line: str) -> None:
