@@ -4,7 +4,10 @@ what a degenerate generation looks like. Pure parsers; nothing is run here.
 - FastFlowLM serve (src/server/server.cpp, every tag to v0.9.2 and HEAD):
   `header_print("LOG", "WebServer started on port " << port << " with " << n << " I/O
   threads")`, and a generation's "Decoding speed:" (src/common/chat, `flm run` as well);
-  the NPU request queue's "Dequeuing NPU request" of later releases;
+  the NPU request queue's "Dequeuing NPU request" of later releases; or a request that held
+  the NPU and was answered: `header_print("🟢 ", "NPU Locked!")` when it takes the NPU
+  (server.cpp at 8b8399c), the model's `header_print("FLM", "Model RAW Output: \n" +
+  result)` (src/common/AutoModel/modeling_*.cpp) with words in it, then "NPU Lock Released!";
 - Lemonade's `lemonade backends` table (src/cpp/cli/lemonade_client.cpp: columns Recipe,
   Backend, Status, Message/Version, Action): the `flm`/`npu` row and its status;
 - Lemonade's telemetry (src/cpp/server/server.cpp, include/lemon/streaming_proxy.h):
@@ -43,6 +46,8 @@ from dataclasses import dataclass
 
 _SERVE_RE = re.compile(r"WebServer started on port (\d+)")
 _NPU_REQUEST_RE = re.compile(r"Dequeuing NPU request|NPU busy, request queued")
+_RAW_OUTPUT_RE = re.compile(r"Model RAW Output: *\n\s*(\S[^\n]*)")
+_ANSWER_WORDS_RE = re.compile(r"\b[A-Za-z]{2,}\b")
 _BACKEND_ROW_RE = re.compile(
     r"^(flm|\s{4,})\s+(npu)\s+(installed|update_available|update_required|unsupported|\w+)\b(?:\s+(\S+))?",
     re.M,
@@ -83,8 +88,18 @@ def flm_serving(text: str) -> str | None:
     """ "FastFlowLM serving on port 52625 (NPU requests handled)" when the server started and
     answered through the NPU; None otherwise (a server that never served proves nothing)."""
     started = _SERVE_RE.search(text)
-    if started and _NPU_REQUEST_RE.search(text[started.end() :]):
+    if started is None:
+        return None
+    if _NPU_REQUEST_RE.search(text, started.end()):
         return f"FastFlowLM serving on port {started.group(1)} (NPU requests handled)"
+    locked = text.find("NPU Locked!", started.end())
+    released = text.rfind("NPU Lock Released!")
+    if locked < 0 or released < locked:
+        return None
+    for answer in _RAW_OUTPUT_RE.finditer(text, locked, released):
+        if len(_ANSWER_WORDS_RE.findall(answer.group(1))) >= 3:
+            port = started.group(1)
+            return f"FastFlowLM serving on port {port} (a request answered on the NPU)"
     return None
 
 

@@ -28,6 +28,23 @@ def test_flm_serving_needs_a_request_through_the_npu() -> None:
     assert flm_serving(started) is None  # a server that never served proves nothing
     served = started + "[🟡 ]  Dequeuing NPU request (0 remaining)...\n"
     assert flm_serving(served) == "FastFlowLM serving on port 52625 (NPU requests handled)"
+    # a request that held the NPU and was answered in words (server.cpp, modeling_*.cpp)
+    answered = started + (
+        "[🟢 ]  NPU Locked!\n[FLM]  Start generating...\n\n[FLM]  Model RAW Output: \n"
+        "The sun is a brilliant, life-giving star.\n[🔵 ]  NPU Lock Released!\n"
+    )
+    assert flm_serving(answered) == (
+        "FastFlowLM serving on port 52625 (a request answered on the NPU)"
+    )
+    # no words in the answer, the NPU never released, or no server: no evidence
+    assert (
+        flm_serving(
+            answered.replace("The sun is a brilliant, life-giving star.", "\ufffd\ufffd 9B")
+        )
+        is None
+    )
+    assert flm_serving(answered.replace("[🔵 ]  NPU Lock Released!\n", "")) is None
+    assert flm_serving(answered.replace(started, "")) is None
 
 
 def test_lemonade_backend_table_row_of_fastflowlm() -> None:
