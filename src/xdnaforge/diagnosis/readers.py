@@ -533,8 +533,18 @@ def healthy_evidence(text: str, probe: ProbeWatch | None = None) -> str | None:
         if _OTHER_KNOWN_PROGRAM_RE.search(body) is None:
             return measured_rate(body)
         return None
+    if _INACCURATE_RE.search(body):
+        return None  # the program itself doubts its result: its pass word is no evidence
     # the last: a program no reader knows printed the driver's name for the NPU
     return outcome(body) or _driver_named_npu(body)
+
+
+# a program's own warning that its result may be wrong ("⚠️  Accuracy warning: Correlation
+# below 0.99"): the warning sign or the words, then what the result was judged by
+_INACCURATE_RE = re.compile(
+    r"(?im)^[^\w\n]*(?:\u26a0\ufe0f?[ \t]*[^\n]{0,40}?\b(?:accuracy|correlation|mismatch(?:es)?)\b"
+    r"|accuracy warning\b)"
+)
 
 
 def _other_evidence(body: str) -> str | None:

@@ -133,6 +133,13 @@ _VERDICT_RE = re.compile(
     # or MLPerf LoadGen's verdict on the run (loadgen/results.cc, the summary's "Result is :
     # VALID"; "INVALID" when a constraint of the scenario was not met)
     r"|^[ \t]*Result is[ \t]*:[ \t]*VALID[ \t]*$"
+    # or its result after a tick ("RESULT: ✓ the ONNX MLP runs on the NPU and matches the CPU
+    # reference"), or a tick first and its test finished ("✅ Encoder block test complete!"),
+    # on a line with no cross
+    r"|^(?![^\n]*[\u274c\u2717\u2718])(?:[^\w\n]*(?i:result|verdict|outcome)[ \t]*:[ \t]*"
+    r"[\u2713\u2714\u2705][^\n]*\w[^\n]*"
+    r"|[^\w\n]*[\u2713\u2714\u2705][ \t]*(?:[\w-]{1,30} ){0,4}?(?i:tests?|run|benchmark|inference)"
+    r" (?i:complete[d]?|finished|done|passed)\b[^\n]*)$"
     # or a JSON report's own verdict field, alone on its line ('  "status": "PASS",'): a
     # test's word, not a server's "ok" or an API's "success"
     r'|^[ \t]*"(?:status|result|verdict|outcome)"[ \t]*:[ \t]*"pass(?:ed)?"[ \t]*,?[ \t]*$',

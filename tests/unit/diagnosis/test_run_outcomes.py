@@ -63,6 +63,9 @@ from xdnaforge.diagnosis.run_outcomes import (
         # a JSON report's own verdict field, alone on its line
         '  "status": "PASS",',
         '"result":"passed"',
+        # its result after a tick, or a tick and its test finished
+        "RESULT: \u2713 the ONNX MLP runs on the NPU and matches the CPU reference",
+        "\u2705 Encoder block test complete!",
     ],
 )
 def test_a_verdict_alone_on_its_line_is_the_programs_pass(line: str) -> None:
@@ -103,6 +106,9 @@ def test_a_verdict_alone_on_its_line_is_the_programs_pass(line: str) -> None:
         "x=1 PASS then the next step",  # not last on its line
         "correctness: ok",  # not in capitals
         "LLM calls: 4 (all NPU, zero fallback) Success: True",  # not alone on its line
+        "\u2705 NPU device: /dev/accel/accel0",  # a step, not a result
+        "\u2705 Build complete",  # a build finishing is not a run passing
+        "RESULT: \u2713 3 of 4 match, \u274c softmax",  # a cross on the line
     ],
 )
 def test_other_lines_with_pass_in_them_are_no_verdict(line: str) -> None:
@@ -581,3 +587,12 @@ def test_a_column_of_the_npus_own_time_is_its_measured_work() -> None:
     )
     assert tabled_rate(table.replace("213700.0", "0")) is None  # a time of nothing
     assert tabled_rate(table.replace("run_aie_time", "run_cpu_time")) is None
+
+
+def test_a_programs_own_accuracy_warning_withdraws_its_pass() -> None:
+    run = "[npu] encoder on /dev/accel/accel0\n\u2705 Encoder block test complete!\n"
+    assert judge(run).status == "healthy"
+    warned = (
+        run + "Min correlation: 0.085\n\u26a0\ufe0f  Accuracy warning: Correlation below 0.99\n"
+    )
+    assert judge(warned).status == "unknown"
