@@ -685,7 +685,8 @@ def build_finished(body: str) -> str | None:
 # Label cat", "Predicted AIE: truck, Predicted CPU: truck"), its top prediction ("Final top
 # prediction is: Golden Retriever", "Top 5 labels are:" above them), or its result
 # ("Prediction Result: Hi, welcome to ..."): the model ran to its output. The NPU must be
-# named, in its own words or the AI Engine's (AIE, IPU, the Vitis AI EP, `--ep npu`): a
+# named, in its own words or the AI Engine's (AIE, IPU, the Vitis AI EP, `--ep npu`, an
+# xclbin it loads): a
 # prediction on the CPU is no evidence of the NPU
 _PREDICTION_RE = re.compile(
     r"(?im)^[^\n]{0,60}?\b(?:predicted (?:label|class)[ \t]*[:=]?|predicted(?: aie| npu)?[ \t]*[:=]"
@@ -698,7 +699,12 @@ _ANSWERED_RE = re.compile(
     r"(?im)^[ \t]*(?:prompt|you|user|question)[ \t]*:[ \t]*\S[^\n]*\n"
     r"(?:[^\n]*\n){0,2}?[ \t]*(?:response|assistant|answer)[ \t]*:[ \t]*\S"
 )
-_AIE_RE = re.compile(r"\b(?:AIE|IPU)\b|Vitis ?AI|--ep npu\b|--target aie\b")
+_AIE_RE = re.compile(
+    r"\b(?:AIE|IPU)\b|Vitis ?AI|--ep npu\b|--target aie\b"
+    # an xclbin, the AI Engine's binary ("Setting xclbin file for STX", ".../AMD_AIE2P_4x4
+    # _Overlay.xclbin")
+    r"|\bxclbins?\b|\w\.xclbin\b"
+)
 
 
 def _names_npu(body: str) -> bool:

@@ -532,6 +532,9 @@ def test_a_table_of_checks_passes_when_every_row_passes() -> None:
         "prompt: What is the meaning of life?\n"
         "Setting `pad_token_id` to `eos_token_id`:2 for open-end generation.\n"
         "response: What is the meaning of life? This is a question that has puzzled\n",
+        # the xclbin it set, the AI Engine's binary (RyzenAI-SW's getting-started, 1.5)
+        "Setting xclbin file for STX\nC:\\RyzenAI\\xclbins\\strix\\AMD_AIE2P_4x4_Overlay.xclbin\n"
+        "Final top prediction is: Golden Retriever\n",
     ],
 )
 def test_a_models_answer_on_the_npu_is_evidence(log: str) -> None:
@@ -544,6 +547,7 @@ def test_a_prediction_that_names_no_npu_is_no_evidence() -> None:
     assert predicted("execution started on NPU\nThe predicted value is unknown\n") is None
     assert predicted("You: What is the capital of France?\nAssistant: Paris.\n") is None  # where?
     assert predicted("--target aie\nprompt: hi\n\n\n\nresponse: far below\n") is None
+    assert predicted("xclbinutil --help\nFinal top prediction is: cat\n") is None  # a tool
 
 
 def test_ggml_programs_timings_of_a_pass_that_ran_are_the_models_work() -> None:
