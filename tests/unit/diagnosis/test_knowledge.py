@@ -562,6 +562,10 @@ TOOLS = {
     "file G:\\xmc\\src\\common\\llvm-aie\\llvm\\include\\llvm/ADT/STLExtras.h, line 867": (
         "build-toolchain-crashed"
     ),
+    # ... its place shortened to path:line, the line a paste broke it on
+    '&& "Iteratees do not have equal length", llvm-aie .../STLExtras.h:867': (
+        "build-toolchain-crashed"
+    ),
     # LLVM's pass manager's stack entry, the pass the crash stopped in
     "  Running pass 'InstructionSelect' on function '@main'": "build-toolchain-crashed",
     # CPython's import_from (Python/ceval.c): "cannot import name %R from %R (%S)"
