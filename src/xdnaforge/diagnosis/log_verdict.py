@@ -67,6 +67,10 @@ _NPU_TOOL_RE = re.compile(
     r"|an instance of 'xrt_core::"
     # a program loading an xclbin, the container only XRT loads ("Loading XCLBIN: 4x4.xclbin")
     r"|\.xclbin\b"
+    # the Windows NPU driver's calls failing as XRT's Windows shim reports them: what it did
+    # and the NTSTATUS of an error ("Failed to invalidate cache (0xc000000d): The parameter
+    # is incorrect.", "Failed to create context virtual (0xc01e0009): ...")
+    r"|\bFailed to [a-z][\w ]{2,60} \(0x[cC][0-9a-fA-F]{7}\)"
     # a command line after a shell's prompt that runs the NPU stack ("# amdgpu_top --xdna")
     r"|^\S*[#$] (?:\w+=\S+ )*\S+ .*?(?i:xdna|\bnpu\b|/dev/accel)",
     re.M,

@@ -262,3 +262,11 @@ def test_a_hostile_line_is_read_to_its_first_characters_only() -> None:
     hidden = "é" * (_LINE_LIMIT + 10) + message + "\n"
     assert judge(hidden).status != FAILURE
     assert judge("1" * 100_000 + "\n").status == "unknown"
+
+
+def test_the_windows_npu_drivers_failed_call_is_the_npu_stacks_line() -> None:
+    # XRT's Windows shim: what it asked the driver and the NTSTATUS, no word of the NPU
+    created = '"Failed to create context virtual (0xc01e0009): There was an error while creating'
+    assert judge(created + ' context"\n').diagnoses[0].family == "hwctx"
+    # the same words without an NTSTATUS (a warning code, or none) name nothing
+    assert judge("Failed to create context virtual (0x00000103): pending\n").diagnoses == ()
