@@ -193,6 +193,22 @@ def platform_report(body: str) -> str | None:
     return None
 
 
+# ReportRyzenPlatform.cpp (2.19 on): boost::format("%-23s  : %s Watts\n") % "Estimated Power",
+# printed with a figure only when the opened NPU answered the power query (else without
+# "Watts"); validate's header prints it too ("    %-22s: %s Watts")
+_ESTIMATED_POWER_RE = re.compile(
+    r"^[ \t]*Estimated Power[ \t]*: (\d+(?:\.\d+)?) Watts[ \t]*$", re.M
+)
+
+
+def estimated_power(body: str) -> str | None:
+    """The NPU's estimated power as xrt-smi printed it (above): the driver answered."""
+    if "Estimated Power" not in body or ("xrt-smi" not in body and "xbutil" not in body):
+        return None
+    found = _ESTIMATED_POWER_RE.search(body)
+    return None if found is None else f"xrt-smi: the NPU's estimated power ({found.group(1)} W)"
+
+
 def listed_table(body: str) -> str | None:
     """A device table's header row right under examine's device-list heading: the report
     was cut off before its rows, but the table is printed only when it has one."""

@@ -491,6 +491,9 @@ def healthy_evidence(text: str, probe: ProbeWatch | None = None) -> str | None:
     platform = examine_report.platform_report(body)
     if platform is not None:
         return f"xrt-smi examine --report platform: the NPU's driver answered ({platform})"
+    power = examine_report.estimated_power(body)
+    if power is not None:
+        return power
     answered = examine_report.npu_report(body) or examine_report.event_trace(body)
     if answered is not None:
         return answered

@@ -252,6 +252,16 @@ def test_a_platform_report_is_the_npu_driver_answering(layout: dict[str, object]
     assert judge(report.replace("Platform\n", "Platforms\n")).status != HEALTHY
 
 
+def test_the_npus_estimated_power_is_its_driver_answering() -> None:
+    # ReportRyzenPlatform.cpp's row, grepped out of the report (a patch's cover letter)
+    shown = "# xrt-smi examine -r all | grep Power\n  Power Mode             : Default\n"
+    answered = shown + f"{'Estimated Power':<23}  : 0.563 Watts\n"
+    assert judge(answered).evidence == "xrt-smi: the NPU's estimated power (0.563 W)"
+    # no figure (the query went unanswered), or no xrt-smi in the log: no evidence
+    assert judge(shown + f"{'Estimated Power':<23}  : N/A\n").status != HEALTHY
+    assert judge(answered.replace("xrt-smi", "sensors")).status != HEALTHY
+
+
 # the object `flm validate --json` prints, as Lemonade's run_flm_validate reads it and its
 # test/test_flm_status.py fakes it (lemonade-sdk/lemonade @ e385039e)
 FLM_READY = (
