@@ -552,7 +552,7 @@ _INACCURATE_RE = re.compile(
 
 def _other_evidence(body: str) -> str | None:
     """FastFlowLM serving, Lemonade's FLM backend and telemetry, test runners, DKMS."""
-    from xdnaforge.tools.dkms import amdxdna_installed
+    from xdnaforge.tools.dkms import stack_module_installed
     from xdnaforge.tools.llm_servers import (
         flm_serving,
         lemonade_bench,
@@ -616,4 +616,4 @@ def _other_evidence(body: str) -> str | None:
     runs = summaries(body)
     if runs and all(s.all_passed for s in runs):
         return "; ".join(s.describe() for s in runs)
-    return amdxdna_installed(body)
+    return stack_module_installed(body)
