@@ -133,16 +133,24 @@ _VERDICT_RE = re.compile(
     # or MLPerf LoadGen's verdict on the run (loadgen/results.cc, the summary's "Result is :
     # VALID"; "INVALID" when a constraint of the scenario was not met)
     r"|^[ \t]*Result is[ \t]*:[ \t]*VALID[ \t]*$"
-    # or its result after a tick ("RESULT: ✓ the ONNX MLP runs on the NPU and matches the CPU
-    # reference"), or a tick first and its test finished ("✅ Encoder block test complete!"),
-    # on a line with no cross
-    r"|^(?![^\n]*[\u274c\u2717\u2718])(?:[^\w\n]*(?i:result|verdict|outcome)[ \t]*:[ \t]*"
-    r"[\u2713\u2714\u2705][^\n]*\w[^\n]*"
-    r"|[^\w\n]*[\u2713\u2714\u2705][ \t]*(?:[\w-]{1,30} ){0,4}?(?i:tests?|run|benchmark|inference)"
-    r" (?i:complete[d]?|finished|done|passed)\b[^\n]*)$"
     # or a JSON report's own verdict field, alone on its line ('  "status": "PASS",'): a
     # test's word, not a server's "ok" or an API's "success"
     r'|^[ \t]*"(?:status|result|verdict|outcome)"[ \t]*:[ \t]*"pass(?:ed)?"[ \t]*,?[ \t]*$',
+    re.M,
+)
+# Or its result after a tick ("RESULT: ✓ the ONNX MLP runs on the NPU and matches the CPU
+# reference"), or a tick first and its test finished ("✅ Encoder block test complete!"), on
+# a line with no cross. Apart from _VERDICT_RE and searched only in a log with a tick: a
+# look for a cross at every line's start cost the whole log a second read.
+_TICKS_MARKS = ("\u2713", "\u2714", "\u2705")
+_CROSSES = ("\u274c", "\u2717", "\u2718")
+_TICKED_VERDICT_RE = re.compile(
+    # (the marks before the word, possessive, and the tick the first of its line: a line of
+    # ticks is not retried from every one of them)
+    r"^(?:[^\w\n]*+(?i:result|verdict|outcome)[ \t]*:[ \t]*[\u2713\u2714\u2705][^\n]*\w[^\n]*"
+    r"|[^\w\n\u2713\u2714\u2705]*+[\u2713\u2714\u2705][ \t]*(?:[\w-]{1,30} ){0,4}?"
+    r"(?i:tests?|run|benchmark|inference)"
+    r" (?i:complete[d]?|finished|done|passed)\b[^\n]*)$",
     re.M,
 )
 _UNITS = (
@@ -303,6 +311,10 @@ def verdict(body: str) -> str | None:
     match = _VERDICT_RE.search(body)
     if match:
         return f"the program reported its own pass ({match.group(0).strip()})"
+    if any(mark in body for mark in _TICKS_MARKS):
+        for ticked in _TICKED_VERDICT_RE.finditer(body):
+            if not any(cross in ticked.group(0) for cross in _CROSSES):
+                return f"the program reported its own pass ({ticked.group(0).strip()})"
     for pattern in _TALLY_RES:
         for tally in pattern.finditer(body):
             if int(tally.group(1)) == int(tally.group(2)) > 0:
