@@ -856,3 +856,11 @@ def test_aiecc_pys_probe_for_the_optional_chess_compiler_is_no_failure() -> None
     assert "build-command-not-found" not in [d.code for d in judge(probe).diagnoses]
     checked = "ERROR: xchesscc not found. Install Vitis AIE tools.\n"  # a script's own check
     assert "build-command-not-found" in [d.code for d in judge(checked).diagnoses]
+
+
+def test_a_buffer_sync_as_the_windows_shim_names_it_is_memory() -> None:
+    # XRT's Windows shim: a sync from the device invalidates the host's cache
+    line = "error: Failed to invalidate cache (0xc000000d): The parameter is incorrect.\n"
+    assert judge(line).diagnoses[0].family == "memory"
+    # a web application's cache, with no NTSTATUS and no NPU, is nobody's buffer
+    assert judge("ERROR: failed to invalidate cache for user 12\n").status == UNKNOWN_FAILURE
