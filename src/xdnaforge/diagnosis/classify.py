@@ -153,8 +153,15 @@ def _callee_text(line: str, template: str) -> str:
     return line[at + len(head) :].strip() if at >= 0 else ""
 
 
-def _driver_line(line: str) -> bool:
-    return "amdxdna" in line or "[drm]" in line
+def _driver_line(line: str, located: Message | None = None) -> bool:
+    """A line of the kernel driver: its prefix says so, or it prints one of the driver's
+    templates (pasted without the kernel log's prefix: "aie2_hwctx_restart: Config cu
+    failed, ret -22")."""
+    return (
+        "amdxdna" in line
+        or "[drm]" in line
+        or (located is not None and located.component == KERNEL_COMPONENT)
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -358,7 +365,8 @@ class Tally:
         known = self._found.get(entry.code)
         if known is not None:
             looked = self._looked.get(entry.code, 0)
-            if looked < _LINKS and _driver_line(line):  # bounded: a journal repeats lines
+            # bounded: a journal repeats lines
+            if looked < _LINKS and _driver_line(line, line_class.located):
                 self._looked[entry.code] = looked + 1
                 errno = decode(line)
                 if errno is not None:
@@ -371,7 +379,7 @@ class Tally:
         located = line_class.located
         caller = entry.caller or (entry.generic and located is not None and located.caller)
         found = self._found[entry.code] = _Found(
-            entry, number, diagnosis, _driver_line(line), caller
+            entry, number, diagnosis, _driver_line(line, located), caller
         )
         errno = decode(line) if found.driver else None
         if errno is not None:

@@ -759,6 +759,12 @@ def test_an_errno_chain_passes_through_any_line_of_an_entry() -> None:
     families = [d.family for d in judge(log).diagnoses]
     assert families[0] == "hwctx"
     assert set(families) == {"hwctx", "versions", "power"}
+    # pasted without the kernel log's prefix, the driver's templates still make the chain
+    bare = "".join("  " + line.split("*ERROR* ")[1] + "\n" for line in log.splitlines()[1:])
+    assert [d.family for d in judge(bare).diagnoses][0] == "hwctx"
+    # a line no driver template prints does not pass an errno up
+    other = "  aie2_config_cu: Lookup GEM object failed\n  my_resume: Resume failed: -22\n"
+    assert "power" not in [d.family for d in judge(other).diagnoses][:1]
 
 
 def test_an_unload_of_a_module_that_was_not_loaded_is_no_failure() -> None:
