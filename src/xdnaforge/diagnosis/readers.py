@@ -178,6 +178,7 @@ def findings(text: str) -> list[str]:
         ]
     if "Traceback (most recent" in body:
         from xdnaforge.tools.backtrace import (
+            python_build_step,
             python_compile_step,
             python_missing_program,
             python_xrt_call,
@@ -199,6 +200,12 @@ def findings(text: str) -> list[str]:
             lines.append(
                 f"xdnaforge: a Python traceback ends in mlir-aie's compiler ({compiling}): "
                 "building the design failed"
+            )
+        building = python_build_step(body)
+        if building is not None:
+            lines.append(
+                f"xdnaforge: a Python traceback ends in a build script's step ({building}): "
+                "a program it ran exited with an error"
             )
     if "#0 " in body or "#1 " in body:
         from xdnaforge.tools.backtrace import blocked_in_shim, crashed_in_xrt

@@ -28,6 +28,14 @@ the design, before anything ran on the NPU.
 A traceback whose innermost frame is CPython's subprocess starting a program, ending in
 FileNotFoundError, names a program that is not installed or not on the PATH.
 
+A traceback that starts in a build driver (the script run is `setup.py`, `build.py`,
+`build_*.py` or `*_build.py`: setuptools' and pip's builds, ONNX Runtime's
+tools/ci_build/build.py, a project's own) and whose innermost frame is CPython's subprocess
+waiting for a program it checked (`run(check=True)`, `check_call`, `check_output` raise
+CalledProcessError there) is a build step that exited with an error: the script stopped the
+build there, even when the paste stops before the exception's own line (not when that line is
+KeyboardInterrupt: the user stopped the step).
+
 A traceback that ends in AssertionError (CPython's `assert` statement, or `raise
 AssertionError(...)`) raised in the program's own code, not in a package it imports, is the
 program's own check of its result: its innermost frame is in the file the traceback starts
@@ -139,6 +147,36 @@ def python_missing_program(text: str) -> str | None:
         return None
     missing = _MISSING_PROGRAM_RE.search(text, innermost.end())
     return missing.group(1).replace("\\", "/").rsplit("/", 1)[-1] if missing else None
+
+
+# setuptools', pip's and projects' build drivers, by the name of the script that was run
+_BUILD_SCRIPT_RE = re.compile(r"(?:^|[/\\])(?:setup|build|build_\w+|\w+_build)\.py$")
+# CPython's subprocess (Lib/subprocess.py): where a checked program's exit status raises
+_CHECKED_CALLS = ("run", "check_call", "check_output")
+_PY_HEADER_RE = re.compile(r'^\s*File "([^"]+)", line (\d+), in (\S+)', re.M)
+
+
+def python_build_step(text: str) -> str | None:
+    """'<script>:<line>' of a Python traceback that starts in a build driver and ends in
+    subprocess waiting for a checked program (module doc); None otherwise."""
+    start = text.rfind("Traceback (most recent call last)")
+    if start < 0:
+        return None
+    # the innermost frame's header: a paste cut there has no code line after it
+    innermost = next(iter(deque(_PY_HEADER_RE.finditer(text, start), maxlen=1)), None)
+    if innermost is None:
+        return None
+    path, function = innermost.group(1), innermost.group(3)
+    if not path.replace("\\", "/").endswith("/subprocess.py") or function not in _CHECKED_CALLS:
+        return None
+    # the user's Ctrl-C while the step ran stopped it, not the step's exit status
+    if re.search(r"^KeyboardInterrupt\b", text[innermost.end() : innermost.end() + 2000], re.M):
+        return None
+    first = _PY_FRAME_RE.search(text, start)
+    if first is None or not _BUILD_SCRIPT_RE.search(first.group(1)):
+        return None
+    name = first.group(1).replace("\\", "/").rsplit("/", 1)[-1]
+    return f"{name}:{first.group(2)}"
 
 
 _ASSERTION_RE = re.compile(r"^[ \t]*AssertionError\b:?[ \t]*(.*)$", re.M)

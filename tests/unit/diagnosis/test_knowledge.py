@@ -197,6 +197,7 @@ def test_every_entry_is_exercised_by_a_log() -> None:
         "cpp-bad-alloc",  # the C++ runtime's std::bad_alloc (TOOLS above)
         "xrt-run-crashed",  # tools/backtrace.crashed_in_xrt (test_backtrace.py)
         "build-compile-raised",  # tools/backtrace.python_compile_step (test_backtrace.py)
+        "build-script-step-failed",  # tools/backtrace.python_build_step (test_backtrace.py)
         "build-aiecc-cpp-step-failed",  # the C++ aiecc's own failures (TOOLS above)
         "toolchain-tests-failed",  # readers: lit's failed list of compiler tests (TOOLS above)
         "python-numpy-abi",
@@ -761,7 +762,7 @@ def test_an_errno_chain_passes_through_any_line_of_an_entry() -> None:
     assert set(families) == {"hwctx", "versions", "power"}
     # pasted without the kernel log's prefix, the driver's templates still make the chain
     bare = "".join("  " + line.split("*ERROR* ")[1] + "\n" for line in log.splitlines()[1:])
-    assert [d.family for d in judge(bare).diagnoses][0] == "hwctx"
+    assert next(d.family for d in judge(bare).diagnoses) == "hwctx"
     # a line no driver template prints does not pass an errno up
     other = "  aie2_config_cu: Lookup GEM object failed\n  my_resume: Resume failed: -22\n"
     assert "power" not in [d.family for d in judge(other).diagnoses][:1]

@@ -9,6 +9,7 @@ from xdnaforge.tools.backtrace import (
     blocked_in_shim,
     crashed_in_xrt,
     frames,
+    python_build_step,
     python_compile_step,
     python_missing_program,
     python_own_assertion,
@@ -250,3 +251,25 @@ def test_an_assertion_inside_a_library_is_not_the_programs_check() -> None:
         "AssertionError:", "ValueError:"
     )
     assert python_own_assertion(late + "\n\n\n\nAssertionError: later\n") is None
+
+
+def test_a_build_script_whose_checked_step_failed_stopped_the_build() -> None:
+    # ONNX Runtime's tools/ci_build/build.py running its tests, the paste cut in subprocess
+    built = (
+        "Traceback (most recent call last):\n"
+        '  File "C:\\SRC\\onnxruntime\\tools\\ci_build\\build.py", line 2918, in <module>\n'
+        "    sys.exit(main())\n"
+        '  File "C:\\SRC\\onnxruntime\\tools\\python\\util\\run.py", line 49, in run\n'
+        "    completed_process = subprocess.run(\n"
+        '  File "C:\\Dev\\miniconda3\\Lib\\subprocess.py", line 571, in run\n'
+    )
+    assert python_build_step(built) == "build.py:2918"
+    setup = built.replace("ci_build\\build.py", "setup.py").replace("in run\n", "in check_call\n")
+    assert python_build_step(setup) == "setup.py:2918"
+    # a program that is not a build driver, or a subprocess that only started, is not one
+    assert python_build_step(built.replace("build.py", "serve.py")) is None
+    assert python_build_step(built.replace("in run\n", "in _execute_child\n")) is None
+    assert python_build_step("no traceback") is None
+    # nor a step the user stopped with Ctrl-C
+    assert python_build_step(built + "    self.wait()\nKeyboardInterrupt\n") is None
+    assert [d.code for d in judge(built).diagnoses] == ["build-script-step-failed"]
