@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass, field
 
 from xdnaforge.diagnosis.errnos import NOT_FAILURES, decode, from_text
+from xdnaforge.diagnosis.fw_messages import answer_family
 from xdnaforge.diagnosis.ioctls import accel_open_family, ioctl_family
 from xdnaforge.diagnosis.knowledge import (
     ANNOTATION,
@@ -171,6 +172,9 @@ class LineClass:
     located: Message | None  # the upstream template the line prints, when known
     failure: bool  # error-level: left unexplained, it makes the verdict "unknown failure"
     explained: bool = False
+    # the firmware's own answer to the driver's message is in it (fw_messages): a caller's
+    # template that says more than its callee ("command opcode 0x10f failed, status ...")
+    answered: bool = False
 
 
 class Classifier:
@@ -278,9 +282,12 @@ class Classifier:
                 )
                 if catch is not None:
                     return LineClass((), catch, inner.located or located, failure, True)
+        answered = ""
         if located is not None:
+            answered = answer_family(line) if located.component == KERNEL_COMPONENT else ""
             family = (
                 ioctl_family(line)
+                or answered
                 or accel_open_family(line)
                 or located.family
                 or self.by_file.get(located.file.rsplit("/", 1)[-1])
@@ -289,7 +296,7 @@ class Classifier:
         if catch is None:
             candidates = self.generic if NPU_RE.search(line) else self.generic_anywhere
             catch = next((e for e in candidates if any(p.search(line) for p in e.signatures)), None)
-        return LineClass(specific, catch, located, failure, catch is not None)
+        return LineClass(specific, catch, located, failure, catch is not None, bool(answered))
 
     def classify_in_npu_tool(self, line: str) -> LineClass | None:
         """An error line no entry explained, read as a line of the NPU stack: the log is an
@@ -377,7 +384,9 @@ class Tally:
         shown = 0 if text.startswith("xdnaforge: ") else number + 1
         diagnosis = make_diagnosis(entry, text, source, shown, message_of(text))
         located = line_class.located
-        caller = entry.caller or (entry.generic and located is not None and located.caller)
+        caller = (
+            entry.caller or (entry.generic and located is not None and located.caller)
+        ) and not line_class.answered
         found = self._found[entry.code] = _Found(
             entry, number, diagnosis, _driver_line(line, located), caller
         )

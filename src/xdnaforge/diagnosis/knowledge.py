@@ -23,6 +23,7 @@ from pathlib import Path
 
 from xdnaforge.diagnosis.build_log import provider, std_header, unknown_provider
 from xdnaforge.diagnosis.errnos import NAMES, decode
+from xdnaforge.diagnosis.fw_messages import answer as fw_answer
 from xdnaforge.diagnosis.ioctls import describe_ioctl
 from xdnaforge.diagnosis.signature import Signature, alternation, compile_signature
 from xdnaforge.errors import ConfigError
@@ -312,6 +313,9 @@ def make_diagnosis(
     refined = dict(entry.errno).get(errno.name) if errno else None
     if refined:
         cause = f"{refined} {cause}"
+    answered = fw_answer(evidence) if "opcode" in evidence else None
+    if answered is not None:
+        cause = f"{answered.describe()} {cause}"
     return Diagnosis(
         code=entry.code,
         severity=entry.severity,
