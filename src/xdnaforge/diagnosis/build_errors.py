@@ -25,6 +25,7 @@ an error line after them that no entry names is a step of that build failing.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import re
 from collections.abc import Iterable
 
@@ -117,17 +118,45 @@ def kbuild_compilers(body: str) -> tuple[str, str] | None:
     return (using, kernel) if using and kernel else None
 
 
+# the kernel test robot's report (lkp-tests' mail to a patch's author): its compiler output
+# under "All warnings (new ones prefixed by >>):", each new one marked ">> " before GCC's or
+# clang's "<file>:<line>:<col>: warning: <text> [-W<flag>]"
+_ROBOT_WARNINGS = "All warnings (new ones prefixed by >>):"
+# (a reader of a mail's quotes sees the line without its mark: then the report's first one)
+_ROBOT_NEW_WARNING_RE = re.compile(
+    r"^(?:>> )?([\w./+-]+:\d+(?::\d+)?): warning: ([^\n]{1,200}?)\s*$", re.M
+)
+
+
+def robot_warning(body: str) -> str | None:
+    """The first new warning of a kernel test robot's warnings report ('<file>:<line>:
+    <text>'), None in any other log. The robot reports it because the patch added it: the
+    tree is built with -Werror (CONFIG_WERROR) by many, and the maintainers take it as a
+    defect to fix."""
+    at = body.find(_ROBOT_WARNINGS)
+    if at < 0:
+        return None
+    warnings = list(itertools.islice(_ROBOT_NEW_WARNING_RE.finditer(body, at), 50))
+    new = next((w for w in warnings if w.group(0).startswith(">> ")), None)
+    first = new or (warnings[0] if warnings else None)
+    return f"{first.group(1)}: {first.group(2)}" if first else None
+
+
 def findings(body: str) -> list[str]:
     """`xdnaforge: ...` lines for what a build log shows across lines: each CMake error
     block a reader knows (a failed find_package or pkg_check_modules, a missing
     subdirectory, a removed policy version, a CMake too old, no compiler, an unknown
-    command, the project's own message) and kbuild's two compilers when they differ."""
+    command, the project's own message), the kernel test robot's report of a new warning, and
+    kbuild's two compilers when they differ."""
     lines = []
     if "CMake Error at " in body:
         for error in cmake_errors(body):
             described = describe(error, body)
             if described is not None:
                 lines.append(f"xdnaforge: CMake: {described}")
+    warned = robot_warning(body)
+    if warned is not None:
+        lines.append(f"xdnaforge: the kernel test robot reports a new compiler warning ({warned})")
     compilers = kbuild_compilers(body)
     if compilers is not None:
         lines.append(

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from xdnaforge.diagnosis.build_errors import compiler, findings, kbuild_compilers
+from xdnaforge.diagnosis.build_errors import compiler, findings, kbuild_compilers, robot_warning
 from xdnaforge.diagnosis.build_log import cmake_command, pkg_config_provider
 from xdnaforge.diagnosis.cmake_errors import cmake_errors, cmake_version
 from xdnaforge.diagnosis.evaluate import CUTOFF
@@ -674,3 +674,24 @@ def test_an_unnamed_error_after_a_build_tools_lines_is_a_build_step_failing() ->
     assert judge(log.split("Installing", 1)[1]).status == UNKNOWN_FAILURE
     counted = "[1/6] Generating test audio...\nError: Could not find plugin package x\n"
     assert judge(counted).status == UNKNOWN_FAILURE
+
+
+def test_the_kernel_test_robots_new_warning_is_the_changes_build_defect() -> None:
+    report = (
+        "All warnings (new ones prefixed by >>):\n\n"
+        "   drivers/accel/amdxdna/aie2_pci.c:12:5: warning: no previous prototype "
+        "[-Wmissing-prototypes]\n"
+        ">> drivers/accel/amdxdna/amdxdna_ubuf.c:86:42: warning: unused variable "
+        "'amdxdna_ubuf_vm_ops' [-Wunused-const-variable]\n"
+        "      86 | static const struct vm_operations_struct amdxdna_ubuf_vm_ops = {\n"
+    )
+    assert robot_warning(report) == (
+        "drivers/accel/amdxdna/amdxdna_ubuf.c:86:42: unused variable 'amdxdna_ubuf_vm_ops' "
+        "[-Wunused-const-variable]"
+    )
+    verdict = judge(report)
+    assert [d.code for d in verdict.diagnoses] == ["build-robot-new-warning"]
+    assert "amdxdna_ubuf.c:86:42" in verdict.diagnoses[0].cause
+    # the same warning in a build's own output is no robot's report of a new one
+    assert robot_warning(report.replace("All warnings (new ones prefixed by >>):", "")) is None
+    assert judge(report.split("\n", 2)[2].replace(">> ", "")).status != "failure"

@@ -198,6 +198,7 @@ def test_every_entry_is_exercised_by_a_log() -> None:
         "xrt-run-crashed",  # tools/backtrace.crashed_in_xrt (test_backtrace.py)
         "build-compile-raised",  # tools/backtrace.python_compile_step (test_backtrace.py)
         "build-script-step-failed",  # tools/backtrace.python_build_step (test_backtrace.py)
+        "build-robot-new-warning",  # build_errors.robot_warning (test_build_errors.py)
         "build-aiecc-cpp-step-failed",  # the C++ aiecc's own failures (TOOLS above)
         "toolchain-tests-failed",  # readers: lit's failed list of compiler tests (TOOLS above)
         "python-numpy-abi",
