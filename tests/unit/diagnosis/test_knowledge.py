@@ -155,6 +155,7 @@ def test_every_entry_is_exercised_by_a_log() -> None:
         "windows-cm-access-denied",
         "ort-vitisai-provider-missing",
         "vitis-ai-target-unknown",
+        "vitisai-config-unreadable",  # ONNX Runtime's fallback and the EP's config (TOOLS below)
         # the loader's, pybind11's, pip's and ONNX Runtime's version refusals (TOOLS below)
         "binary-symbol-version-missing",
         "python-version-unsupported",
@@ -609,6 +610,12 @@ TOOLS = {
     ),
     "[ONNXRuntimeError] : 1 : FAIL : Load model from m.onnx failed:Unsupported model IR "
     "version: 10, max supported IR version: 9": "onnx-ir-version-unsupported",
+    # ONNX Runtime's Python API falling back to the CPU, and the EP's parser in a stack
+    "EP Error [json.exception.parse_error.101] parse error at line 1, column 1: syntax error "
+    "while parsing value - unexpected end of input; expected '[', '{', or a literal when using "
+    "['VitisAIExecutionProvider']": "vitisai-config-unreadable",
+    "public: static class vaip_core::ConfigProto __cdecl vaip_core::Config::parse_from_string("
+    "char const * __ptr64)": "vitisai-config-unreadable",
     # XRT's noshim::load_axlf (ishim.h), as pybind11 raises it from pyxrt's device.load_xclbin
     "RuntimeError: load_axlf: Operation not supported": "hwctx-legacy-xclbin-load",
     # a Python traceback cut after its innermost frame, a pyxrt call (pyxrt.cpp's classes)
