@@ -292,7 +292,28 @@ def _unbound_npus(body: str) -> list[str]:
     return found
 
 
+# a bound PCI device's uevent in sysfs (/sys/bus/pci/devices/<slot>/uevent, or through the
+# driver's directory): the driver core adds DRIVER= once a driver is bound (drivers/base/
+# core.c dev_uevent), PCI's own keys follow (drivers/pci/pci-driver.c pci_uevent: PCI_CLASS,
+# PCI_ID, PCI_SUBSYS_ID, PCI_SLOT_NAME)
+_UEVENT_RE = re.compile(
+    r"^DRIVER=amdxdna[ \t]*\n(?:[A-Z_]+=[^\n]*\n){0,3}?PCI_ID=(?i:1022):([0-9A-Fa-f]{4})[ \t]*$"
+    r"(?:\n[A-Z_]+=[^\n]*){0,3}?\nPCI_SLOT_NAME=(\S+)",
+    re.M,
+)
+
+
 def _bound_npu(body: str) -> str | None:
+    if "DRIVER=amdxdna" in body:
+        from xdnaforge.host import NPU_DEVICE_IDS
+
+        slots = [
+            m.group(2)
+            for m in _UEVENT_RE.finditer(body)
+            if m.group(1).lower() in NPU_DEVICE_IDS
+        ]
+        if slots:
+            return f"sysfs: amdxdna bound to {', '.join(slots)}"
     if "Kernel driver in use: amdxdna" not in body:
         return None
     from xdnaforge.tools.lspci import devices

@@ -645,3 +645,20 @@ def test_the_firmwares_event_trace_under_its_generated_header_is_evidence() -> N
         "xrt-smi's event trace: the NPU firmware's events (partition_teardown, ...)",
     )
     assert judge(f"{header}\n\n").status != HEALTHY  # a header with no event under it
+
+
+def test_the_npus_uevent_with_its_driver_is_a_bound_driver() -> None:
+    # /sys/bus/pci/drivers/amdxdna/<slot>/uevent: DRIVER= only once a driver is bound
+    uevent = (
+        "$ cat /sys/bus/pci/drivers/amdxdna/0000:c0:00.1/uevent\n"
+        "DRIVER=amdxdna\nPCI_CLASS=118000\nPCI_ID=1022:17F0\nPCI_SUBSYS_ID=1022:17F0\n"
+        "PCI_SLOT_NAME=0000:c0:00.1\nMODALIAS=pci:v00001022d000017F0sv00001022sd000017F0bc11sc80i00\n"
+    )
+    verdict = judge(uevent)
+    assert verdict.status == "healthy"
+    assert verdict.evidence == "sysfs: amdxdna bound to 0000:c0:00.1"
+    # another device amdxdna does not drive, or the NPU's uevent with no driver, is not one
+    assert judge(uevent.replace("1022:17F0\nPCI_SUBSYS", "1022:15E3\nPCI_SUBSYS")).status != (
+        "healthy"
+    )
+    assert judge(uevent.replace("DRIVER=amdxdna\n", "")).status != "healthy"
