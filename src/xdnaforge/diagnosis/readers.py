@@ -308,9 +308,7 @@ def _bound_npu(body: str) -> str | None:
         from xdnaforge.host import NPU_DEVICE_IDS
 
         slots = [
-            m.group(2)
-            for m in _UEVENT_RE.finditer(body)
-            if m.group(1).lower() in NPU_DEVICE_IDS
+            m.group(2) for m in _UEVENT_RE.finditer(body) if m.group(1).lower() in NPU_DEVICE_IDS
         ]
         if slots:
             return f"sysfs: amdxdna bound to {', '.join(slots)}"
