@@ -54,9 +54,13 @@ _DENIED_RE = re.compile(
     # "0 failed", and a runner's count of none ("0 tests failed out of 200", ctest)
     r"(?i)\b(?:no|without|zero|0)\s+(?:(?:tests?|checks?|cases?|items?)\s+)?"
     r"[*\"'`]*(?:errors?|fail(?:ed|ures?|s)?)\b[*\"'`]*"
-    # a measured error, a figure ("average L1 error: 1.87", "max abs error = 2e-3")
+    # a measured error, a figure ("average L1 error: 1.87", "max abs error = 2e-3",
+    # "relative error 1.2e-3", "RMS error (vs CPU): 0.01"), or the header of its figures
+    # below ("pairwise-similarity error over 78 pairs:")
     r"|\b(?:mean|average|avg|max(?:imum)?|min(?:imum)?|abs(?:olute)?|relative|rel|rms|l[12]"
-    r"|squared|quantization)\s+error(?: vs\.? [^:=\n]{1,40}?)?\s*[:=]\s*-?[\d.]"
+    r"|squared|quantization|similarity|reconstruction|approximation|numerical|rounding"
+    r"|cosine)\s+error(?: (?:vs\.?|over|across|against) [^:=\n]{1,40}?| ?\([^()\n]{1,40}\))?"
+    r"(?:\s*[:=]\s*(?:-?[\d.]|$)|\s+-?\d+(?:\.\d+(?:e[-+]?\d+)?|e[-+]?\d+)%?(?=[\s,;]|$))"
     # ... a metric that counts or rates errors ("error scores: 5" beside a WER, "error
     # rate = 0.02")
     r"|\berror (?:scores?|rates?)\s*[:=]\s*-?[\d.]"

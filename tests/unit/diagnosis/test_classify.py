@@ -94,6 +94,9 @@ def test_the_source_line_under_a_python_warning_is_no_failure() -> None:
         "Number of differences: 12, average L1 error: 1.868708",  # a measured error
         "max abs error = 2e-03",
         "max relative error vs CPU f32 reference = 0.31%   (bf16 inputs ~= 2-3 digits)",
+        "relative error 1.2e-03",  # the figure after the words alone
+        "RMS error (vs CPU): 0.01",
+        "  pairwise-similarity error over 78 pairs:",  # the header of its figures below
         "WER>>>>>:0.1351, error scores: 5, total words in test set: 37",  # a metric
         "clang -O2 x.o -Wl,--orphan-handling=error -o core_0_2.elf",  # an option's value
         "g++ -Wall -Werror -c x.cpp",
@@ -109,6 +112,8 @@ def test_a_line_that_names_a_failure_it_denies_or_measures_is_none(line: str) ->
         "2 tests failed out of 200",
         "x.cpp:3:1: error: 'y' was not declared in this scope [-Werror=format]",
         "Error: max abs error exceeded the tolerance",
+        "relative error: device lost",  # a measure's words before no figure
+        "quantization error: unsupported layer type Gelu",
         'time="2026-01-02T10:00:00Z" level=error msg="npu plugin: open /dev/accel/accel0"',
     ],
 )
