@@ -60,8 +60,10 @@ program:
   Riallto's app builder ("Successfully Building Application... x.xclbin & x.seq
   delivered"), mlir-aie's C++ aiecc ("Compilation completed successfully",
   tools/aiecc/aiecc.cpp) and aiecc.py's progress bar at 100 % ("AIE Compilation: ━━━ 100%",
-  python/compiler/aiecc/main.py), the AIE compiler's last lines ("Compilation Complete", then the
-  Vitis message count "(WARNING:47, CRITICAL-WARNING:0, ERROR:0)"), xclbinutil writing an
+  python/compiler/aiecc/main.py), clang's count of its warnings as the log's last line
+  ("13 warnings generated.", with no "and N errors": CompilerInstance.cpp's
+  printDiagnosticStats; Peano is clang), the AIE compiler's last lines ("Compilation
+  Complete", then the Vitis message count "(WARNING:47, CRITICAL-WARNING:0, ERROR:0)"), xclbinutil writing an
   xclbin ("Successfully wrote (<n> bytes) to the output file: x.xclbin", XclBinClass.cxx)
   and nixpkgs-review's report ("3 packages built:", nixpkgs_review/report.py).
 
@@ -676,6 +678,13 @@ _NINJA_RE = re.compile(
 )
 
 
+# clang's count of what it printed, its last line once a translation unit is compiled
+# (lib/Frontend/CompilerInstance.cpp printDiagnosticStats: "N warning(s)", " and N error(s)",
+# " generated."): warnings and no error is a compile that finished, as the log's last line
+_CLANG_STATS_RE = re.compile(r"[ \t]*(\d+ warnings?) generated\.[ \t]*$")
+_CLANG_STATS_TAIL = 200
+
+
 def _last(pattern: re.Pattern[str], body: str) -> re.Match[str] | None:
     return next(iter(deque(pattern.finditer(body), maxlen=1)), None)
 
@@ -689,6 +698,9 @@ def build_finished(body: str) -> str | None:
     last = _last(_NINJA_RE, body)
     if last is not None and last.group(1) == last.group(2):
         return f"the build finished (ninja ran all {last.group(2)} steps)"
+    compiled = _CLANG_STATS_RE.match(body.rstrip()[-_CLANG_STATS_TAIL:].rsplit("\n", 1)[-1])
+    if compiled is not None:
+        return f"the build finished (clang compiled with {compiled.group(1)} only)"
     return None
 
 

@@ -427,6 +427,12 @@ def test_a_checklist_counts_only_when_every_item_is_ticked_and_the_run_ended() -
             "--------- Report for 'x86_64-linux' ---------\n1 package built:\nxrt\n",
             ("nixpkgs-review: 1 package built"),
         ),
+        # clang's (Peano's) count as the compile's last line: warnings, no error
+        (
+            "k.cc:47:7: warning: unknown attribute 'behave_as_fundamental_type' ignored "
+            "[-Wunknown-attributes]\n   47 | class accum :\n13 warnings generated.\n",
+            "clang compiled with 13 warnings only",
+        ),
     ],
 )
 def test_a_build_tools_own_word_that_it_finished_is_evidence(log: str, says: str) -> None:
@@ -454,6 +460,9 @@ def test_a_build_that_did_not_finish_is_no_evidence() -> None:
     assert judge("  LD [M]  drivers/accel/amdxdna/amdxdna.o\n").status == UNKNOWN  # no module
     counted = "Compilation Complete\n(WARNING:0, CRITICAL-WARNING:0, ERROR:1)\n"
     assert judge(counted).status != HEALTHY  # the compiler counted an error
+    # clang's count with an error, or a count followed by more of the build, is not one
+    assert judge("1 warning and 2 errors generated.\n").status != HEALTHY
+    assert judge("2 warnings generated.\n[ 50%] Linking CXX executable x\n").status == UNKNOWN
 
 
 def test_the_programs_word_that_its_hardware_context_was_created_is_evidence() -> None:
