@@ -63,8 +63,9 @@ program:
   python/compiler/aiecc/main.py), clang's count of its warnings as the log's last line
   ("13 warnings generated.", with no "and N errors": CompilerInstance.cpp's
   printDiagnosticStats; Peano is clang), the AIE compiler's last lines ("Compilation
-  Complete", then the Vitis message count "(WARNING:47, CRITICAL-WARNING:0, ERROR:0)"), xclbinutil writing an
-  xclbin ("Successfully wrote (<n> bytes) to the output file: x.xclbin", XclBinClass.cxx)
+  Complete", then the Vitis message count "(WARNING:47, CRITICAL-WARNING:0, ERROR:0)"),
+  xclbinutil writing an xclbin ("Successfully wrote (<n> bytes) to the output file:
+  x.xclbin", XclBinClass.cxx)
   and nixpkgs-review's report ("3 packages built:", nixpkgs_review/report.py).
 
 These are the last positive evidence doctor looks for, and they stand only where nothing
@@ -681,6 +682,7 @@ _NINJA_RE = re.compile(
 # clang's count of what it printed, its last line once a translation unit is compiled
 # (lib/Frontend/CompilerInstance.cpp printDiagnosticStats: "N warning(s)", " and N error(s)",
 # " generated."): warnings and no error is a compile that finished, as the log's last line
+# (a paste's closing fence after it is no line of the log)
 _CLANG_STATS_RE = re.compile(r"[ \t]*(\d+ warnings?) generated\.[ \t]*$")
 _CLANG_STATS_TAIL = 200
 
@@ -698,7 +700,8 @@ def build_finished(body: str) -> str | None:
     last = _last(_NINJA_RE, body)
     if last is not None and last.group(1) == last.group(2):
         return f"the build finished (ninja ran all {last.group(2)} steps)"
-    compiled = _CLANG_STATS_RE.match(body.rstrip()[-_CLANG_STATS_TAIL:].rsplit("\n", 1)[-1])
+    tail = [t for t in body[-_CLANG_STATS_TAIL:].splitlines() if t.strip(" \t`~")]
+    compiled = _CLANG_STATS_RE.match(tail[-1]) if tail else None
     if compiled is not None:
         return f"the build finished (clang compiled with {compiled.group(1)} only)"
     return None
