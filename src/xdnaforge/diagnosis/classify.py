@@ -452,6 +452,25 @@ class Tally:
             if cause is not None:
                 chained[item.entry.code] = chained[cause.entry.code]
 
+        # the C++ runtime's report of an uncaught exception ("terminate called after throwing
+        # ... what():  ...: Operation not permitted") that ends in an earlier error's errno:
+        # the program passing that error up (a HIP error around XRT's buffer refusal)
+        def reported(found: _Found) -> str:
+            evidence = found.diagnosis.evidence
+            errno = decode(evidence) or from_text(evidence)
+            return errno.name if errno is not None else ""
+
+        for item in by_line:
+            if "what():" not in item.diagnosis.evidence:
+                continue
+            name = reported(item)
+            cause = next(
+                (d for d in by_line if d.number < item.number and name and reported(d) == name),
+                None,
+            )
+            if cause is not None:
+                chained[item.entry.code] = chained[cause.entry.code]
+
         def root(item: _Found, seen: frozenset[str] = frozenset()) -> _Found:
             after = item.entry.after
             if "*" in after:  # a messenger (make, a runner): after whatever else failed

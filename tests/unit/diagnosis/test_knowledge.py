@@ -879,3 +879,18 @@ def test_a_buffer_sync_as_the_windows_shim_names_it_is_memory() -> None:
     assert judge(line).diagnoses[0].family == "memory"
     # a web application's cache, with no NTSTATUS and no NPU, is nobody's buffer
     assert judge("ERROR: failed to invalidate cache for user 12\n").status == UNKNOWN_FAILURE
+
+
+def test_an_uncaught_exception_restating_an_earlier_errno_is_that_error_passed_up() -> None:
+    # XRT refused the buffer; the HIP layer above it threw, and its what() ends in the same
+    # strerror: the buffer's refusal is the root, whatever the families' order
+    log = (
+        "[XRT] ERROR: XRT bo creation doesn't support WriteCombined flag.: "
+        "Operation not permitted\n"
+        "terminate called after throwing an instance of 'HIPError'\n"
+        "  what():  : hipErrorInvalidValue (hipErrorInvalidValue): Operation not permitted\n"
+    )
+    assert [d.family for d in judge(log).diagnoses] == ["memory", "device-access"]
+    # another errno in the what() is a failure of its own, in the families' order
+    other = log.replace("(hipErrorInvalidValue): Operation not permitted", "(x): Permission denied")
+    assert next(d.family for d in judge(other).diagnoses) == "device-access"
