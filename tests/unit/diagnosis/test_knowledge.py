@@ -156,6 +156,7 @@ def test_every_entry_is_exercised_by_a_log() -> None:
         "ort-vitisai-provider-missing",
         "vitis-ai-target-unknown",
         "vitisai-config-unreadable",  # ONNX Runtime's fallback and the EP's config (TOOLS below)
+        "windows-variable-unexpanded",  # cmd.exe's %NAME% left as typed (TOOLS below)
         # the loader's, pybind11's, pip's and ONNX Runtime's version refusals (TOOLS below)
         "binary-symbol-version-missing",
         "python-version-unsupported",
@@ -616,6 +617,11 @@ TOOLS = {
     "['VitisAIExecutionProvider']": "vitisai-config-unreadable",
     "public: static class vaip_core::ConfigProto __cdecl vaip_core::Config::parse_from_string("
     "char const * __ptr64)": "vitisai-config-unreadable",
+    # a path made at cmd.exe's prompt with an undefined variable, as Vitis AI's loader reads it
+    "E20240925 01:51:43.794515 10400 xclbin_file.cpp:101] Failed to open xclbin C:\\Windows\\"
+    "System32\\AMD\\%RYZEN_AI_INSTALLATION_PATH%/voe-4.0-win_amd64/xclbins/phoenix/1x4.xclbin": (
+        "windows-variable-unexpanded"
+    ),
     # XRT's noshim::load_axlf (ishim.h), as pybind11 raises it from pyxrt's device.load_xclbin
     "RuntimeError: load_axlf: Operation not supported": "hwctx-legacy-xclbin-load",
     # a Python traceback cut after its innermost frame, a pyxrt call (pyxrt.cpp's classes)
@@ -894,3 +900,14 @@ def test_an_uncaught_exception_restating_an_earlier_errno_is_that_error_passed_u
     # another errno in the what() is a failure of its own, in the families' order
     other = log.replace("(hipErrorInvalidValue): Operation not permitted", "(x): Permission denied")
     assert next(d.family for d in judge(other).diagnoses) == "device-access"
+
+
+def test_a_windows_variable_in_a_path_is_unexpanded_only_where_something_failed() -> None:
+    # the command that stored it, and a line that only shows it, are no failure
+    assert judge(
+        "C:\\x>set XLNX_VART_FIRMWARE=%RYZEN_AI_INSTALLATION_PATH%/voe/1x4.xclbin\n"
+    ).status == ("unknown")
+    # a progress figure is no variable
+    assert "windows-variable-unexpanded" not in {
+        d.code for d in judge("ERROR: failed at 50%/100% of the copy\n").diagnoses
+    }
