@@ -157,6 +157,7 @@ def test_every_entry_is_exercised_by_a_log() -> None:
         "vitis-ai-target-unknown",
         "vitisai-config-unreadable",  # ONNX Runtime's fallback and the EP's config (TOOLS below)
         "windows-variable-unexpanded",  # cmd.exe's %NAME% left as typed (TOOLS below)
+        "git-lfs-pointer-not-content",  # Git LFS's pointer file in place of a file (TOOLS below)
         # the loader's, pybind11's, pip's and ONNX Runtime's version refusals (TOOLS below)
         "binary-symbol-version-missing",
         "python-version-unsupported",
@@ -617,6 +618,11 @@ TOOLS = {
     "['VitisAIExecutionProvider']": "vitisai-config-unreadable",
     "public: static class vaip_core::ConfigProto __cdecl vaip_core::Config::parse_from_string("
     "char const * __ptr64)": "vitisai-config-unreadable",
+    # ls -l of a clone whose LFS files were never fetched: a link to the pointer's text
+    "lrwxrwxrwx. 1 u u 127 Feb  2 11:37 lib/libonnxruntime.so -> 'version "
+    "https://git-lfs.github.com/spec/v1'$'\\n''oid sha256:d02fbef250cc'": (
+        "git-lfs-pointer-not-content"
+    ),
     # a path made at cmd.exe's prompt with an undefined variable, as Vitis AI's loader reads it
     "E20240925 01:51:43.794515 10400 xclbin_file.cpp:101] Failed to open xclbin C:\\Windows\\"
     "System32\\AMD\\%RYZEN_AI_INSTALLATION_PATH%/voe-4.0-win_amd64/xclbins/phoenix/1x4.xclbin": (
