@@ -158,6 +158,7 @@ def test_every_entry_is_exercised_by_a_log() -> None:
         "vitisai-config-unreadable",  # ONNX Runtime's fallback and the EP's config (TOOLS below)
         "windows-variable-unexpanded",  # cmd.exe's %NAME% left as typed (TOOLS below)
         "git-lfs-pointer-not-content",  # Git LFS's pointer file in place of a file (TOOLS below)
+        "service-namespace-path-missing",  # systemd's namespace setup (TOOLS below)
         # the loader's, pybind11's, pip's and ONNX Runtime's version refusals (TOOLS below)
         "binary-symbol-version-missing",
         "python-version-unsupported",
@@ -618,6 +619,9 @@ TOOLS = {
     "['VitisAIExecutionProvider']": "vitisai-config-unreadable",
     "public: static class vaip_core::ConfigProto __cdecl vaip_core::Config::parse_from_string("
     "char const * __ptr64)": "vitisai-config-unreadable",
+    # systemd's journal of a packaged service whose unit names a directory never created
+    "(lemond)\tlemonade-server.service: Failed to set up mount namespacing: /var/lib/lemonade: "
+    "No such file or directory": "service-namespace-path-missing",
     # ls -l of a clone whose LFS files were never fetched: a link to the pointer's text
     "lrwxrwxrwx. 1 u u 127 Feb  2 11:37 lib/libonnxruntime.so -> 'version "
     "https://git-lfs.github.com/spec/v1'$'\\n''oid sha256:d02fbef250cc'": (
