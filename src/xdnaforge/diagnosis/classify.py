@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from xdnaforge.diagnosis.errnos import NOT_FAILURES, decode, from_text
+from xdnaforge.diagnosis.errnos import NOT_FAILURES, decode, reported
 from xdnaforge.diagnosis.fw_messages import answer_family
 from xdnaforge.diagnosis.ioctls import accel_open_family, ioctl_family
 from xdnaforge.diagnosis.knowledge import (
@@ -158,7 +158,7 @@ def _callee_text(line: str, template: str) -> str:
     return line[at + len(head) :].strip() if at >= 0 else ""
 
 
-def _driver_line(line: str, located: Message | None = None) -> bool:
+def _driver_line(line: str, located: Message | None) -> bool:
     """A line of the kernel driver: its prefix says so, or it prints one of the driver's
     templates (pasted without the kernel log's prefix: "aie2_hwctx_restart: Config cu
     failed, ret -22")."""
@@ -310,7 +310,7 @@ class Classifier:
         catch = next((e for e in self.generic if any(p.search(line) for p in e.signatures)), None)
         if catch is None:
             # no words of a family: what the error number it carries means to its caller
-            errno = decode(line) or from_text(line)
+            errno = reported(line)
             family = ERRNO_FAMILIES.get(errno.name) if errno is not None else None
             catch = next((e for e in self.generic if e.family == family), None)
         if catch is None:
@@ -455,17 +455,16 @@ class Tally:
         # the C++ runtime's report of an uncaught exception ("terminate called after throwing
         # ... what():  ...: Operation not permitted") that ends in an earlier error's errno:
         # the program passing that error up (a HIP error around XRT's buffer refusal)
-        def reported(found: _Found) -> str:
-            evidence = found.diagnosis.evidence
-            errno = decode(evidence) or from_text(evidence)
+        def errno_of(found: _Found) -> str:
+            errno = reported(found.diagnosis.evidence)
             return errno.name if errno is not None else ""
 
         for item in by_line:
             if "what():" not in item.diagnosis.evidence:
                 continue
-            name = reported(item)
+            name = errno_of(item)
             cause = next(
-                (d for d in by_line if d.number < item.number and name and reported(d) == name),
+                (d for d in by_line if d.number < item.number and name and errno_of(d) == name),
                 None,
             )
             if cause is not None:

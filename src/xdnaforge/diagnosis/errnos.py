@@ -103,3 +103,9 @@ def from_text(line: str) -> Errno | None:
     match = _STRERROR_RE.search(line[-120:])  # the end of the line, whatever its length
     number = _TEXTS.get(match.group(1).lower()) if match else None
     return _errno(number) if number is not None else None
+
+
+def reported(line: str) -> Errno | None:
+    """The errno a line reports in any form this module reads: a number (`decode`) or, failing
+    that, the strerror text that ends it (`from_text`)."""
+    return decode(line) or from_text(line)

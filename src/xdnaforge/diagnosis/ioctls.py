@@ -17,7 +17,7 @@ import json
 import re
 from pathlib import Path
 
-from xdnaforge.diagnosis.errnos import decode, from_text
+from xdnaforge.diagnosis.errnos import reported
 
 MEANINGS = {
     "CREATE_HWCTX": "create a hardware context (the firmware reserves columns for it)",
@@ -96,7 +96,7 @@ def accel_open_family(line: str) -> str:
     the line is no such open or its errno says nothing of where it failed)."""
     if not (_ACCEL_NODE_RE.search(line) and _OPEN_RE.search(line)):
         return ""
-    errno = decode(line) or from_text(line)
+    errno = reported(line)
     return OPEN_FAMILIES.get(errno.name, "") if errno is not None else ""
 
 

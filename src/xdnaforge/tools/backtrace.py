@@ -80,7 +80,10 @@ def blocked_in_shim(text: str) -> str | None:
     return None
 
 
-_PY_FRAME_RE = re.compile(r'^\s*File "([^"]+)", line (\d+), in (\S+)\s*\n\s*(\S[^\n]*)', re.M)
+# a frame's header (path, line, function), and a frame: its header and its code line
+_PY_HEADER = r'^\s*File "([^"]+)", line (\d+), in (\S+)'
+_PY_HEADER_RE = re.compile(_PY_HEADER, re.M)
+_PY_FRAME_RE = re.compile(_PY_HEADER + r"\s*\n\s*(\S[^\n]*)", re.M)
 
 
 def _innermost_py_frame(text: str) -> re.Match[str] | None:
@@ -153,7 +156,6 @@ def python_missing_program(text: str) -> str | None:
 _BUILD_SCRIPT_RE = re.compile(r"(?:^|[/\\])(?:setup|build|build_\w+|\w+_build)\.py$")
 # CPython's subprocess (Lib/subprocess.py): where a checked program's exit status raises
 _CHECKED_CALLS = ("run", "check_call", "check_output")
-_PY_HEADER_RE = re.compile(r'^\s*File "([^"]+)", line (\d+), in (\S+)', re.M)
 
 
 def python_build_step(text: str) -> str | None:

@@ -192,6 +192,18 @@ def test_a_strerror_text_ending_a_message_is_its_errno() -> None:
     assert from_text("status: Good") is None
 
 
+def test_an_errno_in_either_form_is_reported_the_number_first() -> None:
+    from xdnaforge.diagnosis.errnos import reported
+
+    def name(line: str) -> str | None:
+        found = reported(line)
+        return found.name if found is not None else None
+
+    assert name("IOCTL failed (err=-22): Operation not permitted") == "EINVAL"  # the number
+    assert name("XRT bo creation refused: Operation not permitted") == "EPERM"  # the text
+    assert name("status: Good") is None
+
+
 def test_a_kernel_log_line_prints_only_a_drivers_template() -> None:
     # the shim's "Failed to open %s (err=%d)" is a userspace message: never dmesg's
     line = "Failed to open TEE session err:0x0, rc:-12"
