@@ -202,6 +202,8 @@ def test_every_entry_is_exercised_by_a_log() -> None:
         "xrt-run-crashed",  # tools/backtrace.crashed_in_xrt (test_backtrace.py)
         "build-compile-raised",  # tools/backtrace.python_compile_step (test_backtrace.py)
         "build-script-step-failed",  # tools/backtrace.python_build_step (test_backtrace.py)
+        "build-nix-evaluation-error",  # Nix's evaluator (TOOLS below)
+        "build-nix-builder-failed",  # Nix's store, 2.18 and 2.35 (TOOLS below)
         "build-robot-new-warning",  # build_errors.robot_warning (test_build_errors.py)
         "build-aiecc-cpp-step-failed",  # the C++ aiecc's own failures (TOOLS above)
         "toolchain-tests-failed",  # readers: lit's failed list of compiler tests (TOOLS above)
@@ -632,6 +634,15 @@ TOOLS = {
     "System32\\AMD\\%RYZEN_AI_INSTALLATION_PATH%/voe-4.0-win_amd64/xclbins/phoenix/1x4.xclbin": (
         "windows-variable-unexpanded"
     ),
+    # Nix 2.35 evaluating a NixOS module, and its store building a derivation (2.18, 2.35)
+    "error: attribute 'xrt' missing\n       at /nix/store/w-source/modules/npu.nix:10:18:": (
+        "build-nix-evaluation-error"
+    ),
+    "error: undefined variable 'xdna-driver'": "build-nix-evaluation-error",
+    "error: builder for '/nix/store/abcdefghijklmnopqrstuvwxyz012345-xrt-2.19.0.drv' failed "
+    "with exit code 2;": "build-nix-builder-failed",
+    "error: Cannot build '/nix/store/abcdefghijklmnopqrstuvwxyz012345-xrt-2.19.0.drv'.\n"
+    "       Reason: builder failed with exit code 2.": "build-nix-builder-failed",
     # XRT's noshim::load_axlf (ishim.h), as pybind11 raises it from pyxrt's device.load_xclbin
     "RuntimeError: load_axlf: Operation not supported": "hwctx-legacy-xclbin-load",
     # a Python traceback cut after its innermost frame, a pyxrt call (pyxrt.cpp's classes)
