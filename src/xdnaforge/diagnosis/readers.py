@@ -577,9 +577,11 @@ _INACCURATE_RE = re.compile(
 
 
 def _other_evidence(body: str) -> str | None:
-    """FastFlowLM serving, Lemonade's FLM backend and telemetry, test runners, DKMS."""
+    """FastFlowLM serving and downloads, Lemonade's FLM backend and telemetry, test runners,
+    DKMS."""
     from xdnaforge.tools.dkms import stack_module_installed
     from xdnaforge.tools.llm_servers import (
+        flm_pulled,
         flm_serving,
         lemonade_bench,
         lemonade_flm_backend,
@@ -592,6 +594,9 @@ def _other_evidence(body: str) -> str | None:
     serving = flm_serving(body)
     if serving:
         return serving
+    pulled = flm_pulled(body)
+    if pulled:
+        return pulled
     inferences = [(model, out) for model, out in lemonade_inferences(body) if out > 0]
     if inferences:
         model, out = inferences[0]

@@ -28,6 +28,10 @@ what a degenerate generation looks like. Pure parsers; nothing is run here.
   src/lemonade/common/status.py prints each stat under `_pretty_print_key(key)`, the keys
   of src/lemonade/cache.py's `Keys`): "Device: npu" (or "hybrid", NPU and iGPU) and "Token
   Generation Tokens Per Second: <t>";
+- FastFlowLM's model download (src/pull/model_downloader.cpp, `pull_model`, every tag to
+  v0.9.2 and HEAD): `header_print("FLM", "Model downloaded successfully!")`, then its own
+  check of the files, "All files verified successfully." (or "Some files may be missing
+  after download:" under a WARNING header);
 - `flm validate --json`, as Lemonade reads it (src/cpp/server/backends/fastflowlm/
   fastflowlm_models.cpp, `run_flm_validate`, every tag from v9.4.1 to e385039e; its test
   test/test_flm_status.py prints the same object): one JSON object whose `ready` is the
@@ -67,6 +71,8 @@ _BENCH_TPS_RE = re.compile(r"^\s*Token Generation Tokens Per Second:\s+([0-9.]+)
 _AVAILABLE_RE = re.compile(r"- NPU hardware: Yes\s*$", re.M)
 _WORD_RE = re.compile(r"\S+")
 # the object `flm validate --json` prints (one line; a pretty-printed one starts with "{")
+_PULLED_RE = re.compile(r"^\[FLM\]  Model downloaded successfully!\s*$", re.M)
+_VERIFIED_RE = re.compile(r"^\[FLM\]  All files verified successfully\.\s*$", re.M)
 _FLM_JSON_RE = re.compile(r'^\s*(\{[^{}]*"ready"\s*:[^{}]*\})', re.M)
 FLM_CHECKS = ("amd_device_found", "all_fw_ok", "kernel_ok", "memlock_ok", "npu_driver_ok")
 DEGENERATE_RUN = 12  # the same token this many times in a row in a model's answer
@@ -101,6 +107,15 @@ def flm_serving(text: str) -> str | None:
             port = started.group(1)
             return f"FastFlowLM serving on port {port} (a request answered on the NPU)"
     return None
+
+
+def flm_pulled(text: str) -> str | None:
+    """ "FastFlowLM downloaded a model and verified its files" when `flm pull` (or the pull
+    before `flm run`) said both; None otherwise (a download it did not verify may be short)."""
+    done = _PULLED_RE.search(text)
+    if done is None or _VERIFIED_RE.search(text, done.end()) is None:
+        return None
+    return "FastFlowLM downloaded a model and verified its files (Model downloaded successfully!)"
 
 
 def lemonade_flm_backend(text: str) -> Backend | None:

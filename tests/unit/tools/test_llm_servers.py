@@ -7,6 +7,7 @@ from xdnaforge.diagnosis.log_verdict import HEALTHY, judge
 from xdnaforge.tools.llm_servers import (
     Backend,
     degenerate,
+    flm_pulled,
     flm_serving,
     lemonade_bench,
     lemonade_flm_backend,
@@ -45,6 +46,38 @@ def test_flm_serving_needs_a_request_through_the_npu() -> None:
     )
     assert flm_serving(answered.replace("[🔵 ]  NPU Lock Released!\n", "")) is None
     assert flm_serving(answered.replace(started, "")) is None
+
+
+# `flm pull` as model_downloader.cpp prints it (header_print: "[FLM]  ")
+PULLED = """[FLM]  Model: llama3.2:1b
+[FLM]  Name: Llama-3.2-1B-NPU2
+[FLM]  Missing files (2):
+  - model.q4nx
+  - tokenizer.json
+[FLM]  Downloading 2 missing files...
+[FLM]  Files to download:
+  - model.q4nx
+  - tokenizer.json
+[FLM]  Model downloaded successfully!
+[FLM]  All files verified successfully.
+"""
+
+
+def test_flm_pull_is_evidence_once_its_files_are_verified() -> None:
+    assert flm_pulled(PULLED) == (
+        "FastFlowLM downloaded a model and verified its files (Model downloaded successfully!)"
+    )
+    assert judge(PULLED).status == HEALTHY
+    # its own check found files missing, or the log ends before the check: no evidence
+    short = PULLED.replace(
+        "[FLM]  All files verified successfully.\n",
+        "[WARNING]  Some files may be missing after download:\n  - model.q4nx\n",
+    )
+    assert flm_pulled(short) is None
+    assert flm_pulled(PULLED.replace("[FLM]  All files verified successfully.\n", "")) is None
+    # the run that followed the pull failed: the failure is what the log says
+    failed = PULLED + "[ERROR]  Failed to load model: No such file '/opt/flm/xclbins/a.xclbin'\n"
+    assert judge(failed).status != HEALTHY
 
 
 def test_lemonade_backend_table_row_of_fastflowlm() -> None:
