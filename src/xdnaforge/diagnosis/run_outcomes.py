@@ -615,6 +615,35 @@ def run_completed(body: str) -> str | None:
     return f"an XRT run on the NPU completed ({done.group(0).strip()})"
 
 
+# A program's own word, at the end of its log, that its work finished: "Done", "Done.",
+# "Done: x installed to /path", "Done in 0.689 sec: ...", "Conversion complete! Output
+# saved to x", "Test Done.", "Testing edgeDetect done!", "Benchmark complete!" (a phrase of
+# at most six words, then the word and its "!" or "."), after a logger's tag if any. Read
+# in the log's last lines only: a step's "done" in the middle of a run says nothing of how
+# the run ended; never with a negation or a failure beside it ("did not complete",
+# "Configuring incomplete", "done with errors", "completed on attempt 2 of 8").
+_FINISHED_RE = re.compile(
+    r"^[^\w\n]*(?:\[\w+\][ \t]*|\w+:[ \t]+)?"
+    r"(?:(?i:all )?Done(?:[.!]|:[ \t]+\S[^\n]*| in \d[^\n]*)?"
+    r"|(?:[\w-]{1,30} ){0,5}[\w-]{1,30} (?i:complete[d]?|finished|done)[!.](?:[ \t]+\S[^\n]*)?)"
+    r"[ \t]*$"
+)
+_UNFINISHED_RE = re.compile(
+    r"(?i)\b(?:not|n't|never|incomplete|error|errors|fail\w*|abort\w*|attempt|retry|timeout"
+    r"|timed out|partial(?:ly)?|skipp\w+)\b"
+)
+_FINISHED_TAIL = 3  # the last non-empty lines read
+
+
+def finished(body: str) -> str | None:
+    """The program's own word, in the log's last lines, that its work finished."""
+    tail = [line for line in body[-4096:].splitlines() if line.strip()][-_FINISHED_TAIL:]
+    for line in reversed(tail):
+        if _FINISHED_RE.match(line) and not _UNFINISHED_RE.search(line):
+            return f"the program reported its work finished ({line.strip()})"
+    return None
+
+
 _BUILT_RES = (
     (re.compile(r"^\[100%\] Built target (\S+)", re.M), "make built target {}"),
     (re.compile(r"^[ \t]*LD \[M\] +(\S+\.ko)\s*$", re.M), "kbuild linked {}"),
@@ -780,4 +809,5 @@ def outcome(body: str) -> str | None:
         or hardware_context(body)
         or run_completed(body)
         or build_finished(body)
+        or finished(body)
     )

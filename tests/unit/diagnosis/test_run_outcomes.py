@@ -10,6 +10,7 @@ from xdnaforge.diagnosis.log_verdict import FAILURE, HEALTHY, UNKNOWN, UNKNOWN_F
 from xdnaforge.diagnosis.run_outcomes import (
     checklist,
     failed_verdict,
+    finished,
     firmware_answered,
     ggml_timed,
     hardware_context,
@@ -463,6 +464,40 @@ def test_a_build_that_did_not_finish_is_no_evidence() -> None:
     # clang's count with an error, or a count followed by more of the build, is not one
     assert judge("1 warning and 2 errors generated.\n").status != HEALTHY
     assert judge("2 warnings generated.\n[ 50%] Linking CXX executable x\n").status == UNKNOWN
+
+
+@pytest.mark.parametrize(
+    "last",
+    [
+        "Done",
+        "Done.",
+        "Done: DynaGuard-4B-NPU2 installed to /home/u/.config/flm/models/DynaGuard-4B-NPU2",
+        "Done in 0.689 sec: xclbinutil --add-replace-section MEM_TOPOLOGY:JSON:m.json",
+        "[INFO] Conversion complete! Output saved to DynaGuard-8B-NPU2",
+        "Testing edgeDetect done!",
+        "Benchmark complete!",
+    ],
+)
+def test_a_programs_word_that_its_work_finished_ends_its_log(last: str) -> None:
+    log = f"loading model.onnx\nstep 1 of 2\n{last}\n"
+    assert finished(log) == f"the program reported its work finished ({last})"
+    assert judge(log).status == HEALTHY
+    # at the end only: a step's "done" followed by more of the run says nothing of its end
+    assert finished(f"{last}\nstep 2\nstep 3\nstep 4\n") is None
+
+
+@pytest.mark.parametrize(
+    "last",
+    [
+        "Kernel did not complete. Returned status: 6",
+        "-- Configuring incomplete, errors occurred!",
+        "Done with errors.",
+        "  (completed on attempt 2 of 8)",
+        "Transfer partially complete.",
+    ],
+)
+def test_a_negated_or_qualified_finish_is_no_evidence(last: str) -> None:
+    assert finished(f"step 1\n{last}\n") is None
 
 
 def test_the_programs_word_that_its_hardware_context_was_created_is_evidence() -> None:
