@@ -67,6 +67,9 @@ program:
   xclbinutil writing an xclbin ("Successfully wrote (<n> bytes) to the output file:
   x.xclbin", XclBinClass.cxx)
   and nixpkgs-review's report ("3 packages built:", nixpkgs_review/report.py).
+- the program's own word, in the log's last three lines, that its work finished ("Done",
+  "Done: x installed to /path", "Conversion complete! Output saved to x", "Benchmark
+  complete!"), with no negation, failure or retry beside it.
 
 These are the last positive evidence doctor looks for, and they stand only where nothing
 else speaks: the verdict has already found no error line anywhere in the log, and a rate
