@@ -15,7 +15,8 @@ program:
   in capitals, or its answer as Python prints a bool ("Are the arrays equal?: True",
   print()'s "allclose True rtol=0.05 atol=0.1"); or a
   JSON report's verdict field alone on its line ('"status": "PASS",'); or MLPerf LoadGen's
-  "Result is : VALID" (loadgen/results.cc; "INVALID" is a failed verdict);
+  "Result is : VALID" (loadgen/results.cc; "INVALID" is a failed verdict), in its detail
+  log ':::MLLOG {"key": "result_validity", "value": "VALID", ...}' as well;
 - a summary line of named counts and nothing else, some passed, none failed, the total
   (where it gives one) those passed and skipped: "Total Tests Run: 34 | Passed: 34 |
   Failed: 0", "PASS: 12  FAIL: 0" (one with failures is a failed verdict);
@@ -139,6 +140,9 @@ _VERDICT_RE = re.compile(
     # or MLPerf LoadGen's verdict on the run (loadgen/results.cc, the summary's "Result is :
     # VALID"; "INVALID" when a constraint of the scenario was not met)
     r"|^[ \t]*Result is[ \t]*:[ \t]*VALID[ \t]*$"
+    # ... and its detail log's record of it (logging.h's MLPERF_LOG: ":::MLLOG " and one JSON
+    # object, the key first)
+    r'|^:::MLLOG \{"key": "result_validity", "value": "VALID"[,}]'
     # or a JSON report's own verdict field, alone on its line ('  "status": "PASS",'): a
     # test's word, not a server's "ok" or an API's "success"
     r'|^[ \t]*"(?:status|result|verdict|outcome)"[ \t]*:[ \t]*"pass(?:ed)?"[ \t]*,?[ \t]*$',
@@ -355,6 +359,8 @@ _FAILED_RE = re.compile(
     r"|^[^\n]*\w=[\w.+-]+ FAIL(?:ED)?(?:[ \t]+\([^()\n]*\))?[ \t]*$"
     r"|^[^\w\n]*(?i:(?:total|summary|result|overall)?\s*(?::\s*)?\d+\s*/\s*\d+\s+fail(?:ed|s)?)\b[^\w\n]*$"
     r"|^[ \t]*Result is[ \t]*:[ \t]*INVALID[ \t]*$"  # MLPerf LoadGen's
+    r'|^:::MLLOG \{"key": "result_validity", "value": "INVALID"[,}]'
+    r'|^:::MLLOG \{[^\n]*"metadata": \{"is_error": true\b'  # its error records
     # or a comparison's answer as Python prints a bool ("Are the arrays equal?: False")
     rf"|{_COMPARED}False[ \t]*$"
     rf"|{_PRINTED}False{_PRINTED_TAIL}"

@@ -294,6 +294,18 @@ def test_mlperf_loadgens_verdict_and_a_rate_per_second_spelled_out() -> None:
     assert verdict(summary.replace("VALID", "INVALID")) is None
     assert measured_rate("Throughput: 169.07 samples/second\n")
     assert measured_rate("315.0 tiles/seconds\n")
+    # the detail log's records (":::MLLOG " and a JSON object): the verdict, and an error
+    record = (
+        ':::MLLOG {{"key": "{key}", "value": {value}, "time_ms": 128781.9, "namespace": '
+        '"mlperf::logging", "event_type": "POINT_IN_TIME", "metadata": {{"is_error": {err}, '
+        '"is_warning": false, "file": "results.cc", "line_no": 675, "pid": 1, "tid": 2}}}}\n'
+    )
+    valid = record.format(key="result_validity", value='"VALID"', err="false")
+    assert judge(valid).status == HEALTHY
+    assert judge(valid.replace('"VALID"', '"INVALID"')).status == FAILURE
+    ended = record.format(key="error_runtime", value='"Test ended early"', err="true")
+    assert failed_verdict(ended.strip())
+    assert judge(ended + valid).status == FAILURE
 
 
 def test_a_pass_in_capitals_after_test_and_aiecc_pys_finished_progress_bar() -> None:
