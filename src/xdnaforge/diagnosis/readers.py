@@ -71,9 +71,14 @@ _LIT_FOUND_NPU_RE = re.compile(
 BDF_RE = re.compile(r"\b(?:[0-9a-f]{4}:)?([0-9a-f]{2}:[0-9a-f]{2}\.[0-7])\b")
 _ADDRESSES = 256  # distinct addresses a watch keeps (bounded on a hostile journal)
 _DEFERRED_RE = re.compile(r"ret -517\b|(?i:deferring probe)")
-# FastFlowLM's own lines, and the marks of an XDNA1 NPU (Phoenix, Hawk Point): its PCI id,
+# FastFlowLM's own lines or its command typed at a prompt (a line that only suggests "Run:
+# flm run x" is no run of it), and the marks of an XDNA1 NPU (Phoenix, Hawk Point): its PCI id,
 # firmware directory and the platform names XRT and the driver give it
-_FLM_RE = re.compile(r"^\[(?:FLM|Linux)\]  |\bflm (?:validate|run|serve)\b", re.M)
+_FLM_RE = re.compile(
+    r"^\[(?:FLM|Linux)\]  "
+    r"|^[^\w\n]{0,4}(?:(?:PS )?[\w@:~/.\\-]*[$#>][ \t]*)?flm (?:validate|run|serve)\b",
+    re.M,
+)
 _XDNA1_RE = re.compile(
     r"amdnpu/1502_00|RyzenAI-npu1\b|\b1022:1502\b|(?i:\bphoenix\b|\bhawk point\b)"
 )

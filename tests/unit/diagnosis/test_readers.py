@@ -662,3 +662,18 @@ def test_the_npus_uevent_with_its_driver_is_a_bound_driver() -> None:
         "healthy"
     )
     assert judge(uevent.replace("DRIVER=amdxdna\n", "")).status != "healthy"
+
+
+def test_a_suggested_flm_command_is_no_run_of_fastflowlm() -> None:
+    # another tool's install, ending with its own word and the command it suggests
+    installed = (
+        "[INFO] Registered tag 'dynaguard:4b' in /home/u/.config/flm/model_list.json\n"
+        "Done: DynaGuard-4B-NPU2 installed to /home/u/.config/flm/models/DynaGuard-4B-NPU2\n"
+        "Run:  flm run dynaguard:4b   (or: flm serve dynaguard:4b)\n"
+    )
+    assert judge(installed).status == HEALTHY
+    # FastFlowLM typed at a prompt is its run: its own lines say how it went, and a word
+    # of another program's beside them does not
+    typed = "u@host:~$ flm run llama3.2:1b\nLoading model...\nDone.\n"
+    assert judge(typed).status != HEALTHY
+    assert judge("PS C:\\Users\\u> flm validate\nDone.\n").status != HEALTHY
