@@ -634,7 +634,7 @@ def run_completed(body: str) -> str | None:
 _FINISHED_RE = re.compile(
     r"^[^\w\n]*(?:\[\w+\][ \t]*|\w+:[ \t]+)?"
     r"(?:(?i:all )?Done(?:[.!]|:[ \t]+\S[^\n]*| in \d[^\n]*)?"
-    r"|(?:[\w-]{1,30} ){0,5}[\w-]{1,30} (?i:complete[d]?|finished|done)[!.](?:[ \t]+\S[^\n]*)?)"
+    r"|(?:[\w-]{1,30} ){0,5}[\w-]{1,30} (?i:(?:complete[d]?|finished|done)(?: successfully)?)(?:[!.](?:[ \t]+\S[^\n]*)?)?)"
     r"[ \t]*$"
 )
 _UNFINISHED_RE = re.compile(

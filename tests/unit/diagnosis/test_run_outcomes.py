@@ -488,6 +488,8 @@ def test_a_build_that_did_not_finish_is_no_evidence() -> None:
         "[INFO] Conversion complete! Output saved to DynaGuard-8B-NPU2",
         "Testing edgeDetect done!",
         "Benchmark complete!",
+        "Test Finished",
+        "Model export completed successfully.",
     ],
 )
 def test_a_programs_word_that_its_work_finished_ends_its_log(last: str) -> None:
