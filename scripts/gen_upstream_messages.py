@@ -164,13 +164,15 @@ def _gaia_file(path: str) -> bool:
 
 def _mlir_aie_file(path: str) -> bool:
     """mlir-aie's Python: IRON, aiecc.py (python/compiler), the compile and host-runtime
-    utilities; not its table helpers or lit utilities."""
+    utilities, not its table helpers or lit utilities; and its compiler's C++: the dialects'
+    passes and targets (lib/) and the tools (tools/: aie-opt, aie-translate, the C++
+    aiecc), whose MLIR diagnostics a design's build prints."""
     left_out = ("python/helpers/taplib/", "python/aie_lit_utils/", "/test")
-    return (
-        path.startswith("python/")
-        and path.endswith(".py")
-        and not any(part in path for part in left_out)
-    )
+    if any(part in path for part in left_out):
+        return False
+    if path.startswith(("lib/", "tools/")):
+        return path.endswith(".cpp")
+    return path.startswith("python/") and path.endswith(".py")
 
 
 def _mlir_air_file(path: str) -> bool:

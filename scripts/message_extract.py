@@ -135,6 +135,11 @@ _FUNCTION_RE = re.compile(
     re.MULTILINE,
 )
 _NOT_FUNCTIONS = {"if", "for", "while", "switch", "return", "sizeof", "else"}
+# MLIR's diagnostics (mlir-aie's passes and tools): op.emitOpError("text") << value << "text",
+# emitError(loc, "text"), emitError(loc) << "text"; MLIR prints them "error: <loc>: 'op' op
+# text" (emitOpError) or "error: <loc>: text", a warning likewise
+_MLIR_EMIT_RE = re.compile(r"(?<![\w:])emit(?:Op)?(Error|Warning)\s*\(")
+_MLIR_CHAIN = 400  # characters after the call in which its "<<" chain is read, to its ";"
 
 
 def _unescape(literal: str) -> str:
@@ -174,6 +179,25 @@ def _call_args(text: str, start: int) -> list[str]:
         index += 1
     args.append("".join(current))
     return [a.strip() for a in args]
+
+
+def _call_end(text: str, start: int) -> int:
+    """The offset just after the ")" closing the call whose "(" is at text[start-1]."""
+    depth, index = 1, start
+    while index < len(text) and depth:
+        char = text[index]
+        if char == '"':
+            index = text.find('"', index + 1)
+            while index > 0 and text[index - 1] == "\\" and text[index - 2] != "\\":
+                index = text.find('"', index + 1)
+            if index < 0:
+                return len(text)
+        elif char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+        index += 1
+    return index
 
 
 def _runtime(expression: str) -> str:
@@ -290,6 +314,17 @@ def extract(text: str) -> list[tuple[str, str, str, bool]]:
         template = _unescape(match.group(3)).strip()
         if re.search(r"[A-Za-z]{3}", _SPEC_RE.sub("", template)):
             messages.append(("error", template, function_at(match.start()), False))
+    for match in _MLIR_EMIT_RE.finditer(text):
+        args = _call_args(text, match.end())
+        literal = next((arg for arg in args if _LITERAL_RE.match(arg)), "")
+        close = _call_end(text, match.end())
+        after = text[close : close + _MLIR_CHAIN]
+        chain = after[: after.index(";")] if ";" in after else ""
+        chain = chain if chain.lstrip().startswith("<<") else ""
+        template = _template(" << ".join(part for part in (literal, chain.lstrip()[2:]) if part))
+        if template:
+            level = "error" if match.group(1) == "Error" else "warning"
+            messages.append((level, template, function_at(match.start()), False))
     for match in _SEND_RE.finditer(text):
         args = _call_args(text, text.index("(", match.start()) + 1)
         template = _template(args[2]) if len(args) > 2 else None

@@ -212,6 +212,33 @@ def test_aie_rts_log_macros_are_messages() -> None:
     assert ("warning", "Tile %d is not a core tile", "_XAie_LoadProgMemSection", False) in found
 
 
+def test_mlir_diagnostics_are_messages() -> None:
+    # mlir-aie's passes: the format as the call's literal, then the "<<" chain to its ";"
+    source = (
+        "LogicalResult checkAndPrintOverflow(TileOp tile, int address) {\n"
+        '  if (address > max) {\n    tile.emitOpError("allocated buffers exceeded available '
+        'memory\\n");\n    return failure();\n  }\n}\n'
+        "void setBufferAddress(BufferOp buffer, int size) {\n"
+        '  buffer.emitError(loc, "Failed to allocate buffer: ") << buffer.name()\n'
+        '      << " with size: " << size << " bytes.";\n'
+        '  op.emitWarning() << "aie.add conversion is not implemented\\n";\n}\n'
+    )
+    found = generator().extract(source)
+    assert (
+        "error",
+        "allocated buffers exceeded available memory",
+        "checkAndPrintOverflow",
+        False,
+    ) in found
+    assert (
+        "error",
+        "Failed to allocate buffer: \x00 with size: \x00 bytes.",
+        "setBufferAddress",
+        False,
+    ) in found
+    assert ("warning", "aie.add conversion is not implemented", "setBufferAddress", False) in found
+
+
 def test_a_header_without_message_calls_is_read_in_bounded_time() -> None:
     # XRT 2.18's getopt.h made the function regex backtrack for minutes
     header = (
@@ -266,6 +293,11 @@ def test_which_files_of_each_repository_are_read() -> None:
     assert not script._gaia_file("src/gaia/llm/providers/claude.py")
     assert script._mlir_aie_file("python/iron/worker.py")
     assert not script._mlir_aie_file("python/helpers/taplib/tap.py")
+    # and its compiler's C++ (passes, targets, tools), not its tests
+    assert script._mlir_aie_file("lib/Dialect/AIE/Transforms/AIEAssignBuffers.cpp")
+    assert script._mlir_aie_file("tools/aiecc/aiecc.cpp")
+    assert not script._mlir_aie_file("test/lit/unit.cpp")
+    assert not script._mlir_aie_file("lib/Dialect/AIE/IR/AIEOps.td")
     assert script._component("amd/gaia", "src/gaia/llm/lemonade_client.py") == "gaia"
     # mlir-air's Python (aircc.py, the XRT backend), Riallto's npu package and its scripts
     assert script._mlir_air_file("python/air/compiler/aircc/main.py")

@@ -203,6 +203,7 @@ def test_every_entry_is_exercised_by_a_log() -> None:
         "build-compile-raised",  # tools/backtrace.python_compile_step (test_backtrace.py)
         "build-script-step-failed",  # tools/backtrace.python_build_step (test_backtrace.py)
         "build-nix-evaluation-error",  # Nix's evaluator (TOOLS below)
+        "aie-tile-memory-exceeded",  # mlir-aie's AIEAssignBuffers.cpp (TOOLS below)
         "build-nix-builder-failed",  # Nix's store, 2.18 and 2.35 (TOOLS below)
         "build-robot-new-warning",  # build_errors.robot_warning (test_build_errors.py)
         "build-aiecc-cpp-step-failed",  # the C++ aiecc's own failures (TOOLS above)
@@ -643,6 +644,13 @@ TOOLS = {
     "with exit code 2;": "build-nix-builder-failed",
     "error: Cannot build '/nix/store/abcdefghijklmnopqrstuvwxyz012345-xrt-2.19.0.drv'.\n"
     "       Reason: builder failed with exit code 2.": "build-nix-builder-failed",
+    # mlir-aie's aie-assign-buffer-addresses pass, as aiecc prints MLIR's diagnostics
+    "aie.mlir:2:3: error: 'aie.tile' op Basic sequential allocation failed.": (
+        "aie-tile-memory-exceeded"
+    ),
+    'error: unknown: Failed to allocate buffer: "out0_buff_0" with size: 256000 bytes.': (
+        "aie-tile-memory-exceeded"
+    ),
     # XRT's noshim::load_axlf (ishim.h), as pybind11 raises it from pyxrt's device.load_xclbin
     "RuntimeError: load_axlf: Operation not supported": "hwctx-legacy-xclbin-load",
     # a Python traceback cut after its innermost frame, a pyxrt call (pyxrt.cpp's classes)
