@@ -66,8 +66,11 @@ program:
   printDiagnosticStats; Peano is clang), the AIE compiler's last lines ("Compilation
   Complete", then the Vitis message count "(WARNING:47, CRITICAL-WARNING:0, ERROR:0)"),
   xclbinutil writing an xclbin ("Successfully wrote (<n> bytes) to the output file:
-  x.xclbin", XclBinClass.cxx)
+  x.xclbin", XclBinClass.cxx), AMD Quark's summary row naming the quantized model it wrote
+  ("| Quantized model path | m_xint8.onnx |", quark/onnx/utils/print_utils.py)
   and nixpkgs-review's report ("3 packages built:", nixpkgs_review/report.py).
+- its accuracy measured over a dataset, in a log that names the NPU ("top-1: 60.50%",
+  "mAP@0.5: 0.372");
 - the program's own word, in the log's last three lines, that its work finished ("Done",
   "Done: x installed to /path", "Conversion complete! Output saved to x", "Benchmark
   complete!"), with no negation, failure or retry beside it.
@@ -634,7 +637,8 @@ def run_completed(body: str) -> str | None:
 _FINISHED_RE = re.compile(
     r"^[^\w\n]*(?:\[\w+\][ \t]*|\w+:[ \t]+)?"
     r"(?:(?i:all )?Done(?:[.!]|:[ \t]+\S[^\n]*| in \d[^\n]*)?"
-    r"|(?:[\w-]{1,30} ){0,5}[\w-]{1,30} (?i:(?:complete[d]?|finished|done)(?: successfully)?)(?:[!.](?:[ \t]+\S[^\n]*)?)?)"
+    r"|(?:[\w-]{1,30} ){0,5}[\w-]{1,30} (?i:(?:complete[d]?|finished|done)(?: successfully)?)"
+    r"(?:[!.](?:[ \t]+\S[^\n]*)?)?)"
     r"[ \t]*$"
 )
 _UNFINISHED_RE = re.compile(
@@ -700,6 +704,16 @@ _BUILT_RES = (
             r"^Successfully wrote \(\d+ bytes\) to the output file: (\S+\.xclbin)\s*$", re.M
         ),
         "xclbinutil wrote {}",
+    ),  # AMD Quark's ONNX quantizer (quark/onnx/utils/print_utils.py print_fp32_nodes, called by
+    # quantize_static once the quantized model is written): its summary table's row naming
+    # the model written, as rich draws it (box characters, or "|" where it draws plain ASCII)
+    (
+        re.compile(
+            r"^[ \t]*[|\u2502\u2503][ \t]*Quantized model path[ \t]*[|\u2502\u2503][ \t]*"
+            r"([^|\u2502\u2503\s]+)[ \t]*[|\u2502\u2503][ \t]*$",
+            re.M,
+        ),
+        "Quark wrote the quantized model {}",
     ),
 )
 # ninja's status, "[N/M] " before what the step does: the description CMake's Ninja
@@ -757,6 +771,12 @@ _PREDICTION_RE = re.compile(
     r"|final top prediction is[ \t]*:?|prediction result[ \t]*[:=])[ \t]*\w"
     r"|^[^\w\n]*top \d+ (?:labels|predictions) (?:are|is)\b"
 )
+# ... or its accuracy measured over a dataset ("top-1: 60.50%    top-5: 79.80%", "Top1
+# accuracy: 0.698", "mAP@0.5: 0.372"): the model ran over every image to be scored
+_ACCURACY_RE = re.compile(
+    r"(?im)^[^\n]{0,60}?\b(?:top[- ]?[15](?:[ \t]+acc(?:uracy)?)?|mAP(?:@[\d.:]+)?)[ \t]*[:=][ \t]*"
+    r"\d{1,3}(?:\.\d+)?[ \t]*%?(?=[ \t]|$)"
+)
 # ... or a prompt and the model's response under it ("prompt: What is the meaning of life?"
 # then "response: ...", RyzenAI-SW's run_awq.py; "You: ..." then "Assistant: ...")
 _ANSWERED_RE = re.compile(
@@ -778,7 +798,7 @@ def _names_npu(body: str) -> bool:
 
 def predicted(body: str) -> str | None:
     """The model's answer, printed by the program that ran it on the NPU (above)."""
-    found = _PREDICTION_RE.search(body) or _ANSWERED_RE.search(body)
+    found = _PREDICTION_RE.search(body) or _ANSWERED_RE.search(body) or _ACCURACY_RE.search(body)
     if found is None or not _names_npu(body):
         return None
     answer = " ".join(found.group(0).split())

@@ -600,6 +600,31 @@ def test_a_models_answer_on_the_npu_is_evidence(log: str) -> None:
     assert judge(log).status == HEALTHY
 
 
+def test_a_models_accuracy_over_a_dataset_on_the_npu_is_evidence() -> None:
+    ran = "=== NPU | 1000 images | models/r50.onnx ===\ntop-1: 60.50%    top-5: 79.80%\n"
+    assert predicted(ran) == "the model ran to its answer (top-1: 60.50%)"
+    assert predicted("VitisAIExecutionProvider\nmAP@0.5: 0.372\n")
+    assert predicted(ran.replace("NPU", "CPU")) is None  # the NPU must be named
+    assert predicted("NPU\nthe top-1 label is cat\n") is None  # no figure
+
+
+def test_quarks_summary_of_the_quantized_model_written_is_a_finished_build() -> None:
+    summary = (
+        "[QUARK-INFO]: The operation types and their corresponding quantities of the input "
+        "float model is shown in the table below.\n"
+        "|----------------------+-------------------------------|\n"
+        "| Quantized model path | models/densenet121_xint8.onnx |\n"
+        "+------------------------------------------------------+\n"
+    )
+    verdict = judge(summary)
+    assert verdict.status == HEALTHY
+    assert verdict.evidence == (
+        "the build finished (Quark wrote the quantized model models/densenet121_xint8.onnx)"
+    )
+    boxed = summary.replace("|", "\u2502")
+    assert judge(boxed).status == HEALTHY
+
+
 def test_a_prediction_that_names_no_npu_is_no_evidence() -> None:
     assert predicted("Image 0: Actual Label cat, Predicted Label cat\n") is None  # the CPU's?
     assert predicted("execution started on NPU\nThe predicted value is unknown\n") is None
