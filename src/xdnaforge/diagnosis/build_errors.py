@@ -1,6 +1,7 @@
 """What a build log says across its lines: which compiler built it, CMake's error blocks
-(diagnosis/cmake_errors.py), and kbuild's check that an out-of-tree module is compiled by
-the kernel's own compiler.
+(diagnosis/cmake_errors.py), kbuild's check that an out-of-tree module is compiled by the
+kernel's own compiler, and the static checkers' reports on the driver's code (Smatch, the
+kernel test robot).
 
 Pure. Read from the tools' own output formats: kbuild's `warning: the compiler differs from
 the one used to build the kernel` with `The kernel was built by:` and `You are using:` (the
@@ -142,11 +143,33 @@ def robot_warning(body: str) -> str | None:
     return f"{first.group(1)}: {first.group(2)}" if first else None
 
 
+# Smatch, the kernel's static checker (smatch.h: sm_printf("%s:%d %s() ", file, line,
+# function) before "warn: ", "error: " or "info: " and the message), on one line as it
+# prints it, or in two as a bug report mails it (the place, then the message, indented)
+_SMATCH_RE = re.compile(
+    r"^[ \t]*(?P<where>[\w./-]{1,200}\.[ch]:\d+ [\w]{1,100}\(\))(?:[ \t]+|[ \t]*\n[ \t]*)"
+    r"(?P<level>warn|error): (?P<text>\S[^\n]{0,300})$",
+    re.M,
+)
+
+
+def smatch_warning(body: str) -> str | None:
+    """Smatch's first warning or error ('<file>:<line> <function>() warn: <text>'), None in
+    a log without one."""
+    if "warn: " not in body and "error: " not in body:
+        return None
+    found = _SMATCH_RE.search(body)
+    if found is None:
+        return None
+    return f"{found.group('where')} {found.group('level')}: {found.group('text').strip()}"
+
+
 def findings(body: str) -> list[str]:
     """`xdnaforge: ...` lines for what a build log shows across lines: each CMake error
     block a reader knows (a failed find_package or pkg_check_modules, a missing
     subdirectory, a removed policy version, a CMake too old, no compiler, an unknown
-    command, the project's own message), the kernel test robot's report of a new warning, and
+    command, the project's own message), Smatch's warning, the kernel test robot's report of
+    a new warning, and
     kbuild's two compilers when they differ."""
     lines = []
     if "CMake Error at " in body:
@@ -154,6 +177,9 @@ def findings(body: str) -> list[str]:
             described = describe(error, body)
             if described is not None:
                 lines.append(f"xdnaforge: CMake: {described}")
+    checked = smatch_warning(body)
+    if checked is not None:
+        lines.append(f"xdnaforge: the Smatch static checker reports ({checked})")
     warned = robot_warning(body)
     if warned is not None:
         lines.append(f"xdnaforge: the kernel test robot reports a new compiler warning ({warned})")

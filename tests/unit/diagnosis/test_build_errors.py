@@ -12,7 +12,13 @@ from __future__ import annotations
 
 import pytest
 
-from xdnaforge.diagnosis.build_errors import compiler, findings, kbuild_compilers, robot_warning
+from xdnaforge.diagnosis.build_errors import (
+    compiler,
+    findings,
+    kbuild_compilers,
+    robot_warning,
+    smatch_warning,
+)
 from xdnaforge.diagnosis.build_log import cmake_command, pkg_config_provider
 from xdnaforge.diagnosis.cmake_errors import cmake_errors, cmake_version
 from xdnaforge.diagnosis.evaluate import CUTOFF
@@ -695,3 +701,22 @@ def test_the_kernel_test_robots_new_warning_is_the_changes_build_defect() -> Non
     # the same warning in a build's own output is no robot's report of a new one
     assert robot_warning(report.replace("All warnings (new ones prefixed by >>):", "")) is None
     assert judge(report.split("\n", 2)[2].replace(">> ", "")).status != "failure"
+
+
+def test_smatchs_warning_is_read_on_one_line_and_as_a_bug_report_quotes_it() -> None:
+    mailed = (
+        "leads to the following Smatch static checker warning:\n\n"
+        "\tdrivers/accel/amdxdna/aie2_pci.c:904 aie2_query_ctx_status_array()\n"
+        "\twarn: potential user controlled sizeof overflow\n"
+    )
+    said = (
+        "drivers/accel/amdxdna/aie2_pci.c:904 aie2_query_ctx_status_array() warn: "
+        "potential user controlled sizeof overflow"
+    )
+    assert smatch_warning(mailed) == said
+    assert smatch_warning(said + "\n") == said
+    verdict = judge(mailed)
+    assert [d.code for d in verdict.diagnoses] == ["build-static-checker-warning"]
+    # a compiler's error names its column, and GCC's "warning:" is no Smatch line
+    assert smatch_warning("aie2_pci.c:904:5: error: 'x' undeclared\n") is None
+    assert smatch_warning("aie2_pci.c:904 f() warning: x\n") is None

@@ -204,6 +204,7 @@ def test_every_entry_is_exercised_by_a_log() -> None:
         "build-script-step-failed",  # tools/backtrace.python_build_step (test_backtrace.py)
         "build-nix-evaluation-error",  # Nix's evaluator (TOOLS below)
         "aie-tile-memory-exceeded",  # mlir-aie's AIEAssignBuffers.cpp (TOOLS below)
+        "build-static-checker-warning",  # build_errors.smatch_warning (test_build_errors.py)
         "build-nix-builder-failed",  # Nix's store, 2.18 and 2.35 (TOOLS below)
         "build-robot-new-warning",  # build_errors.robot_warning (test_build_errors.py)
         "build-aiecc-cpp-step-failed",  # the C++ aiecc's own failures (TOOLS above)
