@@ -635,8 +635,14 @@ def run_completed(body: str) -> str | None:
 # the run ended; never with a negation or a failure beside it ("did not complete",
 # "Configuring incomplete", "done with errors", "completed on attempt 2 of 8").
 _FINISHED_RE = re.compile(
-    r"^[^\w\n]*(?:\[\w+\][ \t]*|\w+:[ \t]+)?"
+    # after a logger's prefix, if any: a time, a level tag, a source file and line
+    # ("2026-01-13 22:21:44 [INFO] partitioner.py(744): "), at most 120 characters to the
+    # last "]" or ":" before the words
+    r"^(?:[^\n]{0,120}?[\]:][ \t]+)?[^\w\n]*(?:\[\w+\][ \t]*|\w+:[ \t]+)?"
     r"(?:(?i:all )?Done(?:[.!]|:[ \t]+\S[^\n]*| in \d[^\n]*)?"
+    # or its output written: "Saved final model", "Saved -> C:\\out.jpg", "wrote x.xclbin"
+    r"|(?i:saved|wrote)(?: [\w-]{1,30}){0,4}(?:[ \t]+(?:to|->|\u2192|at|in|as)[ \t]+\S[^\n]*"
+    r"|[ \t]+\S*[\w/\\]\.\w{1,8}\b[^\n]*)?"
     r"|(?:[\w-]{1,30} ){0,5}[\w-]{1,30} (?i:(?:complete[d]?|finished|done)(?: successfully)?)"
     r"(?:[!.](?:[ \t]+\S[^\n]*)?)?)"
     r"[ \t]*$"

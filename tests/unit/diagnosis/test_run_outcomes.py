@@ -490,6 +490,8 @@ def test_a_build_that_did_not_finish_is_no_evidence() -> None:
         "Benchmark complete!",
         "Test Finished",
         "Model export completed successfully.",
+        "2026-01-13 22:21:44 [INFO] ryzenai_onnx_utils\\partitioner.py(744): Saved final model",
+        "Saved \u2192 C:\\Users\\u\\results\\conf_sweep_yolov8m_npu.jpg",
     ],
 )
 def test_a_programs_word_that_its_work_finished_ends_its_log(last: str) -> None:
@@ -508,6 +510,8 @@ def test_a_programs_word_that_its_work_finished_ends_its_log(last: str) -> None:
         "Done with errors.",
         "  (completed on attempt 2 of 8)",
         "Transfer partially complete.",
+        "Saved partial results to out.json",
+        "[ERROR] could not save: Done",
     ],
 )
 def test_a_negated_or_qualified_finish_is_no_evidence(last: str) -> None:
