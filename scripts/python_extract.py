@@ -11,7 +11,8 @@ how it is spelt on the line:
   `logger.exception(...)`, `printing.log_error(...)` (Lemonade's), `warnings.warn(...)`,
   `parser.error(...)` (argparse's usage error);
 - `print(...)` of a text that says itself it is an error, a failure or a warning
-  ("Error: ...", "❌ FAILED ...").
+  ("Error: ...", "❌ FAILED ..."), and any `print(..., file=sys.stderr)` followed at once
+  by an exit with a failing status (`exit(-3)`, `sys.exit(1)`, `raise SystemExit(2)`).
 
 A template keeps the literal text: an f-string's or a `+`'s computed pieces, a `%`
 conversion and a `.format` field become "\x00" ("\x01" where the piece is the text of the
@@ -22,6 +23,7 @@ cannot parse (a release written for Python 2) gives nothing.
 from __future__ import annotations
 
 import ast
+import itertools
 import re
 
 _ERROR_CALLS = {"error", "critical", "exception", "fatal", "log_error", "print_error"}
@@ -93,6 +95,28 @@ def _receiver(node: ast.Call) -> str:
     return ""
 
 
+def _exits_failing(statement: ast.stmt) -> bool:
+    """`exit(N)`, `sys.exit(N)`, `os._exit(N)` with a literal status other than 0, or `raise
+    SystemExit(N)` likewise."""
+    if isinstance(statement, ast.Raise) and isinstance(statement.exc, ast.Call):
+        call: ast.expr = statement.exc
+        if _called(statement.exc) != "SystemExit":
+            return False
+    elif isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
+        call = statement.value
+        if _called(call) not in ("exit", "_exit") or _receiver(call) not in ("", "sys", "os"):
+            return False
+    else:
+        return False
+    assert isinstance(call, ast.Call)
+    if not call.args:
+        return False
+    status = call.args[0]
+    if isinstance(status, ast.UnaryOp) and isinstance(status.op, ast.USub):
+        status = status.operand
+    return isinstance(status, ast.Constant) and isinstance(status.value, int) and status.value != 0
+
+
 class _Messages(ast.NodeVisitor):
     def __init__(self) -> None:
         self.found: list[tuple[str, str, str, bool]] = []
@@ -122,6 +146,33 @@ class _Messages(ast.NodeVisitor):
         self.caught.append(node.name or "")
         self.generic_visit(node)
         self.caught.pop()
+
+    def generic_visit(self, node: ast.AST) -> None:
+        for field in ("body", "orelse", "finalbody"):
+            statements = getattr(node, field, None)
+            if isinstance(statements, list):
+                self._printed_then_exited(statements)
+        super().generic_visit(node)
+
+    def _printed_then_exited(self, statements: list[ast.stmt]) -> None:
+        """A print to standard error followed at once by an exit with a failing status
+        ("Unexpected target %s. Exiting..." then `exit(-3)`: aiecc.py): the program's own
+        error message, whatever its words (a print that says "error" is read already)."""
+        for printed, after in itertools.pairwise(statements):
+            call = printed.value if isinstance(printed, ast.Expr) else None
+            if not (
+                isinstance(call, ast.Call)
+                and _called(call) == "print"
+                and call.args
+                and any(
+                    k.arg == "file" and ast.unparse(k.value) == "sys.stderr" for k in call.keywords
+                )
+                and _exits_failing(after)
+            ):
+                continue
+            text = _pieces(call.args[0], frozenset(self.caught)) or ""
+            if not (_PRINTED_RE.match(text) or _PRINTED_WARNING_RE.match(text)):
+                self._add("error", call.args[0])
 
     def visit_Raise(self, node: ast.Raise) -> None:
         exc = node.exc

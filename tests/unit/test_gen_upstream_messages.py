@@ -482,6 +482,26 @@ def test_python_raises_logs_and_prints_of_errors_are_extracted() -> None:
     assert extract("src/old.py", 'print "Error: old"\n') == []
 
 
+def test_a_print_to_stderr_before_a_failing_exit_is_an_error_whatever_its_words() -> None:
+    source = (
+        "import sys\n"
+        "def run(target):\n"
+        "    if bad:\n"
+        '        print("Unexpected target " + target + ". Exiting...", file=sys.stderr)\n'
+        "        exit(-3)\n"
+        '    print("the compile took a while", file=sys.stderr)\n'
+        "    sys.exit(0)\n"
+        '    print("no xclbin was written for this design", file=sys.stderr)\n'
+        "    raise SystemExit(2)\n"
+        '    print("progress: 3 of 4 kernels", file=sys.stderr)\n'
+        "    step()\n"
+    )
+    assert generator().extract_any("python/compiler/aiecc/main.py", source) == [
+        ("error", "no xclbin was written for this design", "run", False),
+        ("error", "Unexpected target \x00. Exiting...", "run", False),
+    ]
+
+
 def test_restamping_with_the_reviewed_table_writes_the_data_file_byte_for_byte() -> None:
     # --restamp: the families anew from the table, no snapshot; the table the file was
     # generated with gives it back unchanged
