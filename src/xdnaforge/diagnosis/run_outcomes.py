@@ -710,7 +710,8 @@ _BUILT_RES = (
             r"^Successfully wrote \(\d+ bytes\) to the output file: (\S+\.xclbin)\s*$", re.M
         ),
         "xclbinutil wrote {}",
-    ),  # AMD Quark's ONNX quantizer (quark/onnx/utils/print_utils.py print_fp32_nodes, called by
+    ),
+    # AMD Quark's ONNX quantizer (quark/onnx/utils/print_utils.py print_fp32_nodes, called by
     # quantize_static once the quantized model is written): its summary table's row naming
     # the model written, as rich draws it (box characters, or "|" where it draws plain ASCII)
     (
