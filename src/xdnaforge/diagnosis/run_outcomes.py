@@ -629,8 +629,9 @@ def run_completed(body: str) -> str | None:
 
 # A program's own word, at the end of its log, that its work finished: "Done", "Done.",
 # "Done: x installed to /path", "Done in 0.689 sec: ...", "Conversion complete! Output
-# saved to x", "Test Done.", "Testing edgeDetect done!", "Benchmark complete!" (a phrase of
-# at most six words, then the word and its "!" or "."), after a logger's tag if any. Read
+# saved to x", "Test Done.", "Testing edgeDetect done!", "Benchmark complete!", "Test
+# Finished" (a phrase of at most six words, then the word, "successfully" and a "!" or "."
+# if any), or the output it saved ("Saved final model"), after a logger's prefix. Read
 # in the log's last lines only: a step's "done" in the middle of a run says nothing of how
 # the run ended; never with a negation or a failure beside it ("did not complete",
 # "Configuring incomplete", "done with errors", "completed on attempt 2 of 8").
