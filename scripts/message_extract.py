@@ -148,6 +148,12 @@ def _unescape(literal: str) -> str:
 
 def _call_args(text: str, start: int) -> list[str]:
     """Top-level arguments of the call whose "(" is at text[start-1]."""
+    return _call(text, start)[0]
+
+
+def _call(text: str, start: int) -> tuple[list[str], int]:
+    """The top-level arguments of the call whose "(" is at text[start-1], and the offset
+    just after its closing ")"."""
     depth, args, current, index = 1, [], [], start
     while index < len(text) and depth:
         char = text[index]
@@ -178,26 +184,7 @@ def _call_args(text: str, start: int) -> list[str]:
             current.append(char)
         index += 1
     args.append("".join(current))
-    return [a.strip() for a in args]
-
-
-def _call_end(text: str, start: int) -> int:
-    """The offset just after the ")" closing the call whose "(" is at text[start-1]."""
-    depth, index = 1, start
-    while index < len(text) and depth:
-        char = text[index]
-        if char == '"':
-            index = text.find('"', index + 1)
-            while index > 0 and text[index - 1] == "\\" and text[index - 2] != "\\":
-                index = text.find('"', index + 1)
-            if index < 0:
-                return len(text)
-        elif char in "([{":
-            depth += 1
-        elif char in ")]}":
-            depth -= 1
-        index += 1
-    return index
+    return [a.strip() for a in args], index + 1
 
 
 def _runtime(expression: str) -> str:
@@ -315,9 +302,8 @@ def extract(text: str) -> list[tuple[str, str, str, bool]]:
         if re.search(r"[A-Za-z]{3}", _SPEC_RE.sub("", template)):
             messages.append(("error", template, function_at(match.start()), False))
     for match in _MLIR_EMIT_RE.finditer(text):
-        args = _call_args(text, match.end())
+        args, close = _call(text, match.end())
         literal = next((arg for arg in args if _LITERAL_RE.match(arg)), "")
-        close = _call_end(text, match.end())
         after = text[close : close + _MLIR_CHAIN]
         chain = after[: after.index(";")] if ";" in after else ""
         chain = chain if chain.lstrip().startswith("<<") else ""
