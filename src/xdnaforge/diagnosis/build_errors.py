@@ -169,8 +169,7 @@ def findings(body: str) -> list[str]:
     block a reader knows (a failed find_package or pkg_check_modules, a missing
     subdirectory, a removed policy version, a CMake too old, no compiler, an unknown
     command, the project's own message), Smatch's warning, the kernel test robot's report of
-    a new warning, and
-    kbuild's two compilers when they differ."""
+    a new warning, and kbuild's two compilers when they differ."""
     lines = []
     if "CMake Error at " in body:
         for error in cmake_errors(body):

@@ -653,11 +653,13 @@ _UNFINISHED_RE = re.compile(
     r"|timed out|partial(?:ly)?|skipp\w+)\b"
 )
 _FINISHED_TAIL = 3  # the last non-empty lines read
+_FINISHED_SPAN = 4096  # the characters at the log's end those lines are looked for in
 
 
 def finished(body: str) -> str | None:
     """The program's own word, in the log's last lines, that its work finished."""
-    tail = [line for line in body[-4096:].splitlines() if line.strip()][-_FINISHED_TAIL:]
+    end = body[-_FINISHED_SPAN:].splitlines()
+    tail = [line for line in end if line.strip()][-_FINISHED_TAIL:]
     for line in reversed(tail):
         if _FINISHED_RE.match(line) and not _UNFINISHED_RE.search(line):
             return f"the program reported its work finished ({line.strip()})"
